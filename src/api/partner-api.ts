@@ -1,0 +1,76 @@
+/**
+ * The one seam every bot, scorer and backtest talks to. The HTTP client, the in-process simulated
+ * market and the dry-run paper market implement it, so live, dry-run, embedded and backtest modes
+ * share one code path. Objects are the validated wire shapes of `schemas.ts` (USD numbers);
+ * failures are the typed errors of `errors.ts`.
+ */
+import type {
+  Account,
+  CardPurchaseRequest,
+  CardPurchaseResponse,
+  CreateListingRequest,
+  DeleteListingRequest,
+  DelistResponse,
+  Identity,
+  Listing,
+  PackList,
+  PackListQuery,
+  PackPool,
+  PackPoolQuery,
+  PackPurchaseRequest,
+  PackPurchaseResponse,
+  PurchaseReportPage,
+  PurchaseReportQuery,
+  SellBackItem,
+  SellBackResponse,
+  ShopCardsPage,
+  ShopCardsQuery,
+  VaultPage,
+  VaultQuery,
+} from './schemas.js';
+
+export interface PartnerApi {
+  /** `POST /packs/purchase`. The key must be persisted with the exact body before calling. */
+  purchasePacks(body: PackPurchaseRequest, idempotencyKey: string): Promise<PackPurchaseResponse>;
+  /** `POST /cards/purchase`. */
+  purchaseCard(body: CardPurchaseRequest, idempotencyKey: string): Promise<CardPurchaseResponse>;
+  /** `POST /cards/sell-back`, 1 to 10 items. Per-item failures are results, not errors. */
+  sellBack(items: SellBackItem[]): Promise<SellBackResponse>;
+  /** `POST /listings`. */
+  createListing(body: CreateListingRequest): Promise<Listing>;
+  /** `DELETE /listings`. */
+  deleteListing(body: DeleteListingRequest): Promise<DelistResponse>;
+  /** `GET /catalog/packs`. */
+  listPacks(query?: PackListQuery): Promise<PackList>;
+  /** `GET /catalog/packs/pool`. */
+  getPackPool(query: PackPoolQuery): Promise<PackPool>;
+  /** `GET /catalog/cards`, one page. */
+  listShopCards(query?: ShopCardsQuery): Promise<ShopCardsPage>;
+  /** `GET /vault`, one page. */
+  getVault(query?: VaultQuery): Promise<VaultPage>;
+  /** `GET /account`. */
+  getAccount(): Promise<Account>;
+  /** `GET /me`. */
+  getIdentity(): Promise<Identity>;
+  /** `GET /pulls`, one page. */
+  getPurchaseReport(query?: PurchaseReportQuery): Promise<PurchaseReportPage>;
+}
+
+/** `METHOD /path` names of the operations, for errors, logs and the `endpoint` metric label. */
+export const ENDPOINTS = {
+  purchasePacks: 'POST /packs/purchase',
+  purchaseCard: 'POST /cards/purchase',
+  sellBack: 'POST /cards/sell-back',
+  createListing: 'POST /listings',
+  deleteListing: 'DELETE /listings',
+  listPacks: 'GET /catalog/packs',
+  getPackPool: 'GET /catalog/packs/pool',
+  listShopCards: 'GET /catalog/cards',
+  getVault: 'GET /vault',
+  getAccount: 'GET /account',
+  getIdentity: 'GET /me',
+  getPurchaseReport: 'GET /pulls',
+} as const satisfies Record<keyof PartnerApi, string>;
+
+export type Operation = keyof typeof ENDPOINTS;
+export const API_PREFIX = '/api/partner/v1';

@@ -1,0 +1,33 @@
+/**
+ * Money inside packbot is integer cents. USD floats exist only at the API and file boundary,
+ * and cross it through these functions. Rounding is half away from zero, to the cent.
+ */
+export type Cents = number;
+
+/** Rounds half away from zero; absorbs binary noise such as 1.005 * 100 = 100.49999999999999. */
+export function roundHalfAway(x: number): number {
+  const a = Math.abs(x);
+  const r = Math.round(Number(a.toPrecision(15)) + 0);
+  // Math.round rounds .5 up, which for |x| is "away from zero".
+  return x < 0 ? -r : r;
+}
+
+export function toCents(usd: number): Cents {
+  if (!Number.isFinite(usd)) throw new RangeError(`not a finite amount: ${usd}`);
+  return roundHalfAway(usd * 100);
+}
+
+export function toUsd(cents: Cents): number {
+  return cents / 100;
+}
+
+/** `cents × rate`, rounded half away from zero to the cent (e.g. a 0.9 buyback). */
+export function applyRate(cents: Cents, rate: number): Cents {
+  return roundHalfAway(cents * rate);
+}
+
+export function formatUsd(cents: Cents): string {
+  const sign = cents < 0 ? '-' : '';
+  const a = Math.abs(Math.round(cents));
+  return `${sign}$${Math.floor(a / 100).toLocaleString('en-US')}.${String(a % 100).padStart(2, '0')}`;
+}

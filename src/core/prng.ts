@@ -1,0 +1,76 @@
+/**
+ * Seeded, fast, allocation-free PRNG (sfc32 seeded through splitmix32). Every random choice in
+ * the simulator and the backtests goes through one of these so a seed reproduces a run exactly.
+ */
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: number) {
+    let s = seed >>> 0;
+    const next = () => {
+      s = (s + 0x9e3779b9) | 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    this.d = next();
+    for (let i = 0; i < 12; i++) this.nextUint32();
+  }
+
+  nextUint32(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextUint32() / 4294967296;
+  }
+
+  /** Uniform integer in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  /** Standard normal (Box–Muller). */
+  normal(): number {
+    let u = 0;
+    while (u === 0) u = this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+
+  /** Exponential with the given rate (events per unit). */
+  exponential(rate: number): number {
+    return -Math.log(1 - this.next()) / rate;
+  }
+
+  /** A derived, independent stream (for per-path or per-subsystem randomness). */
+  fork(salt: number): Rng {
+    return new Rng((this.nextUint32() ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0);
+  }
+
+  /** A random hex id of `bytes` bytes (for deterministic opaque ids). */
+  hex(bytes: number): string {
+    let out = '';
+    for (let i = 0; i < bytes; i += 4) out += this.nextUint32().toString(16).padStart(8, '0');
+    return out.slice(0, bytes * 2);
+  }
+
+  /** A UUID-shaped opaque id. */
+  uuid(): string {
+    const h = this.hex(16);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { applyRate, formatUsd, roundHalfAway, toCents, toUsd } from '../../src/core/money.js';
+
+describe('money', () => {
+  it.each([
+    [1.005, 101],
+    [-1.005, -101],
+    [0.125, 13],
+    [-0.125, -13],
+    [19.99, 1999],
+    [0.1 + 0.2, 30],
+    [123456.785, 12345679],
+    [0, 0],
+  ])('toCents(%s) = %s', (usd, cents) => {
+    expect(toCents(usd)).toBe(cents);
+  });
+
+  it('rejects non-finite amounts', () => {
+    expect(() => toCents(Number.NaN)).toThrow(RangeError);
+  });
+
+  it.each([
+    [1000, 0.9, 900],
+    [1999, 0.9, 1799], // 1799.1
+    [1995, 0.9, 1796], // 1795.5 rounds away from zero
+    [-1995, 0.9, -1796],
+  ])('applyRate(%s, %s) = %s', (c, r, out) => {
+    expect(applyRate(c, r)).toBe(out);
+  });
+
+  it('round trips and formats', () => {
+    expect(toUsd(toCents(12.34))).toBe(12.34);
+    expect(roundHalfAway(2.5)).toBe(3);
+    expect(roundHalfAway(-2.5)).toBe(-3);
+    expect(formatUsd(123456)).toBe('$1,234.56');
+    expect(formatUsd(-5)).toBe('-$0.05');
+  });
+});
