@@ -1,0 +1,364 @@
+/**
+ * The HTTP implementation of `PartnerApi`: global `fetch` with an undici Agent as dispatcher, every
+ * request checked before IO, every response checked against its schema, failures typed
+ * (errors.ts), retries per retry.ts, pacing per pacing.ts. The API key lives in a private field
+ * and goes only into the Authorization header.
+ */
+import { inspect } from 'node:util';
+import { Agent } from 'undici';
+import type { z } from 'zod';
+import type { Clock } from '../core/clock.js';
+import {
+  errorFromResponse,
+  isPartnerApiError,
+  OrderRefundedError,
+  type PartnerApiError,
+  RequestValidationError,
+  SchemaError,
+  TransportError,
+} from './errors.js';
+import { Pacer, type PacingOptions } from './pacing.js';
+import { API_PREFIX, ENDPOINTS, type Operation, type PartnerApi } from './partner-api.js';
+import { checkIdempotencyKey, checkRequest, issuesOf } from './request-checks.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, operationClass, type RetryPolicy } from './retry.js';
+import {
+  Account,
+  CardPurchaseResponse,
+  DelistResponse,
+  Identity,
+  Listing,
+  PackList,
+  PackPool,
+  PackPurchaseResponse,
+  PurchaseReportPage,
+  SellBackResponse,
+  ShopCardsPage,
+  VaultPage,
+} from './schemas.js';
+import { transportError } from './transport-errors.js';
+
+export interface Timeouts {
+  /** TCP (and TLS) connect. */
+  connectMs: number;
+  /** From request sent to response headers received. */
+  headersMs: number;
+  /** Longest gap between two chunks of the response body. */
+  bodyMs: number;
+  /** Whole attempt, first byte out to last byte in (a wall-time deadline, like the three above). */
+  requestMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  connectMs: 10_000,
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  requestMs: 60_000,
+});
+
+export interface ResponseEvent {
+  /** `METHOD /path` (ENDPOINTS). */
+  endpoint: string;
+  /** HTTP status, or 'transport' when no complete answer came back. */
+  status: number | 'transport';
+  /** On the injected clock. */
+  durationMs: number;
+}
+
+export interface HttpClientOptions {
+  /** Service root; operations go under `${baseUrl}/api/partner/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  clock: Clock;
+  timeouts?: Partial<Timeouts>;
+  retry?: Partial<RetryPolicy>;
+  /** A shared Pacer (one per key), or options for a Pacer of this client's own. */
+  pacing?: Pacer | Partial<PacingOptions>;
+  /** Called once per HTTP attempt (metrics). Must not throw; errors it throws are ignored. */
+  onResponse?: (event: ResponseEvent) => void;
+  /** Jitter source in [0, 1); defaults to Math.random. */
+  random?: () => number;
+}
+
+interface Call {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+  idempotencyKey?: string;
+}
+
+/** Keys of the idempotency map kept per client; older keys are forgotten first beyond this. */
+const MAX_REMEMBERED_KEYS = 10_000;
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export class HttpPartnerApi implements PartnerApi {
+  readonly #apiKey: string;
+  readonly #agent: Agent;
+  readonly #clock: Clock;
+  readonly #timeouts: Timeouts;
+  readonly #policy: RetryPolicy;
+  readonly #pacer: Pacer;
+  readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
+  readonly #random: () => number;
+  /** Idempotency key → the operation and canonical body first sent under it. */
+  readonly #usedKeys = new Map<string, string>();
+  readonly baseUrl: string;
+
+  constructor(options: HttpClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new RangeError(`baseUrl is not a valid URL: ${JSON.stringify(options.baseUrl)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new RangeError(`baseUrl must be http(s), got ${url.protocol}`);
+    // The message never repeats the key, not even a prefix.
+    if (typeof options.apiKey !== 'string' || !/^[\x21-\x7e]+$/.test(options.apiKey))
+      throw new RangeError('apiKey must be a non-empty string of printable ASCII without spaces');
+    this.baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    this.#apiKey = options.apiKey;
+    this.#clock = options.clock;
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#pacer = options.pacing instanceof Pacer ? options.pacing : new Pacer(options.clock, options.pacing);
+    this.#onResponse = options.onResponse;
+    this.#random = options.random ?? Math.random;
+    this.#agent = new Agent({
+      connect: { timeout: this.#timeouts.connectMs },
+      headersTimeout: this.#timeouts.headersMs,
+      bodyTimeout: this.#timeouts.bodyMs,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  // ---------- operations ----------
+
+  purchasePacks(body: unknown, idempotencyKey: string) {
+    return this.#purchase('purchasePacks', PackPurchaseResponse, '/packs/purchase', body, idempotencyKey);
+  }
+
+  purchaseCard(body: unknown, idempotencyKey: string) {
+    return this.#purchase('purchaseCard', CardPurchaseResponse, '/cards/purchase', body, idempotencyKey);
+  }
+
+  sellBack(items: unknown) {
+    const body = checkRequest('sellBack', { items });
+    return this.#call('sellBack', SellBackResponse, { method: 'POST', path: '/cards/sell-back', body });
+  }
+
+  createListing(body: unknown) {
+    const checked = checkRequest('createListing', body);
+    return this.#call('createListing', Listing, { method: 'POST', path: '/listings', body: checked });
+  }
+
+  deleteListing(body: unknown) {
+    const checked = checkRequest('deleteListing', body);
+    return this.#call('deleteListing', DelistResponse, {
+      method: 'DELETE',
+      path: '/listings',
+      body: checked,
+    });
+  }
+
+  listPacks(query?: unknown) {
+    const q = checkRequest('listPacks', query) as Record<string, unknown>;
+    return this.#call('listPacks', PackList, { method: 'GET', path: '/catalog/packs', query: q });
+  }
+
+  getPackPool(query: unknown) {
+    const q = checkRequest('getPackPool', query) as Record<string, unknown>;
+    return this.#call('getPackPool', PackPool, { method: 'GET', path: '/catalog/packs/pool', query: q });
+  }
+
+  listShopCards(query?: unknown) {
+    const q = checkRequest('listShopCards', query) as Record<string, unknown>;
+    return this.#call('listShopCards', ShopCardsPage, { method: 'GET', path: '/catalog/cards', query: q });
+  }
+
+  getVault(query?: unknown) {
+    const q = checkRequest('getVault', query) as Record<string, unknown>;
+    return this.#call('getVault', VaultPage, { method: 'GET', path: '/vault', query: q });
+  }
+
+  getAccount() {
+    return this.#call('getAccount', Account, { method: 'GET', path: '/account' });
+  }
+
+  getIdentity() {
+    return this.#call('getIdentity', Identity, { method: 'GET', path: '/me' });
+  }
+
+  getPurchaseReport(query?: unknown) {
+    const q = checkRequest('getPurchaseReport', query) as Record<string, unknown>;
+    return this.#call('getPurchaseReport', PurchaseReportPage, { method: 'GET', path: '/pulls', query: q });
+  }
+
+  /** Closes idle keep-alive connections and refuses new requests. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  /** Forcibly ends every connection, in-flight requests included. */
+  async destroy(): Promise<void> {
+    await this.#agent.destroy();
+  }
+
+  toString(): string {
+    return `HttpPartnerApi(${this.baseUrl})`;
+  }
+
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
+  // ---------- machinery ----------
+
+  #purchase<S extends z.ZodType>(
+    op: 'purchasePacks' | 'purchaseCard',
+    schema: S,
+    path: string,
+    body: unknown,
+    key: string,
+  ): Promise<z.infer<S>> {
+    const checked = checkRequest(op, body);
+    const idempotencyKey = checkIdempotencyKey(op, key);
+    const fingerprint = `${op} ${canonicalJson(checked)}`;
+    const seen = this.#usedKeys.get(idempotencyKey);
+    if (seen !== undefined && seen !== fingerprint)
+      throw new RequestValidationError(
+        [{ path: 'Idempotency-Key', message: 'already used by this client for a different order (body)' }],
+        ENDPOINTS[op],
+      );
+    if (seen === undefined) {
+      this.#usedKeys.set(idempotencyKey, fingerprint);
+      if (this.#usedKeys.size > MAX_REMEMBERED_KEYS) {
+        const oldest = this.#usedKeys.keys().next().value;
+        if (oldest !== undefined) this.#usedKeys.delete(oldest);
+      }
+    }
+    return this.#call(op, schema, { method: 'POST', path, body: checked, idempotencyKey });
+  }
+
+  #call<S extends z.ZodType>(op: Operation, schema: S, call: Call): Promise<z.infer<S>> {
+    const cls = operationClass(op);
+    const run = async (): Promise<z.infer<S>> => {
+      for (let attempt = 1; ; attempt++) {
+        let error: PartnerApiError;
+        try {
+          return await this.#pacer.attempt(cls, () => this.#send(op, schema, call));
+        } catch (e) {
+          error = isPartnerApiError(e)
+            ? e
+            : new TransportError('other', `${ENDPOINTS[op]}: unexpected failure`, ENDPOINTS[op], {
+                cause: e,
+              });
+        }
+        const decision = decideRetry(op, error, attempt, this.#random, this.#policy);
+        if (!decision.retry) throw decision.error;
+        await this.#clock.sleep(decision.delayMs);
+      }
+    };
+    return cls === 'purchase' ? this.#pacer.exclusivePurchase(run) : run();
+  }
+
+  #report(endpoint: string, status: number | 'transport', started: number): void {
+    if (!this.#onResponse) return;
+    try {
+      this.#onResponse({ endpoint, status, durationMs: this.#clock.now() - started });
+    } catch {
+      // A metrics hook must never change the outcome of a request.
+    }
+  }
+
+  async #send<S extends z.ZodType>(op: Operation, schema: S, call: Call): Promise<z.infer<S>> {
+    const endpoint = ENDPOINTS[op];
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${this.#apiKey}`,
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+    const url = `${this.baseUrl}${API_PREFIX}${call.path}${queryString(call.query)}`;
+    const started = this.#clock.now();
+
+    let response: Response;
+    try {
+      // The cast: undici 7's Agent and the undici bundled in Node's fetch types differ, not at runtime.
+      const init = {
+        method: call.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        // A redirect is not in the spec; following one could carry the request somewhere unexpected.
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.#timeouts.requestMs),
+        dispatcher: this.#agent,
+      };
+      response = await fetch(url, init as unknown as RequestInit);
+    } catch (e) {
+      this.#report(endpoint, 'transport', started);
+      throw transportError(e, endpoint, 'request');
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (e) {
+      this.#report(endpoint, 'transport', started);
+      throw transportError(e, endpoint, 'body');
+    }
+    this.#report(endpoint, response.status, started);
+
+    if (response.status < 200 || response.status > 299) {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      const error = errorFromResponse(response.status, body, endpoint, response.headers.get('retry-after'));
+      if (op === 'purchasePacks' && response.status === 500)
+        throw new OrderRefundedError(
+          `${error.message} (the order was refunded; the key is released)`,
+          500,
+          endpoint,
+        );
+      throw error;
+    }
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new SchemaError(
+        [{ path: '', message: `malformed JSON (${e instanceof Error ? e.message : String(e)})` }],
+        endpoint,
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new SchemaError(issuesOf(parsed.error), endpoint);
+    return parsed.data;
+  }
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpPartnerApi {
+  return new HttpPartnerApi(options);
+}

@@ -1,0 +1,84 @@
+/**
+ * Local checks of every request against the spec's rules, run before any IO so that a request the
+ * service would reject (or, worse, misread) is never sent. Failures are `RequestValidationError`s
+ * naming the endpoint and the field paths.
+ */
+import type { z } from 'zod';
+import { RequestValidationError, type SchemaIssue } from './errors.js';
+import { ENDPOINTS, type Operation } from './partner-api.js';
+import {
+  CardPurchaseRequest,
+  CreateListingRequest,
+  DeleteListingRequest,
+  IdempotencyKey,
+  PackListQuery,
+  PackPoolQuery,
+  PackPurchaseRequest,
+  PurchaseReportQuery,
+  SellBackRequest,
+  ShopCardsQuery,
+  VaultQuery,
+} from './schemas.js';
+
+/** The request schema of each operation (`undefined`: the operation takes no input). */
+export const REQUEST_SCHEMAS = {
+  purchasePacks: PackPurchaseRequest,
+  purchaseCard: CardPurchaseRequest,
+  sellBack: SellBackRequest,
+  createListing: CreateListingRequest,
+  deleteListing: DeleteListingRequest,
+  listPacks: PackListQuery,
+  getPackPool: PackPoolQuery,
+  listShopCards: ShopCardsQuery,
+  getVault: VaultQuery,
+  getAccount: undefined,
+  getIdentity: undefined,
+  getPurchaseReport: PurchaseReportQuery,
+} as const satisfies Record<Operation, z.ZodType | undefined>;
+
+/** `a.b[2].c` from a zod issue path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}
+
+export function issuesOf(error: z.ZodError, prefix = ''): SchemaIssue[] {
+  return error.issues.map((i) => {
+    const path = formatPath(i.path);
+    return { path: prefix && path ? `${prefix}.${path}` : prefix || path, message: i.message };
+  });
+}
+
+/**
+ * Validates `input` for `op` and returns the parsed value (what goes on the wire).
+ * Throws `RequestValidationError` listing every problem.
+ */
+export function checkRequest<O extends Operation>(op: O, input: unknown): unknown {
+  const schema: z.ZodType | undefined = REQUEST_SCHEMAS[op];
+  if (!schema) {
+    if (input !== undefined && !(typeof input === 'object' && input !== null && !Object.keys(input).length))
+      throw new RequestValidationError(
+        [{ path: '', message: 'this operation takes no parameters' }],
+        ENDPOINTS[op],
+      );
+    return undefined;
+  }
+  const r = schema.safeParse(input ?? {});
+  if (!r.success) throw new RequestValidationError(issuesOf(r.error), ENDPOINTS[op]);
+  return r.data;
+}
+
+/** The `Idempotency-Key` header rule of both purchase endpoints. */
+export function checkIdempotencyKey(op: Operation, key: unknown): string {
+  const r = IdempotencyKey.safeParse(key);
+  if (!r.success)
+    throw new RequestValidationError(
+      [{ path: 'Idempotency-Key', message: r.error.issues[0]?.message ?? 'invalid' }],
+      ENDPOINTS[op],
+    );
+  return r.data;
+}

@@ -1,0 +1,140 @@
+/**
+ * The retry policy, as a pure function of (operation, error, attempt, random). The client applies
+ * it and sleeps on its Clock; keeping it pure lets one table test pin every case down.
+ *
+ * Why the cases differ: reads and sell-back are safe to repeat (sell-back answers `already_sold`
+ * for a pull paid once). Purchases are safe to repeat only under the same idempotency key with the
+ * identical body, which the client guarantees for the duration of one call. Listing create/delete
+ * have no idempotency, so once a request may have reached the service we must not send it again.
+ */
+import {
+  InDoubtError,
+  OrderRefundedError,
+  type PartnerApiError,
+  RateLimitedError,
+  ServerError,
+  TransportError,
+} from './errors.js';
+import type { Operation } from './partner-api.js';
+
+export interface RetryPolicy {
+  /** Total attempts of one call, the first included. */
+  maxAttempts: number;
+  /** Backoff of the first retry; doubles per attempt. */
+  baseDelayMs: number;
+  /** Ceiling of one backoff delay. */
+  maxDelayMs: number;
+  /** Wait before re-sending a purchase the service reports as still running (409 IN_PROGRESS). */
+  inProgressDelayMs: number;
+  /** A `RATE_LIMITED` wait longer than this is not slept through: the error goes to the caller. */
+  maxRateLimitWaitMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  inProgressDelayMs: 2_000,
+  maxRateLimitWaitMs: 5 * 60_000,
+});
+
+export type RetryDecision =
+  | { retry: true; delayMs: number }
+  /** `error` is what the caller gets: the input error, or a more precise one (in doubt, refunded). */
+  | { retry: false; error: PartnerApiError };
+
+export type OperationClass = 'read' | 'sellback' | 'purchase' | 'listing';
+
+export function operationClass(op: Operation): OperationClass {
+  switch (op) {
+    case 'purchasePacks':
+    case 'purchaseCard':
+      return 'purchase';
+    case 'sellBack':
+      return 'sellback';
+    case 'createListing':
+    case 'deleteListing':
+      return 'listing';
+    default:
+      return 'read';
+  }
+}
+
+/** Capped exponential backoff with "equal jitter": half fixed, half random, so it never collapses to 0. */
+export function backoffMs(attempt: number, random: () => number, policy: RetryPolicy): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exp / 2 + random() * (exp / 2));
+}
+
+const isServerFault = (e: PartnerApiError): boolean =>
+  e instanceof ServerError && !(e instanceof OrderRefundedError);
+
+function inDoubt(e: PartnerApiError, why: string): InDoubtError {
+  return new InDoubtError(`${why}: ${e.message}`, e.endpoint, { cause: e });
+}
+
+/**
+ * Decides what to do after `attempt` (1-based) of `op` failed with `error`.
+ * `random` returns a uniform number in [0, 1) (injected so the table test is deterministic).
+ */
+export function decideRetry(
+  op: Operation,
+  error: PartnerApiError,
+  attempt: number,
+  random: () => number,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+): RetryDecision {
+  const cls = operationClass(op);
+  const attemptsLeft = attempt < policy.maxAttempts;
+  const backoff = (): RetryDecision => ({ retry: true, delayMs: backoffMs(attempt, random, policy) });
+
+  if (error instanceof RateLimitedError) {
+    const delayMs = Math.max(0, error.retryAfterSeconds) * 1000;
+    return attemptsLeft && delayMs <= policy.maxRateLimitWaitMs
+      ? { retry: true, delayMs }
+      : { retry: false, error };
+  }
+  if (error.code === 'IDEMPOTENCY_IN_PROGRESS') {
+    return attemptsLeft && cls === 'purchase'
+      ? { retry: true, delayMs: policy.inProgressDelayMs }
+      : {
+          retry: false,
+          error: cls === 'purchase' ? inDoubt(error, 'order still running after retries') : error,
+        };
+  }
+
+  if (error instanceof TransportError) {
+    // A connect failure means nothing reached the service, so even a non-idempotent write may go again.
+    const notSent = error.failure === 'connect';
+    switch (cls) {
+      case 'read':
+      case 'sellback':
+        return attemptsLeft ? backoff() : { retry: false, error };
+      case 'purchase':
+        return attemptsLeft
+          ? backoff()
+          : { retry: false, error: notSent ? error : inDoubt(error, 'purchase outcome unknown') };
+      case 'listing':
+        if (notSent) return attemptsLeft ? backoff() : { retry: false, error };
+        return { retry: false, error: inDoubt(error, 'listing change may have been applied') };
+    }
+  }
+
+  if (isServerFault(error)) {
+    switch (cls) {
+      case 'read':
+      case 'sellback':
+        return attemptsLeft ? backoff() : { retry: false, error };
+      case 'purchase':
+        // A 5xx other than the pack refund: the same key and body replay safely.
+        return attemptsLeft ? backoff() : { retry: false, error: inDoubt(error, 'purchase outcome unknown') };
+      case 'listing':
+        // The spec calls a 500 safe to retry everywhere. Other 5xx come from proxies in front of the
+        // service, which may have passed the write on: no idempotency here, so the caller must check.
+        if (error.status === 500) return attemptsLeft ? backoff() : { retry: false, error };
+        return { retry: false, error: inDoubt(error, 'listing change may have been applied') };
+    }
+  }
+
+  return { retry: false, error };
+}
