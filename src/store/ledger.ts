@@ -1,0 +1,650 @@
+/**
+ * The bot's durable memory: purchase intents (written before a request leaves), orders, pulls,
+ * decisions, sell-backs, listings and balance observations, in one SQLite file.
+ *
+ * Durability: WAL with `synchronous = FULL`, so every committed write (an intent above all) is on
+ * disk before the call returns; a crash afterwards cannot lose it. Every multi-row change (an order
+ * with its pulls) is one transaction: after a crash it is either all there or not at all, and the
+ * intent then still reads as unresolved, to be re-sent with the same key and body.
+ *
+ * Money is integer cents, times are epoch milliseconds from the injected Clock (see docs/ledger.md).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { CardPurchaseResponse, PackPurchaseResponse, SellBackResult } from '../api/schemas.js';
+import { IDEMPOTENCY_KEY_RE } from '../api/schemas.js';
+import { type Clock, WallClock } from '../core/clock.js';
+import { type Cents, toCents } from '../core/money.js';
+import { migrate } from './migrations.js';
+import {
+  type BalanceRow,
+  type DecisionAction,
+  type DecisionRow,
+  type Intent,
+  type IntentOperation,
+  type IntentState,
+  type ListingRow,
+  type OrderRow,
+  OWNED_STATUSES,
+  type PullRow,
+  type PullStatus,
+  type SellBackRow,
+} from './types.js';
+
+export * from './types.js';
+
+/** A misuse of the ledger (unknown key, reused key, illegal transition): a bug in the caller. */
+export class LedgerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LedgerError';
+  }
+}
+
+export interface NewIntent {
+  key: string;
+  account: string;
+  operation: IntentOperation;
+  /** The request body exactly as it will be sent. */
+  body: object;
+  /** Scorer's expected value and standard deviation for the whole order (for the luck measure). */
+  expectedValueCents?: Cents;
+  stdevCents?: Cents;
+}
+
+export interface ConfirmedOrder {
+  order: OrderRow;
+  pulls: PullRow[];
+  /** False when the intent had already been confirmed (a replay): nothing new was recorded. */
+  recorded: boolean;
+}
+
+export interface SellBackOutcome {
+  rows: SellBackRow[];
+  /** Payout newly counted by this call: add this, and only this, to the payout metric. */
+  newlyPaidCents: Cents;
+}
+
+export interface ReportData {
+  orders: OrderRow[];
+  pulls: PullRow[];
+  sellbacks: SellBackRow[];
+  listings: ListingRow[];
+}
+
+const UNRESOLVED: readonly IntentState[] = ['pending', 'sent', 'in_doubt'];
+
+const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts, error_code AS errorCode,
+  error_message AS errorMessage, response AS responseJson, expected_value_cents AS expectedValueCents,
+  stdev_cents AS stdevCents, created_at AS createdAt, updated_at AS updatedAt`;
+const ORDER_COLS = `checkout_id AS checkoutId, intent_key AS intentKey, account, operation,
+  pack_type AS packType, category, risk_level AS riskLevel, card_id AS cardId, quantity,
+  total_charged_cents AS totalChargedCents, remaining_balance_cents AS remainingBalanceCents,
+  expected_value_cents AS expectedValueCents, stdev_cents AS stdevCents, created_at AS createdAt`;
+const PULL_COLS = `pull_id AS pullId, checkout_id AS checkoutId, account, card_id AS cardId, name, kind,
+  value_cents AS valueCents, bucket, rarity_tier AS rarityTier, is_chase AS isChase,
+  buyback_cents AS buybackCents, buyback_rate AS buybackRate, buyback_valid_until AS buybackValidUntil,
+  after_cents AS afterCents, after_rate AS afterRate, after_valid_until AS afterValidUntil,
+  pulled_at AS pulledAt, status, status_at AS statusAt`;
+const DECISION_COLS = `id, pull_id AS pullId, action, reason, price_cents AS priceCents, decided_at AS decidedAt`;
+const SELLBACK_COLS = `id, pull_id AS pullId, card_id AS cardId, account, status, payout_cents AS payoutCents,
+  payout_rate AS payoutRate, transaction_id AS transactionId, error, counted, at`;
+const LISTING_COLS = `listing_id AS listingId, card_id AS cardId, pull_id AS pullId, account,
+  price_cents AS priceCents, state, created_at AS createdAt, repriced_at AS repricedAt,
+  delisted_at AS delistedAt, filled_at AS filledAt, proceeds_cents AS proceedsCents`;
+const BALANCE_COLS = `id, account, balance_cents AS balanceCents, source, at`;
+
+type Raw = Record<string, unknown>;
+const toIntent = (r: Raw): Intent => ({
+  ...(r as unknown as Intent),
+  body: JSON.parse(r.bodyJson as string),
+});
+const toPull = (r: Raw): PullRow => ({ ...(r as unknown as PullRow), isChase: r.isChase === 1 });
+const toSellBack = (r: Raw): SellBackRow => ({ ...(r as unknown as SellBackRow), counted: r.counted === 1 });
+const ms = (isoTime: string): number => Date.parse(isoTime);
+const ownedList = OWNED_STATUSES.map((s) => `'${s}'`).join(', ');
+
+export class Ledger {
+  private readonly stmts: ReturnType<Ledger['prepare']>;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    private readonly clock: Clock,
+  ) {
+    this.stmts = this.prepare();
+  }
+
+  /** Opens (creating the file and its directory if needed) and migrates the ledger at `path`. */
+  static open(path: string, options: { clock?: Clock; readonly?: boolean } = {}): Ledger {
+    const memory = path === ':memory:';
+    if (!memory && !options.readonly) mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.pragma('foreign_keys = ON');
+      if (!options.readonly) {
+        if (!memory) db.pragma('journal_mode = WAL');
+        // FULL: a commit is fsynced before it returns, so an intent cannot be lost once recorded.
+        db.pragma('synchronous = FULL');
+        migrate(db);
+      }
+      return new Ledger(db, path, options.clock ?? new WallClock());
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.db.open;
+  }
+
+  /** Journal mode and sync level actually in force (logged at start-up; checked by tests). */
+  durability(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' } {
+    const sync = this.db.pragma('synchronous', { simple: true }) as number;
+    const names = ['off', 'normal', 'full', 'extra'] as const;
+    return {
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: names[sync] ?? 'off',
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insertIntent: db.prepare(`INSERT INTO intents (key, account, operation, body, state, attempts,
+        expected_value_cents, stdev_cents, created_at, updated_at)
+        VALUES (@key, @account, @operation, @body, 'pending', 0, @ev, @sd, @now, @now)`),
+      getIntent: db.prepare(`SELECT ${INTENT_COLS} FROM intents WHERE key = ?`),
+      setIntentState: db.prepare(`UPDATE intents SET state = @state, error_code = @code,
+        error_message = @message, updated_at = @now WHERE key = @key`),
+      markSent: db.prepare(`UPDATE intents SET state = 'sent', attempts = attempts + 1, error_code = NULL,
+        error_message = NULL, updated_at = @now WHERE key = @key`),
+      confirmIntent: db.prepare(`UPDATE intents SET state = 'confirmed', response = @response,
+        error_code = NULL, error_message = NULL, updated_at = @now WHERE key = @key`),
+      unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
+        WHERE state IN ('pending', 'sent', 'in_doubt') ORDER BY created_at, key`),
+      countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
+      insertOrder: db.prepare(`INSERT INTO orders (checkout_id, intent_key, account, operation, pack_type,
+        category, risk_level, card_id, quantity, total_charged_cents, remaining_balance_cents,
+        expected_value_cents, stdev_cents, created_at)
+        VALUES (@checkoutId, @intentKey, @account, @operation, @packType, @category, @riskLevel, @cardId,
+        @quantity, @totalChargedCents, @remainingBalanceCents, @expectedValueCents, @stdevCents, @createdAt)`),
+      orderByIntent: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE intent_key = ?`),
+      insertPull: db.prepare(`INSERT INTO pulls (pull_id, checkout_id, account, card_id, name, kind,
+        value_cents, bucket, rarity_tier, is_chase, buyback_cents, buyback_rate, buyback_valid_until,
+        after_cents, after_rate, after_valid_until, pulled_at, status, status_at)
+        VALUES (@pullId, @checkoutId, @account, @cardId, @name, @kind, @valueCents, @bucket, @rarityTier,
+        @isChase, @buybackCents, @buybackRate, @buybackValidUntil, @afterCents, @afterRate,
+        @afterValidUntil, @pulledAt, @status, @pulledAt)`),
+      pullsOfOrder: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE checkout_id = ? ORDER BY rowid`),
+      getPull: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE pull_id = ?`),
+      ownedPullByCard: db.prepare(`SELECT ${PULL_COLS} FROM pulls
+        WHERE card_id = ? AND status IN (${ownedList}) ORDER BY pulled_at DESC LIMIT 1`),
+      setPullStatus: db.prepare(
+        `UPDATE pulls SET status = @status, status_at = @now WHERE pull_id = @pullId`,
+      ),
+      pullsByStatus: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE status = ?
+        ORDER BY buyback_valid_until IS NULL, buyback_valid_until, pulled_at`),
+      owned: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE status IN (${ownedList}) ORDER BY pulled_at`),
+      insertDecision: db.prepare(`INSERT INTO decisions (pull_id, action, reason, price_cents, decided_at)
+        VALUES (@pullId, @action, @reason, @priceCents, @now)`),
+      decisionsOf: db.prepare(`SELECT ${DECISION_COLS} FROM decisions WHERE pull_id = ? ORDER BY id`),
+      countedSale: db.prepare(`SELECT ${SELLBACK_COLS} FROM sellbacks WHERE pull_id = ? AND counted = 1`),
+      insertSellBack: db.prepare(`INSERT INTO sellbacks (pull_id, card_id, account, status, payout_cents,
+        payout_rate, transaction_id, error, counted, at) VALUES (@pullId, @cardId, @account, @status,
+        @payoutCents, @payoutRate, @transactionId, @error, @counted, @now)`),
+      getSellBack: db.prepare(`SELECT ${SELLBACK_COLS} FROM sellbacks WHERE id = ?`),
+      insertListing: db.prepare(`INSERT INTO listings (listing_id, card_id, pull_id, account, price_cents,
+        state, created_at) VALUES (@listingId, @cardId, @pullId, @account, @priceCents, 'active', @now)`),
+      getListing: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE listing_id = ?`),
+      repriceListing: db.prepare(`UPDATE listings SET price_cents = @priceCents, repriced_at = @now
+        WHERE listing_id = @listingId`),
+      delistListing: db.prepare(`UPDATE listings SET state = 'delisted', delisted_at = @now
+        WHERE listing_id = @listingId`),
+      fillListing: db.prepare(`UPDATE listings SET state = 'filled', filled_at = @now,
+        proceeds_cents = @proceedsCents WHERE listing_id = @listingId`),
+      insertListingEvent: db.prepare(`INSERT INTO listing_events (listing_id, event, price_cents, at)
+        VALUES (?, ?, ?, ?)`),
+      activeListings: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE state = 'active'
+        ORDER BY created_at`),
+      activeListingForCard: db.prepare(`SELECT ${LISTING_COLS} FROM listings
+        WHERE card_id = ? AND state = 'active'`),
+      insertBalance: db.prepare(`INSERT INTO balances (account, balance_cents, source, at)
+        VALUES (?, ?, ?, ?)`),
+      latestBalance: db.prepare(`SELECT ${BALANCE_COLS} FROM balances WHERE account = ?
+        ORDER BY at DESC, id DESC LIMIT 1`),
+      reportOrders: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE created_at >= ? AND created_at <= ?
+        ORDER BY created_at`),
+      reportPulls: db.prepare(`SELECT ${PULL_COLS} FROM pulls p WHERE checkout_id IN
+        (SELECT checkout_id FROM orders WHERE created_at >= ? AND created_at <= ?)`),
+      reportSellBacks: db.prepare(`SELECT ${SELLBACK_COLS} FROM sellbacks WHERE at <= ? AND pull_id IN
+        (SELECT pull_id FROM pulls WHERE checkout_id IN
+          (SELECT checkout_id FROM orders WHERE created_at >= ? AND created_at <= ?))`),
+      reportListings: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE pull_id IN
+        (SELECT pull_id FROM pulls WHERE checkout_id IN
+          (SELECT checkout_id FROM orders WHERE created_at >= ? AND created_at <= ?))`),
+    };
+  }
+
+  private now(at?: number): number {
+    return at ?? this.clock.now();
+  }
+
+  // ---------------------------------------------------------------- intents
+
+  /**
+   * Persists a purchase intent (state `pending`) and returns it. Call before the request leaves.
+   * Recording the same key with the same body again returns the stored intent; a different body
+   * under a known key is refused (the service would answer 422 IDEMPOTENCY_KEY_REUSED).
+   */
+  recordIntent(input: NewIntent, at?: number): Intent {
+    if (!IDEMPOTENCY_KEY_RE.test(input.key))
+      throw new LedgerError(`idempotency key must be 8 to 128 characters of A-Za-z0-9_-`);
+    const bodyJson = JSON.stringify(input.body);
+    const existing = this.getIntent(input.key);
+    if (existing) {
+      if (
+        existing.bodyJson !== bodyJson ||
+        existing.account !== input.account ||
+        existing.operation !== input.operation
+      )
+        throw new LedgerError(`intent ${input.key} already recorded with a different body`);
+      return existing;
+    }
+    this.stmts.insertIntent.run({
+      key: input.key,
+      account: input.account,
+      operation: input.operation,
+      body: bodyJson,
+      ev: input.expectedValueCents ?? null,
+      sd: input.stdevCents ?? null,
+      now: this.now(at),
+    });
+    return this.getIntent(input.key)!;
+  }
+
+  getIntent(key: string): Intent | undefined {
+    const row = this.stmts.getIntent.get(key) as Raw | undefined;
+    return row ? toIntent(row) : undefined;
+  }
+
+  private requireIntent(key: string): Intent {
+    const intent = this.getIntent(key);
+    if (!intent) throw new LedgerError(`unknown intent ${key}`);
+    return intent;
+  }
+
+  /** Records one more attempt: call right before each send (first or retry, same key and body). */
+  markIntentSent(key: string, at?: number): Intent {
+    const intent = this.requireIntent(key);
+    if (intent.state === 'confirmed') throw new LedgerError(`intent ${key} is already confirmed`);
+    this.stmts.markSent.run({ key, now: this.now(at) });
+    return this.requireIntent(key);
+  }
+
+  /**
+   * Records the service's answer: the intent becomes `confirmed` and the order, its pulls and the
+   * reported balance are written in ONE transaction. A second confirmation (a replayed response) is
+   * a no-op returning what is stored, so nothing is ever counted twice.
+   */
+  confirmIntent(
+    key: string,
+    response: PackPurchaseResponse | CardPurchaseResponse,
+    at?: number,
+  ): ConfirmedOrder {
+    const now = this.now(at);
+    return this.db.transaction((): ConfirmedOrder => {
+      const intent = this.requireIntent(key);
+      if (intent.state === 'confirmed') {
+        const order = this.stmts.orderByIntent.get(key) as OrderRow;
+        return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: false };
+      }
+      const body = intent.body;
+      const pack = intent.operation === 'pack' ? (response as PackPurchaseResponse) : undefined;
+      const card = intent.operation === 'card' ? (response as CardPurchaseResponse) : undefined;
+      const order: OrderRow = {
+        checkoutId: response.checkout_id,
+        intentKey: key,
+        account: intent.account,
+        operation: intent.operation,
+        packType: pack ? pack.pack_type : null,
+        category: pack ? String(body.category ?? 'pokemon') : String(card?.item.category ?? 'unknown'),
+        riskLevel: pack ? String(body.risk_level ?? 'standard') : null,
+        cardId: card ? card.card_id : null,
+        quantity: pack ? pack.quantity : 1,
+        totalChargedCents: toCents(response.total_charged),
+        remainingBalanceCents: toCents(response.remaining_balance),
+        expectedValueCents: intent.expectedValueCents,
+        stdevCents: intent.stdevCents,
+        createdAt: now,
+      };
+      this.stmts.insertOrder.run(order);
+      for (const p of pack?.pulls ?? []) {
+        const bb = p.kind === 'card' ? p.buyback : null;
+        this.stmts.insertPull.run({
+          pullId: p.pull_id,
+          checkoutId: order.checkoutId,
+          account: intent.account,
+          cardId: p.item.id,
+          name: p.item.name,
+          kind: p.kind,
+          valueCents: toCents(p.value),
+          bucket: p.hit.bucket,
+          rarityTier: p.hit.rarity_tier,
+          isChase: p.hit.is_chase ? 1 : 0,
+          buybackCents: bb ? toCents(bb.amount) : null,
+          buybackRate: bb ? bb.rate : null,
+          buybackValidUntil: bb ? ms(bb.valid_until) : null,
+          afterCents: bb ? toCents(bb.after.amount) : null,
+          afterRate: bb ? bb.after.rate : null,
+          afterValidUntil: bb ? ms(bb.after.valid_until) : null,
+          pulledAt: now,
+          // Sealed packs cannot be sold back: they are holdings from the start.
+          status: p.kind === 'sealed_pack' ? 'held' : 'open',
+        });
+      }
+      this.stmts.insertBalance.run(intent.account, order.remainingBalanceCents, 'purchase', now);
+      this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now });
+      return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: true };
+    })();
+  }
+
+  /** The service refused or refunded the order (nothing charged): state `failed`. */
+  failIntent(key: string, code: string, message = '', at?: number): Intent {
+    return this.setIntentState(key, 'failed', code, message, at);
+  }
+
+  /** The request may or may not have reached the service: must be resolved by re-sending. */
+  markInDoubt(key: string, code = 'IN_DOUBT', message = '', at?: number): Intent {
+    return this.setIntentState(key, 'in_doubt', code, message, at);
+  }
+
+  private setIntentState(key: string, state: IntentState, code: string, message: string, at?: number) {
+    const intent = this.requireIntent(key);
+    if (intent.state === 'confirmed')
+      throw new LedgerError(`intent ${key} is confirmed; it cannot become ${state}`);
+    this.stmts.setIntentState.run({ key, state, code, message, now: this.now(at) });
+    return this.requireIntent(key);
+  }
+
+  /**
+   * Intents whose outcome is unknown (`pending`, `sent`, `in_doubt`), oldest first. At start-up each
+   * must be re-sent with its stored key and exact body; the service replays a finished order.
+   */
+  unresolvedIntents(account?: string): Intent[] {
+    const all = (this.stmts.unresolved.all() as Raw[]).map(toIntent);
+    return account === undefined ? all : all.filter((i) => i.account === account);
+  }
+
+  intentCounts(): Record<IntentState, number> {
+    const out: Record<IntentState, number> = { pending: 0, sent: 0, confirmed: 0, failed: 0, in_doubt: 0 };
+    for (const r of this.stmts.countByState.all() as { state: IntentState; n: number }[]) out[r.state] = r.n;
+    return out;
+  }
+
+  /** Count for the `orders_in_doubt` gauge: every intent not known to be confirmed or failed. */
+  unresolvedCount(): number {
+    const c = this.intentCounts();
+    return UNRESOLVED.reduce((n, s) => n + c[s], 0);
+  }
+
+  orderForIntent(key: string): OrderRow | undefined {
+    return this.stmts.orderByIntent.get(key) as OrderRow | undefined;
+  }
+
+  // ---------------------------------------------------------------- pulls and decisions
+
+  getPull(pullId: string): PullRow | undefined {
+    const r = this.stmts.getPull.get(pullId) as Raw | undefined;
+    return r ? toPull(r) : undefined;
+  }
+
+  pullsOfOrder(checkoutId: string): PullRow[] {
+    return (this.stmts.pullsOfOrder.all(checkoutId) as Raw[]).map(toPull);
+  }
+
+  /** Card pulls with no decision yet (e.g. after a crash right after confirming): decide these. */
+  undecidedPulls(account?: string): PullRow[] {
+    return this.byStatus('open', account).filter((p) => p.kind === 'card');
+  }
+
+  /** Pulls decided for sell-back and not yet sold, soonest window first. */
+  pullsAwaitingSale(account?: string): PullRow[] {
+    return this.byStatus('sell_pending', account);
+  }
+
+  /** Pulls decided for listing whose listing is not recorded yet. */
+  pullsAwaitingListing(account?: string): PullRow[] {
+    return this.byStatus('list_pending', account);
+  }
+
+  private byStatus(status: PullStatus, account?: string): PullRow[] {
+    const rows = (this.stmts.pullsByStatus.all(status) as Raw[]).map(toPull);
+    return account === undefined ? rows : rows.filter((p) => p.account === account);
+  }
+
+  /** Everything still ours: open, pending a sale or listing, listed, or held (sealed packs too). */
+  holdings(account?: string): PullRow[] {
+    const rows = (this.stmts.owned.all() as Raw[]).map(toPull);
+    return account === undefined ? rows : rows.filter((p) => p.account === account);
+  }
+
+  /**
+   * Records a decision and moves the pull accordingly: sell_back → sell_pending, list → list_pending,
+   * hold → held. reprice/delist are recorded against a listed pull; the listing calls move it.
+   */
+  recordDecision(
+    d: { pullId: string; action: DecisionAction; reason: string; priceCents?: Cents },
+    at?: number,
+  ): DecisionRow {
+    const now = this.now(at);
+    return this.db.transaction(() => {
+      const pull = this.getPull(d.pullId);
+      if (!pull) throw new LedgerError(`unknown pull ${d.pullId}`);
+      const info = this.stmts.insertDecision.run({
+        pullId: d.pullId,
+        action: d.action,
+        reason: d.reason,
+        priceCents: d.priceCents ?? null,
+        now,
+      });
+      const next: Partial<Record<DecisionAction, PullStatus>> = {
+        sell_back: 'sell_pending',
+        list: 'list_pending',
+        hold: 'held',
+      };
+      const to = next[d.action];
+      if (to && OWNED_STATUSES.includes(pull.status))
+        this.stmts.setPullStatus.run({ pullId: d.pullId, status: to, now });
+      return {
+        id: Number(info.lastInsertRowid),
+        pullId: d.pullId,
+        action: d.action,
+        reason: d.reason,
+        priceCents: d.priceCents ?? null,
+        decidedAt: now,
+      };
+    })();
+  }
+
+  decisionsFor(pullId: string): DecisionRow[] {
+    return this.stmts.decisionsOf.all(pullId) as DecisionRow[];
+  }
+
+  /** The reconciler found the card gone from the vault without a sale we know of. */
+  markPullGone(pullId: string, status: 'shipped' | 'gone', at?: number): void {
+    if (!this.getPull(pullId)) throw new LedgerError(`unknown pull ${pullId}`);
+    this.stmts.setPullStatus.run({ pullId, status, now: this.now(at) });
+  }
+
+  // ---------------------------------------------------------------- sell-backs
+
+  /**
+   * Records the results of one sell-back request. A pull's payout is counted exactly once: the first
+   * `sold` or `already_sold` result counts (the latter covers a sale whose answer was lost), later
+   * ones are kept for the record with `counted = false`. A `failed` item returns its pull to `open`
+   * so it is decided again. `account` is used only for pulls the ledger does not know.
+   */
+  recordSellBack(results: readonly SellBackResult[], options: { account?: string; at?: number } = {}) {
+    const now = this.now(options.at);
+    return this.db.transaction((): SellBackOutcome => {
+      const rows: SellBackRow[] = [];
+      let newlyPaidCents = 0;
+      for (const r of results) {
+        const pull = this.getPull(r.pull_id);
+        const ok = r.status !== 'failed';
+        const counted = ok && !this.stmts.countedSale.get(r.pull_id);
+        const payoutCents = ok ? toCents(r.payout_amount ?? 0) : 0;
+        const info = this.stmts.insertSellBack.run({
+          pullId: r.pull_id,
+          cardId: r.card_id,
+          account: pull?.account ?? options.account ?? 'unknown',
+          status: r.status,
+          payoutCents,
+          payoutRate: r.payout_rate ?? null,
+          transactionId: r.transaction_id ?? null,
+          error: r.error ?? null,
+          counted: counted ? 1 : 0,
+          now,
+        });
+        if (counted) newlyPaidCents += payoutCents;
+        if (pull && ok && pull.status !== 'sold')
+          this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'sold', now });
+        if (pull && !ok && pull.status === 'sell_pending')
+          this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'open', now });
+        rows.push(toSellBack(this.stmts.getSellBack.get(info.lastInsertRowid) as Raw));
+      }
+      return { rows, newlyPaidCents };
+    })();
+  }
+
+  /** The counted sale of a pull, if it was sold back. */
+  saleOf(pullId: string): SellBackRow | undefined {
+    const r = this.stmts.countedSale.get(pullId) as Raw | undefined;
+    return r ? toSellBack(r) : undefined;
+  }
+
+  // ---------------------------------------------------------------- listings
+
+  /** A listing the service created; the pull (found by id or by card) becomes `listed`. */
+  recordListing(
+    l: { listingId: string; cardId: string; priceCents: Cents; pullId?: string; account?: string },
+    at?: number,
+  ): ListingRow {
+    const now = this.now(at);
+    return this.db.transaction(() => {
+      const pull = l.pullId ? this.getPull(l.pullId) : this.ownedPullByCard(l.cardId);
+      const account = pull?.account ?? l.account;
+      if (!account) throw new LedgerError(`listing ${l.listingId}: unknown card ${l.cardId} and no account`);
+      this.stmts.insertListing.run({
+        listingId: l.listingId,
+        cardId: l.cardId,
+        pullId: pull?.pullId ?? null,
+        account,
+        priceCents: l.priceCents,
+        now,
+      });
+      this.stmts.insertListingEvent.run(l.listingId, 'created', l.priceCents, now);
+      if (pull) this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'listed', now });
+      return this.getListing(l.listingId)!;
+    })();
+  }
+
+  /**
+   * A change to an active listing: a new price (kept under the same listing id) or a delisting
+   * (the card is back in the vault and its pull `open`, to be decided again).
+   */
+  recordListingUpdate(listingId: string, update: { priceCents?: Cents; delisted?: boolean }, at?: number) {
+    const now = this.now(at);
+    return this.db.transaction((): ListingRow => {
+      const listing = this.requireActiveListing(listingId);
+      if (update.priceCents !== undefined) {
+        this.stmts.repriceListing.run({ listingId, priceCents: update.priceCents, now });
+        this.stmts.insertListingEvent.run(listingId, 'repriced', update.priceCents, now);
+      }
+      if (update.delisted) {
+        this.stmts.delistListing.run({ listingId, now });
+        this.stmts.insertListingEvent.run(listingId, 'delisted', null, now);
+        const pull = listing.pullId ? this.getPull(listing.pullId) : undefined;
+        if (pull?.status === 'listed')
+          this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'open', now });
+      }
+      return this.getListing(listingId)!;
+    })();
+  }
+
+  /** The listing sold: proceeds are what the account was credited (cents); its pull is `sold`. */
+  recordListingFill(listingId: string, proceedsCents: Cents, at?: number): ListingRow {
+    const now = this.now(at);
+    return this.db.transaction(() => {
+      const listing = this.requireActiveListing(listingId);
+      this.stmts.fillListing.run({ listingId, proceedsCents, now });
+      this.stmts.insertListingEvent.run(listingId, 'filled', proceedsCents, now);
+      if (listing.pullId) this.stmts.setPullStatus.run({ pullId: listing.pullId, status: 'sold', now });
+      return this.getListing(listingId)!;
+    })();
+  }
+
+  getListing(listingId: string): ListingRow | undefined {
+    return this.stmts.getListing.get(listingId) as ListingRow | undefined;
+  }
+
+  activeListings(account?: string): ListingRow[] {
+    const rows = this.stmts.activeListings.all() as ListingRow[];
+    return account === undefined ? rows : rows.filter((l) => l.account === account);
+  }
+
+  activeListingForCard(cardId: string): ListingRow | undefined {
+    return this.stmts.activeListingForCard.get(cardId) as ListingRow | undefined;
+  }
+
+  private requireActiveListing(listingId: string): ListingRow {
+    const listing = this.getListing(listingId);
+    if (!listing) throw new LedgerError(`unknown listing ${listingId}`);
+    if (listing.state !== 'active') throw new LedgerError(`listing ${listingId} is ${listing.state}`);
+    return listing;
+  }
+
+  private ownedPullByCard(cardId: string): PullRow | undefined {
+    const r = this.stmts.ownedPullByCard.get(cardId) as Raw | undefined;
+    return r ? toPull(r) : undefined;
+  }
+
+  // ---------------------------------------------------------------- balances
+
+  /** A balance the service reported (`account`, `sell-back`, `purchase`, `reconcile`, ...). */
+  recordBalance(account: string, balanceCents: Cents, source: string, at?: number): BalanceRow {
+    const now = this.now(at);
+    const info = this.stmts.insertBalance.run(account, balanceCents, source, now);
+    return { id: Number(info.lastInsertRowid), account, balanceCents, source, at: now };
+  }
+
+  latestBalance(account: string): BalanceRow | undefined {
+    return this.stmts.latestBalance.get(account) as BalanceRow | undefined;
+  }
+
+  // ---------------------------------------------------------------- report
+
+  /**
+   * Rows for a P&L report: orders created in [since, until], their pulls, their sell-backs up to
+   * `until` and their listings (pure computation in `report.ts`).
+   */
+  reportData(since: number, until: number): ReportData {
+    return {
+      orders: this.stmts.reportOrders.all(since, until) as OrderRow[],
+      pulls: (this.stmts.reportPulls.all(since, until) as Raw[]).map(toPull),
+      sellbacks: (this.stmts.reportSellBacks.all(until, since, until) as Raw[]).map(toSellBack),
+      listings: this.stmts.reportListings.all(since, until) as ListingRow[],
+    };
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Ledger schema, as an append-only list of migrations. `PRAGMA user_version` records how many have
+ * run; each runs in its own transaction, so a crash mid-upgrade leaves the previous version intact.
+ * Never edit a released migration: add a new one.
+ *
+ * Conventions: money is INTEGER cents, times are INTEGER epoch milliseconds (UTC), rates are REAL.
+ */
+import type { Database } from 'better-sqlite3';
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: the initial ledger.
+  `
+  CREATE TABLE intents (
+    key            TEXT PRIMARY KEY,
+    account        TEXT NOT NULL,
+    operation      TEXT NOT NULL CHECK (operation IN ('pack', 'card')),
+    body           TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'confirmed', 'failed', 'in_doubt')),
+    attempts       INTEGER NOT NULL DEFAULT 0,
+    error_code     TEXT,
+    error_message  TEXT,
+    response       TEXT,
+    expected_value_cents INTEGER,
+    stdev_cents    INTEGER,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+  );
+  CREATE INDEX intents_state ON intents (state);
+
+  CREATE TABLE orders (
+    checkout_id    TEXT PRIMARY KEY,
+    intent_key     TEXT NOT NULL UNIQUE REFERENCES intents (key),
+    account        TEXT NOT NULL,
+    operation      TEXT NOT NULL CHECK (operation IN ('pack', 'card')),
+    pack_type      TEXT,
+    category       TEXT NOT NULL,
+    risk_level     TEXT,
+    card_id        TEXT,
+    quantity       INTEGER NOT NULL,
+    total_charged_cents     INTEGER NOT NULL,
+    remaining_balance_cents INTEGER NOT NULL,
+    expected_value_cents    INTEGER,
+    stdev_cents    INTEGER,
+    created_at     INTEGER NOT NULL
+  );
+  CREATE INDEX orders_created ON orders (created_at);
+
+  CREATE TABLE pulls (
+    pull_id        TEXT PRIMARY KEY,
+    checkout_id    TEXT NOT NULL REFERENCES orders (checkout_id),
+    account        TEXT NOT NULL,
+    card_id        TEXT NOT NULL,
+    name           TEXT NOT NULL,
+    kind           TEXT NOT NULL CHECK (kind IN ('card', 'sealed_pack')),
+    value_cents    INTEGER NOT NULL,
+    bucket         TEXT NOT NULL,
+    rarity_tier    TEXT NOT NULL,
+    is_chase       INTEGER NOT NULL,
+    buyback_cents  INTEGER,
+    buyback_rate   REAL,
+    buyback_valid_until INTEGER,
+    after_cents    INTEGER,
+    after_rate     REAL,
+    after_valid_until   INTEGER,
+    pulled_at      INTEGER NOT NULL,
+    status         TEXT NOT NULL CHECK (status IN
+      ('open', 'sell_pending', 'sold', 'list_pending', 'listed', 'held', 'shipped', 'gone')),
+    status_at      INTEGER NOT NULL
+  );
+  CREATE INDEX pulls_status ON pulls (status);
+  CREATE INDEX pulls_card ON pulls (card_id);
+
+  CREATE TABLE decisions (
+    id             INTEGER PRIMARY KEY,
+    pull_id        TEXT NOT NULL REFERENCES pulls (pull_id),
+    action         TEXT NOT NULL CHECK (action IN ('sell_back', 'list', 'hold', 'reprice', 'delist')),
+    reason         TEXT NOT NULL,
+    price_cents    INTEGER,
+    decided_at     INTEGER NOT NULL
+  );
+  CREATE INDEX decisions_pull ON decisions (pull_id);
+
+  CREATE TABLE sellbacks (
+    id             INTEGER PRIMARY KEY,
+    pull_id        TEXT NOT NULL,
+    card_id        TEXT NOT NULL,
+    account        TEXT NOT NULL,
+    status         TEXT NOT NULL CHECK (status IN ('sold', 'already_sold', 'failed')),
+    payout_cents   INTEGER NOT NULL,
+    payout_rate    REAL,
+    transaction_id TEXT,
+    error          TEXT,
+    counted        INTEGER NOT NULL CHECK (counted IN (0, 1)),
+    at             INTEGER NOT NULL
+  );
+  -- A pull pays out once: at most one counted sale per pull, enforced by the database itself.
+  CREATE UNIQUE INDEX sellbacks_counted ON sellbacks (pull_id) WHERE counted = 1;
+  CREATE INDEX sellbacks_at ON sellbacks (at);
+
+  CREATE TABLE listings (
+    listing_id     TEXT PRIMARY KEY,
+    card_id        TEXT NOT NULL,
+    pull_id        TEXT,
+    account        TEXT NOT NULL,
+    price_cents    INTEGER NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('active', 'delisted', 'filled')),
+    created_at     INTEGER NOT NULL,
+    repriced_at    INTEGER,
+    delisted_at    INTEGER,
+    filled_at      INTEGER,
+    proceeds_cents INTEGER
+  );
+  CREATE INDEX listings_state ON listings (state);
+
+  CREATE TABLE listing_events (
+    id             INTEGER PRIMARY KEY,
+    listing_id     TEXT NOT NULL REFERENCES listings (listing_id),
+    event          TEXT NOT NULL CHECK (event IN ('created', 'repriced', 'delisted', 'filled')),
+    price_cents    INTEGER,
+    at             INTEGER NOT NULL
+  );
+
+  CREATE TABLE balances (
+    id             INTEGER PRIMARY KEY,
+    account        TEXT NOT NULL,
+    balance_cents  INTEGER NOT NULL,
+    source         TEXT NOT NULL,
+    at             INTEGER NOT NULL
+  );
+  CREATE INDEX balances_account_at ON balances (account, at);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the database to SCHEMA_VERSION; refuses a database written by a newer packbot. */
+export function migrate(db: Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `ledger schema version ${current} is newer than this packbot supports (${SCHEMA_VERSION}); upgrade packbot`,
+    );
+  }
+  for (let v = current; v < SCHEMA_VERSION; v++) {
+    const sql = MIGRATIONS[v]!;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return SCHEMA_VERSION;
+}

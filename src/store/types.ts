@@ -1,0 +1,136 @@
+/**
+ * Row shapes the ledger returns. Money is integer cents, times are epoch milliseconds (UTC).
+ */
+import type { Cents } from '../core/money.js';
+
+export type IntentOperation = 'pack' | 'card';
+export type IntentState = 'pending' | 'sent' | 'confirmed' | 'failed' | 'in_doubt';
+
+export interface Intent {
+  key: string;
+  account: string;
+  operation: IntentOperation;
+  /** The exact JSON text of the request body, as persisted before the first send. */
+  bodyJson: string;
+  /** `bodyJson` parsed (key order preserved, so re-serialising gives the same text). */
+  body: Record<string, unknown>;
+  state: IntentState;
+  attempts: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The response JSON text once confirmed. */
+  responseJson: string | null;
+  expectedValueCents: Cents | null;
+  stdevCents: Cents | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface OrderRow {
+  checkoutId: string;
+  intentKey: string;
+  account: string;
+  operation: IntentOperation;
+  packType: string | null;
+  category: string;
+  riskLevel: string | null;
+  cardId: string | null;
+  quantity: number;
+  totalChargedCents: Cents;
+  remainingBalanceCents: Cents;
+  /** Expected market value of everything the order pulls (from the scorer, at planning time). */
+  expectedValueCents: Cents | null;
+  /** Standard deviation of that value for the whole order. */
+  stdevCents: Cents | null;
+  createdAt: number;
+}
+
+export type PullStatus =
+  | 'open'
+  | 'sell_pending'
+  | 'sold'
+  | 'list_pending'
+  | 'listed'
+  | 'held'
+  | 'shipped'
+  | 'gone';
+/** Statuses in which the card (or sealed pack) is still ours. */
+export const OWNED_STATUSES: readonly PullStatus[] = [
+  'open',
+  'sell_pending',
+  'list_pending',
+  'listed',
+  'held',
+];
+
+export interface PullRow {
+  pullId: string;
+  checkoutId: string;
+  account: string;
+  cardId: string;
+  name: string;
+  kind: 'card' | 'sealed_pack';
+  valueCents: Cents;
+  bucket: string;
+  rarityTier: string;
+  isChase: boolean;
+  buybackCents: Cents | null;
+  buybackRate: number | null;
+  buybackValidUntil: number | null;
+  afterCents: Cents | null;
+  afterRate: number | null;
+  afterValidUntil: number | null;
+  pulledAt: number;
+  status: PullStatus;
+  statusAt: number;
+}
+
+export type DecisionAction = 'sell_back' | 'list' | 'hold' | 'reprice' | 'delist';
+
+export interface DecisionRow {
+  id: number;
+  pullId: string;
+  action: DecisionAction;
+  reason: string;
+  priceCents: Cents | null;
+  decidedAt: number;
+}
+
+export interface SellBackRow {
+  id: number;
+  pullId: string;
+  cardId: string;
+  account: string;
+  status: 'sold' | 'already_sold' | 'failed';
+  payoutCents: Cents;
+  payoutRate: number | null;
+  transactionId: string | null;
+  error: string | null;
+  /** 1 for the one row per pull whose payout counts; retries and `already_sold` echoes are 0. */
+  counted: boolean;
+  at: number;
+}
+
+export type ListingState = 'active' | 'delisted' | 'filled';
+
+export interface ListingRow {
+  listingId: string;
+  cardId: string;
+  pullId: string | null;
+  account: string;
+  priceCents: Cents;
+  state: ListingState;
+  createdAt: number;
+  repricedAt: number | null;
+  delistedAt: number | null;
+  filledAt: number | null;
+  proceedsCents: Cents | null;
+}
+
+export interface BalanceRow {
+  id: number;
+  account: string;
+  balanceCents: Cents;
+  source: string;
+  at: number;
+}
