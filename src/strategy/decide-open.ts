@@ -1,0 +1,85 @@
+/**
+ * Whether to open a pack now, which one and how many: the best open-worthy row that fits the
+ * server's limits (packs left today, next purchase time, max quantity) and the strategy's budget.
+ */
+
+import { nextUtcMidnight } from '../core/clock.js';
+import { type Cents, toCents } from '../core/money.js';
+import { type BudgetState, budgetBlock, guardLiftsAt, guardMessage, spendHeadroom } from './budget.js';
+import { compareRows, type ScoreRow } from './score.js';
+import type { Strategy } from './strategy-schema.js';
+
+export interface OpenState extends BudgetState {
+  /** From the account's limits. */
+  packsLeftToday: number;
+  /** `next_purchase_at` (ms), null when unknown. */
+  nextPurchaseAt: number | null;
+  /** `resets_at` (ms), null when unknown (then the next UTC midnight is assumed). */
+  resetsAt: number | null;
+  /** Our own last purchase (ms), for the strategy's cool-down; null if none. */
+  lastPurchaseAt: number | null;
+}
+
+export type OpenDecision =
+  | {
+      action: 'open';
+      category: string;
+      pack_type: string;
+      risk_level: string;
+      quantity: number;
+      priceCents: Cents;
+    }
+  | { action: 'wait'; reason: string; until?: number };
+
+export function decideOpen(
+  state: OpenState,
+  rows: readonly ScoreRow[],
+  strategy: Strategy,
+  now: number,
+): OpenDecision {
+  const block = budgetBlock(state, strategy);
+  if (block) return { action: 'wait', reason: block.reason };
+  if (state.packsLeftToday <= 0)
+    return {
+      action: 'wait',
+      reason: 'daily pack limit reached',
+      until: state.resetsAt ?? nextUtcMidnight(now),
+    };
+  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt)
+    return { action: 'wait', reason: 'purchase rate limit', until: state.nextPurchaseAt };
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown)
+    return { action: 'wait', reason: 'strategy cool-down', until: state.lastPurchaseAt + cooldown };
+
+  const candidates = rows.filter((r) => r.decision.action === 'open').sort(compareRows);
+  if (candidates.length === 0) {
+    const best = [...rows].sort(compareRows)[0];
+    const why =
+      best && best.decision.action === 'wait'
+        ? `; best: ${best.pack_type}/${best.risk_level}: ${best.decision.reason}`
+        : '';
+    return { action: 'wait', reason: `no pack meets the strategy${why}` };
+  }
+  const headroom = spendHeadroom(state, strategy);
+  for (const row of candidates) {
+    if (row.decision.action !== 'open') continue;
+    const price = toCents(row.price);
+    const affordable = price > 0 ? Math.floor(headroom.cents / price) : Number.POSITIVE_INFINITY;
+    const quantity = Math.min(row.decision.quantity, state.packsLeftToday, affordable);
+    if (quantity >= 1)
+      return {
+        action: 'open',
+        category: row.category,
+        pack_type: row.pack_type,
+        risk_level: row.risk_level,
+        quantity,
+        priceCents: price,
+      };
+  }
+  const until = guardLiftsAt(headroom.limitedBy, now);
+  return {
+    action: 'wait',
+    reason: guardMessage(headroom.limitedBy, strategy),
+    ...(until !== undefined ? { until } : {}),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * What to do with one pull, decided once, right when it arrives: sell back inside the window that
+ * pays most, list it, or hold it. Uses the same `planForValue` rule the scorer priced.
+ */
+import type { Pull } from '../api/schemas.js';
+import { type Cents, toCents } from '../core/money.js';
+import { planForValue } from './pull-policy.js';
+import type { Strategy } from './strategy-schema.js';
+
+export type PullDecision =
+  | {
+      action: 'sell_back';
+      /** Sell before this instant (ms) to be paid `payoutCents`: the end of the current offer window. */
+      deadline: number;
+      payoutCents: Cents;
+      rate: number;
+      reason: 'below_threshold' | 'not_listable' | 'listing_not_better';
+    }
+  | { action: 'list'; priceCents: Cents; fill: number; expectedCents: number }
+  | { action: 'hold'; reason: string };
+
+export function decidePull(pull: Pull, strategy: Strategy, now: number): PullDecision {
+  if (pull.kind === 'sealed_pack') return { action: 'hold', reason: 'sealed packs cannot be sold back' };
+  const offer = pull.buyback;
+  if (!offer) return { action: 'hold', reason: 'no buyback offer on this pull' };
+  const freshUntil = Date.parse(offer.valid_until);
+  const fresh = now < freshUntil;
+  const rate = fresh ? offer.rate : offer.after.rate;
+  const plan = planForValue(toCents(pull.value), strategy, rate);
+  if (plan.action === 'list')
+    return {
+      action: 'list',
+      priceCents: plan.priceCents,
+      fill: plan.fill,
+      expectedCents: plan.expectedCents,
+    };
+  const deadline = fresh ? freshUntil : Date.parse(offer.after.valid_until);
+  return { action: 'sell_back', deadline, payoutCents: plan.payoutCents, rate, reason: plan.reason };
+}

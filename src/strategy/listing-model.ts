@@ -1,0 +1,45 @@
+/**
+ * The marketplace as the strategy sees it: the price a card is listed at, and the probability
+ * that a listing at that price sells within `max_days`. The spec sets the rules (at most 2 × market
+ * value, above an unpublished minimum); the fill model is our assumption, a strategy parameter.
+ */
+import { type Cents, roundHalfAway, toCents } from '../core/money.js';
+import type { FillModel, Strategy } from './strategy-schema.js';
+
+/** Sell-back rates of the spec: 0.9 within 5 minutes of the pull, 0.8 afterwards. */
+export const FRESH_RATE = 0.9;
+export const LATE_RATE = 0.8;
+
+/**
+ * `markup × market value` rounded to the cent, capped at 2 × market value and kept strictly above
+ * the marketplace minimum; null when no price satisfies both (the card is too cheap to list).
+ */
+export function listingPriceCents(marketCents: number, markup: number, strategy: Strategy): Cents | null {
+  const cap = Math.floor(2 * marketCents + 1e-9);
+  const floor = toCents(strategy.sell.list.min_price_usd) + 1;
+  if (cap < floor) return null;
+  return Math.max(floor, Math.min(roundHalfAway(markup * marketCents), cap));
+}
+
+export function fillProbability(priceCents: number, marketCents: number, model: FillModel): number {
+  if (!(marketCents > 0)) return 0;
+  const r = priceCents / marketCents;
+  if (model.model === 'logistic')
+    return model.max_fill / (1 + Math.exp(model.steepness * (r - model.midpoint)));
+  const pts = model.points;
+  const first = pts[0]!;
+  if (r <= first[0]) return first[1];
+  for (let i = 1; i < pts.length; i++) {
+    const [x1, y1] = pts[i]!;
+    if (r <= x1) {
+      const [x0, y0] = pts[i - 1]!;
+      return y0 + ((y1 - y0) * (r - x0)) / (x1 - x0);
+    }
+  }
+  return pts[pts.length - 1]![1];
+}
+
+/** What a sale at `priceCents` pays us after the marketplace's cut. */
+export function netOfFeeCents(priceCents: Cents, strategy: Strategy): Cents {
+  return priceCents - roundHalfAway(priceCents * strategy.sell.list.seller_fee_rate);
+}

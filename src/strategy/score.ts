@@ -1,0 +1,254 @@
+/**
+ * Scores one pool (one pack × risk level) exactly: one linear pass over the pull distribution,
+ * valuing every atom with the strategy's sell policy. Cents and unrounded expectations inside;
+ * USD rounded to the cent (money) in the output row.
+ */
+import type { PackPool } from '../api/schemas.js';
+import { type Cents, roundHalfAway, toCents } from '../core/money.js';
+import { EmptyPoolError, KIND_SEALED, type PullDistribution, pullDistribution } from './distribution.js';
+import { planForValue, sealedValueCents } from './pull-policy.js';
+import type { Strategy } from './strategy-schema.js';
+
+export type RowDecision = { action: 'open'; quantity: number } | { action: 'wait'; reason: string };
+
+export interface ScoreRow {
+  category: string;
+  pack_type: string;
+  name: string;
+  risk_level: string;
+  available: boolean;
+  /** USD per pack. */
+  price: number;
+  /** Expected market value of one pull, USD. */
+  ev: number;
+  ev_ratio: number | null;
+  server_expected_value: number;
+  /** ev − server_expected_value. */
+  ev_gap: number;
+  /** Bounds of ev when the pool is truncated (equal to ev otherwise). */
+  ev_low: number;
+  ev_high: number;
+  /** Expected cash (or sealed-pack worth) of one pull under the sell policy, USD. */
+  realized_ev: number;
+  realized_ev_ratio: number | null;
+  /** realized_ev with unseen cards at their band's minimum: what decisions use when estimated. */
+  realized_ev_low: number;
+  /** Standard deviation of the pull's market value, USD. */
+  stdev: number;
+  /** Standard deviation of the realised value, USD. */
+  realized_stdev: number;
+  /** P(realised value of one pack < price). */
+  p_loss: number;
+  /** Probability that the pull is sold back right away (not listed, not sealed). */
+  share_sold_back: number;
+  /** Expected log-growth of the balance from opening one pack; null without a balance. */
+  growth: number | null;
+  /** Full-Kelly number of packs for the bankroll (balance − reserve); null without a balance. */
+  kelly_quantity: number | null;
+  estimated: boolean;
+  notes: string[];
+  /** Ranking key: expected profit per pack, USD (packs per day are the scarce resource). */
+  score: number;
+  decision: RowDecision;
+}
+
+export interface ScoreContext {
+  /** Current balance in cents; enables growth and Kelly sizing. */
+  balanceCents?: number;
+  /** The pack's `max_quantity` from the pack list, when known. */
+  maxQuantity?: (category: string, packType: string) => number | undefined;
+  /** Called for a pool that cannot be scored (e.g. empty); without it such a pool throws. */
+  onSkip?: (pool: PackPool, error: EmptyPoolError) => void;
+}
+
+/** Sufficient statistics of the realised value of one pull (cents). */
+export interface RealizedStats {
+  mean: number;
+  meanLow: number;
+  ex2: number;
+  pLoss: number;
+  shareSoldBack: number;
+  /** Σ p · log((B − price + X) / B), or NaN without a balance. */
+  growth: number;
+}
+
+const usd = (cents: number): number => roundHalfAway(cents) / 100;
+const ratio = (x: number, price: Cents): number | null => (price > 0 ? round6(x / price) : null);
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** The realised value of atom i, split into at most two outcomes (listing fills or not). */
+export function realizedStats(
+  dist: PullDistribution,
+  strategy: Strategy,
+  priceCents: Cents,
+  balanceCents?: number,
+): RealizedStats {
+  let mean = 0;
+  let meanLow = 0;
+  let ex2 = 0;
+  let pLoss = 0;
+  let soldBack = 0;
+  let growth = 0;
+  const withGrowth = balanceCents !== undefined && balanceCents > priceCents && balanceCents > 0;
+  const base = withGrowth ? balanceCents - priceCents : 0;
+  const logB = withGrowth ? Math.log(balanceCents) : 0;
+  const outcome = (p: number, x: number) => {
+    mean += p * x;
+    ex2 += p * x * x;
+    if (x < priceCents) pLoss += p;
+    if (withGrowth) growth += p * (Math.log(base + x) - logB);
+  };
+  for (let i = 0; i < dist.size; i++) {
+    const p = dist.prob[i]!;
+    const v = dist.value[i]!;
+    if (dist.kind[i] === KIND_SEALED) {
+      outcome(p, sealedValueCents(v, strategy));
+      meanLow += p * sealedValueCents(dist.lo[i]!, strategy);
+      continue;
+    }
+    const plan = planForValue(v, strategy);
+    if (plan.action === 'sell_back') {
+      soldBack += p;
+      outcome(p, plan.payoutCents);
+    } else {
+      outcome(p * plan.fill, plan.saleCents);
+      outcome(p * (1 - plan.fill), plan.fallbackCents);
+    }
+    const lo = dist.lo[i]!;
+    if (lo === v) meanLow += p * (plan.action === 'sell_back' ? plan.payoutCents : plan.expectedCents);
+    else {
+      const planLo = planForValue(lo, strategy);
+      meanLow += p * (planLo.action === 'sell_back' ? planLo.payoutCents : planLo.expectedCents);
+    }
+  }
+  return {
+    mean,
+    meanLow,
+    ex2,
+    pLoss: Math.min(1, pLoss),
+    shareSoldBack: Math.min(1, soldBack),
+    growth: withGrowth ? growth : Number.NaN,
+  };
+}
+
+function excludedBy(pool: PackPool, strategy: Strategy): string | null {
+  const p = strategy.packs;
+  if (!(p.categories as readonly string[]).includes(pool.category))
+    return `category ${pool.category} not in strategy`;
+  if (p.exclude.includes(pool.pack_type)) return `pack ${pool.pack_type} excluded by strategy`;
+  if (p.include.length > 0 && !p.include.includes(pool.pack_type))
+    return `pack ${pool.pack_type} not included by strategy`;
+  if (!(p.risk_levels as readonly string[]).includes(pool.risk_level))
+    return `risk level ${pool.risk_level} not in strategy`;
+  return null;
+}
+
+export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext = {}): ScoreRow {
+  const dist = pullDistribution(pool);
+  const price = toCents(pool.price);
+  const stats = realizedStats(dist, strategy, price, ctx.balanceCents);
+  const realizedVar = Math.max(0, stats.ex2 - stats.mean * stats.mean);
+  const server = toCents(pool.expected_value);
+  const ev = roundHalfAway(dist.evCents);
+  const growth = Number.isNaN(stats.growth) ? null : stats.growth;
+
+  // Continuous Kelly in packs: bankroll × edge / variance of one pack's outcome.
+  let kelly: number | null = null;
+  if (ctx.balanceCents !== undefined) {
+    const bankroll = Math.max(0, ctx.balanceCents - toCents(strategy.budget.min_balance_usd));
+    const edge = stats.mean - price;
+    kelly = edge <= 0 ? 0 : realizedVar > 0 ? (bankroll * edge) / realizedVar : Number.POSITIVE_INFINITY;
+  }
+
+  const decisionMean = dist.estimated ? stats.meanLow : stats.mean;
+  const decision = decide(pool, strategy, ctx, price, decisionMean, dist.estimated, growth, kelly);
+  return {
+    category: pool.category,
+    pack_type: pool.pack_type,
+    name: pool.name,
+    risk_level: pool.risk_level,
+    available: pool.available,
+    price: usd(price),
+    ev: usd(ev),
+    ev_ratio: ratio(dist.evCents, price),
+    server_expected_value: usd(server),
+    ev_gap: usd(ev - server),
+    ev_low: usd(dist.evLoCents),
+    ev_high: usd(dist.evHiCents),
+    realized_ev: usd(stats.mean),
+    realized_ev_ratio: ratio(stats.mean, price),
+    realized_ev_low: usd(stats.meanLow),
+    stdev: usd(Math.sqrt(dist.varianceCents2)),
+    realized_stdev: usd(Math.sqrt(realizedVar)),
+    p_loss: round6(stats.pLoss),
+    share_sold_back: round6(stats.shareSoldBack),
+    growth,
+    kelly_quantity: kelly === null ? null : Number.isFinite(kelly) ? round6(kelly) : null,
+    estimated: dist.estimated,
+    notes: [...dist.notes],
+    score: usd(stats.mean - price),
+    decision,
+  };
+}
+
+function decide(
+  pool: PackPool,
+  strategy: Strategy,
+  ctx: ScoreContext,
+  price: Cents,
+  mean: number,
+  estimated: boolean,
+  growth: number | null,
+  kelly: number | null,
+): RowDecision {
+  const wait = (reason: string): RowDecision => ({ action: 'wait', reason });
+  const excluded = excludedBy(pool, strategy);
+  if (excluded) return wait(excluded);
+  if (!pool.available) return wait('pack unavailable');
+  if (estimated && !strategy.open.allow_estimated) return wait('pool truncated (estimated) and not allowed');
+  const min = strategy.open.min_ev_ratio;
+  if (price > 0 && mean < min * price) {
+    const r = (mean / price).toFixed(3);
+    return wait(`realized ev ratio ${r}${estimated ? ' (low bound)' : ''} below min_ev_ratio ${min}`);
+  }
+  let quantity = Math.min(strategy.open.max_quantity, ctx.maxQuantity?.(pool.category, pool.pack_type) ?? 10);
+  if (ctx.balanceCents !== undefined) {
+    if (growth === null) return wait('balance does not cover the price');
+    if (growth <= 0) return wait('opening would lower expected log-growth of the balance');
+    const sized = Math.floor((kelly ?? 0) * strategy.open.kelly_fraction);
+    if (sized < 1) return wait('Kelly size below one pack at this balance');
+    quantity = Math.min(quantity, sized);
+  }
+  return { action: 'open', quantity };
+}
+
+/** Every scorable pool, best first: open rows by score, then waiting rows by score. */
+export function scorePools(
+  pools: readonly PackPool[],
+  strategy: Strategy,
+  ctx: ScoreContext = {},
+): ScoreRow[] {
+  const rows: ScoreRow[] = [];
+  for (const pool of pools) {
+    try {
+      rows.push(scorePool(pool, strategy, ctx));
+    } catch (e) {
+      if (e instanceof EmptyPoolError && ctx.onSkip) ctx.onSkip(pool, e);
+      else throw e;
+    }
+  }
+  return rows.sort(compareRows);
+}
+
+export function compareRows(a: ScoreRow, b: ScoreRow): number {
+  const ao = a.decision.action === 'open' ? 1 : 0;
+  const bo = b.decision.action === 'open' ? 1 : 0;
+  if (ao !== bo) return bo - ao;
+  if (a.score !== b.score) return b.score - a.score;
+  const ar = a.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
+  const br = b.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
+  if (ar !== br) return br - ar;
+  return `${a.category}/${a.pack_type}/${a.risk_level}`.localeCompare(
+    `${b.category}/${b.pack_type}/${b.risk_level}`,
+  );
+}

@@ -1,0 +1,141 @@
+/**
+ * The strategy file, format `packbot.strategy/v1`. Field names under `packs`, `open`, `budget` and
+ * `sell` are the contract with users (issue #4); every field has a default, so `format` alone is a
+ * valid strategy. Objects are strict: a misspelt field is an error, not a silently ignored setting.
+ */
+import { z } from 'zod';
+import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
+import { loadFile } from '../config/load.js';
+
+export const STRATEGY_FORMAT = 'packbot.strategy/v1';
+
+const Usd = z.number().finite().nonnegative();
+const Ratio = z.number().finite().min(0).max(1);
+
+export const LogisticFill = z.strictObject({
+  model: z.literal('logistic'),
+  midpoint: z
+    .number()
+    .positive()
+    .default(1.5)
+    .describe('price / market value at which the fill probability is half of max_fill'),
+  steepness: z
+    .number()
+    .positive()
+    .default(6)
+    .describe('how fast the fill probability falls as the price rises'),
+  max_fill: Ratio.default(0.9).describe('fill probability of a very cheap listing within max_days'),
+});
+
+export const PiecewiseFill = z.strictObject({
+  model: z.literal('piecewise'),
+  points: z
+    .array(z.tuple([z.number().positive(), Ratio]))
+    .min(1)
+    .describe('[price / market value, fill probability] points, linearly interpolated, flat outside')
+    .refine((ps) => ps.every((p, i) => i === 0 || p[0] > ps[i - 1]![0]), {
+      message: 'points must be sorted by strictly increasing price ratio',
+    }),
+});
+
+export const FillModel = z
+  .discriminatedUnion('model', [LogisticFill, PiecewiseFill])
+  .describe('probability that a listing sells within max_days, as a function of price / market value');
+export type FillModel = z.output<typeof FillModel>;
+
+export const StrategyFile = z.strictObject({
+  format: z.literal(STRATEGY_FORMAT),
+  name: z.string().min(1).default('unnamed'),
+  description: z.string().default(''),
+  packs: z
+    .strictObject({
+      categories: z.array(z.enum(CATEGORIES)).min(1).default(['pokemon']),
+      include: z.array(z.string().min(1)).default([]).describe('pack_types to consider; empty = all'),
+      exclude: z.array(z.string().min(1)).default([]),
+      risk_levels: z
+        .array(z.enum(RISK_LEVELS))
+        .min(1)
+        .default([...RISK_LEVELS]),
+    })
+    .prefault({}),
+  open: z
+    .strictObject({
+      min_ev_ratio: z
+        .number()
+        .nonnegative()
+        .default(1.0)
+        .describe('open only when realized_ev / price reaches this'),
+      max_quantity: z.number().int().min(1).max(10).default(10),
+      kelly_fraction: z
+        .number()
+        .positive()
+        .max(1)
+        .default(0.5)
+        .describe('fraction of the Kelly quantity to open per request'),
+      allow_estimated: z
+        .boolean()
+        .default(true)
+        .describe('open truncated pools (decided on the lower bound of their value)'),
+      cooldown_seconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(0)
+        .describe("extra wait after each purchase on top of the server's limit"),
+    })
+    .prefault({}),
+  budget: z
+    .strictObject({
+      max_daily_spend_usd: Usd.default(500),
+      max_total_spend_usd: Usd.default(5000),
+      min_balance_usd: Usd.default(100).describe('never spend below this reserve'),
+      stop_loss_usd: Usd.default(1000).describe('stop opening once realised losses reach this'),
+      kill_switch: z.boolean().default(false).describe('true: never open anything'),
+    })
+    .prefault({}),
+  sell: z
+    .strictObject({
+      threshold_usd: Usd.default(50).describe('below: sell back in the 0.9 window; at or above: list'),
+      sealed_value_fraction: Ratio.default(0.5).describe(
+        'what a sealed pack (not sellable back) is worth to us, as a fraction of its value',
+      ),
+      list: z
+        .strictObject({
+          markup: z.number().min(1).max(2).default(1.5).describe('listing price = markup x market value'),
+          max_days: z.number().positive().max(30).default(3).describe('then delist and sell back'),
+          min_price_usd: Usd.default(1).describe('marketplace minimum: a listing price must be above it'),
+          seller_fee_rate: Ratio.default(0).describe('share of the sale price kept by the marketplace'),
+          only_when_better: z
+            .boolean()
+            .default(true)
+            .describe('sell back instead when the listing is expected to pay less than selling back now'),
+          reprice_every_hours: z
+            .number()
+            .positive()
+            .default(24)
+            .describe('lower the markup by markup_step this often'),
+          markup_step: z.number().nonnegative().default(0.1),
+          min_markup: z.number().min(1).max(2).default(1.05).describe('repricing never goes below this'),
+          lock_margin_minutes: z
+            .number()
+            .nonnegative()
+            .default(60)
+            .describe('sell this long before the value lock ends when the market fell'),
+          fill: FillModel.prefault({ model: 'logistic' }),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+});
+
+export type Strategy = z.output<typeof StrategyFile>;
+
+/** A strategy with every default applied (what an empty strategy file means). */
+export function defaultStrategy(): Strategy {
+  return StrategyFile.parse({ format: STRATEGY_FORMAT });
+}
+
+/** Reads and validates a strategy file; bad input is an InputFileError (file:line:column). */
+export function loadStrategy(path: string): Strategy {
+  return loadFile(path, StrategyFile);
+}
