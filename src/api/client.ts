@@ -149,25 +149,25 @@ export class HttpPartnerApi implements PartnerApi {
 
   // ---------- operations ----------
 
-  purchasePacks(body: unknown, idempotencyKey: string) {
+  async purchasePacks(body: unknown, idempotencyKey: string) {
     return this.#purchase('purchasePacks', PackPurchaseResponse, '/packs/purchase', body, idempotencyKey);
   }
 
-  purchaseCard(body: unknown, idempotencyKey: string) {
+  async purchaseCard(body: unknown, idempotencyKey: string) {
     return this.#purchase('purchaseCard', CardPurchaseResponse, '/cards/purchase', body, idempotencyKey);
   }
 
-  sellBack(items: unknown) {
+  async sellBack(items: unknown) {
     const body = checkRequest('sellBack', { items });
     return this.#call('sellBack', SellBackResponse, { method: 'POST', path: '/cards/sell-back', body });
   }
 
-  createListing(body: unknown) {
+  async createListing(body: unknown) {
     const checked = checkRequest('createListing', body);
     return this.#call('createListing', Listing, { method: 'POST', path: '/listings', body: checked });
   }
 
-  deleteListing(body: unknown) {
+  async deleteListing(body: unknown) {
     const checked = checkRequest('deleteListing', body);
     return this.#call('deleteListing', DelistResponse, {
       method: 'DELETE',
@@ -176,35 +176,35 @@ export class HttpPartnerApi implements PartnerApi {
     });
   }
 
-  listPacks(query?: unknown) {
+  async listPacks(query?: unknown) {
     const q = checkRequest('listPacks', query) as Record<string, unknown>;
     return this.#call('listPacks', PackList, { method: 'GET', path: '/catalog/packs', query: q });
   }
 
-  getPackPool(query: unknown) {
+  async getPackPool(query: unknown) {
     const q = checkRequest('getPackPool', query) as Record<string, unknown>;
     return this.#call('getPackPool', PackPool, { method: 'GET', path: '/catalog/packs/pool', query: q });
   }
 
-  listShopCards(query?: unknown) {
+  async listShopCards(query?: unknown) {
     const q = checkRequest('listShopCards', query) as Record<string, unknown>;
     return this.#call('listShopCards', ShopCardsPage, { method: 'GET', path: '/catalog/cards', query: q });
   }
 
-  getVault(query?: unknown) {
+  async getVault(query?: unknown) {
     const q = checkRequest('getVault', query) as Record<string, unknown>;
     return this.#call('getVault', VaultPage, { method: 'GET', path: '/vault', query: q });
   }
 
-  getAccount() {
+  async getAccount() {
     return this.#call('getAccount', Account, { method: 'GET', path: '/account' });
   }
 
-  getIdentity() {
+  async getIdentity() {
     return this.#call('getIdentity', Identity, { method: 'GET', path: '/me' });
   }
 
-  getPurchaseReport(query?: unknown) {
+  async getPurchaseReport(query?: unknown) {
     const q = checkRequest('getPurchaseReport', query) as Record<string, unknown>;
     return this.#call('getPurchaseReport', PurchaseReportPage, { method: 'GET', path: '/pulls', query: q });
   }
@@ -233,7 +233,7 @@ export class HttpPartnerApi implements PartnerApi {
 
   // ---------- machinery ----------
 
-  #purchase<S extends z.ZodType>(
+  async #purchase<S extends z.ZodType>(
     op: 'purchasePacks' | 'purchaseCard',
     schema: S,
     path: string,
