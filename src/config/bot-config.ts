@@ -1,0 +1,276 @@
+/**
+ * The bot's configuration file (`packbot.config/v1`): validated once at start-up, frozen, and
+ * resolved against the environment (API keys) and the file system (strategy and world paths).
+ *
+ * Mode rule (the only way to spend real money is to ask for it by name):
+ * - `api.base_url: embedded` or a loopback URL (localhost, 127.0.0.0/8, ::1): `mode` defaults to `live`
+ *   (it is a simulator: nothing real is at stake).
+ * - any other URL: `mode` defaults to `dry-run`; live trading needs `mode: live` written in the file.
+ * API keys are read from the variables the file names, never from the file itself. They are exposed
+ * only through a non-enumerable `apiKey()` closure, so logging or serialising the config leaks nothing.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  deepFreeze,
+  formatPath,
+  InputFileError,
+  type InputIssue,
+  readSource,
+  validateSource,
+} from './load.js';
+
+export const BOT_CONFIG_FORMAT = 'packbot.config/v1';
+/** The simulator's full-scope development key (config/sim.yaml); used only against `embedded`. */
+export const EMBEDDED_DEV_KEY = 'sk_sim_full';
+export const DEFAULT_KEY_ENV = 'PARTNER_API_KEY';
+
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+const Seconds = (min: number, max: number) => z.number().int().min(min).max(max);
+const RelPath = z.string().min(1, 'must not be empty');
+
+const BaseUrl = z.union([
+  z.literal('embedded'),
+  z
+    .url({ protocol: /^https?$/, error: "must be 'embedded' or an http(s) URL" })
+    .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials'),
+]);
+
+export const BotConfigFile = z.strictObject({
+  format: z.literal(BOT_CONFIG_FORMAT, { error: `must be '${BOT_CONFIG_FORMAT}'` }),
+  mode: z.enum(['live', 'dry-run']).optional(),
+  api: z.strictObject({
+    base_url: BaseUrl,
+    key_env: EnvName.default(DEFAULT_KEY_ENV),
+    timeout_seconds: Seconds(1, 300).default(30),
+  }),
+  accounts: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z 0-9 _ -'),
+        key_env: EnvName.optional(),
+        strategy: RelPath,
+      }),
+    )
+    .min(1, 'at least one account is required'),
+  store: z.strictObject({ path: RelPath.default('data/packbot.db') }).default({ path: 'data/packbot.db' }),
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(9464),
+    })
+    .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      pretty: z.enum(['auto', 'always', 'never']).default('auto'),
+    })
+    .default({ level: 'info', pretty: 'auto' }),
+  polling: z
+    .strictObject({
+      account_seconds: Seconds(5, 3600).default(60),
+      pools_seconds: Seconds(60, 86_400).default(300),
+      vault_seconds: Seconds(60, 86_400).default(600),
+      listings_seconds: Seconds(30, 86_400).default(300),
+    })
+    .default({ account_seconds: 60, pools_seconds: 300, vault_seconds: 600, listings_seconds: 300 }),
+  sellback: z
+    .strictObject({
+      safety_margin_seconds: Seconds(5, 290).default(60),
+      batch_size: z.number().int().min(1).max(10).default(10),
+    })
+    .default({ safety_margin_seconds: 60, batch_size: 10 }),
+  sim: z
+    .strictObject({
+      world: RelPath.optional(),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 32 - 1)
+        .default(1),
+      speed: z.number().min(1).max(10_000).default(1),
+    })
+    .default({ seed: 1, speed: 1 }),
+  control: z
+    .strictObject({
+      kill_switch_file: RelPath.default('data/packbot.pause'),
+      token_env: EnvName.optional(),
+    })
+    .default({ kill_switch_file: 'data/packbot.pause' }),
+});
+export type BotConfigFile = z.infer<typeof BotConfigFile>;
+
+export interface AccountConfig {
+  readonly name: string;
+  /** Name of the environment variable holding this account's key (safe to log). */
+  readonly keyEnv: string;
+  /** Absolute path of the strategy file. */
+  readonly strategyPath: string;
+  /** The API key. Non-enumerable: never serialised with the config. */
+  readonly apiKey: () => string;
+}
+
+export interface BotConfig {
+  readonly file: string;
+  readonly mode: 'live' | 'dry-run';
+  /** Why `mode` is what it is (for the start-up log line). */
+  readonly modeReason: string;
+  readonly api: {
+    readonly baseUrl: string | 'embedded';
+    readonly embedded: boolean;
+    readonly loopback: boolean;
+    readonly timeoutMs: number;
+  };
+  readonly accounts: readonly AccountConfig[];
+  readonly store: { readonly path: string };
+  readonly metrics: { readonly enabled: boolean; readonly host: string; readonly port: number };
+  readonly log: {
+    readonly level: BotConfigFile['log']['level'];
+    readonly pretty: 'auto' | 'always' | 'never';
+  };
+  readonly polling: {
+    readonly accountMs: number;
+    readonly poolsMs: number;
+    readonly vaultMs: number;
+    readonly listingsMs: number;
+  };
+  readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
+  readonly sim: { readonly worldPath: string | undefined; readonly seed: number; readonly speed: number };
+  readonly control: {
+    readonly killSwitchFile: string;
+    readonly tokenEnv: string | undefined;
+    /** The control token, or undefined (control endpoints disabled). Non-enumerable. */
+    readonly token: () => string | undefined;
+  };
+  /** Every secret value (keys, token) to register with the logger's masking guard. Non-enumerable. */
+  readonly secrets: () => string[];
+}
+
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function hidden<T extends object, K extends string, V>(obj: T, key: K, value: V): T & Record<K, V> {
+  Object.defineProperty(obj, key, { value, enumerable: false, writable: false, configurable: false });
+  return obj as T & Record<K, V>;
+}
+
+export interface LoadOptions {
+  /** `--dry-run` on the command line: forces dry-run whatever the file says. */
+  forceDryRun?: boolean;
+  /** Directory `store.path` and the kill switch file are relative to (default: process.cwd()). */
+  cwd?: string;
+}
+
+/**
+ * Reads, validates and resolves a bot config. Every problem, including a missing key variable or
+ * strategy file, is an InputFileError naming file:line:column and the field; key values never appear.
+ */
+export function loadBotConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadOptions = {},
+): BotConfig {
+  const src = readSource(path);
+  const raw = validateSource(src, BotConfigFile);
+  const issues: InputIssue[] = [];
+  const issue = (at: PropertyKey[], message: string) => {
+    const pos = src.locate(at);
+    issues.push({ file: path, line: pos?.line, column: pos?.column, path: formatPath(at), message });
+  };
+  const configDir = dirname(resolve(path));
+  const cwd = options.cwd ?? process.cwd();
+  const embedded = raw.api.base_url === 'embedded';
+  const loopback = embedded || isLoopbackUrl(raw.api.base_url);
+
+  let mode: 'live' | 'dry-run';
+  let modeReason: string;
+  if (options.forceDryRun) [mode, modeReason] = ['dry-run', '--dry-run given'];
+  else if (raw.mode) [mode, modeReason] = [raw.mode, 'set in the config file'];
+  else if (loopback)
+    [mode, modeReason] = ['live', embedded ? 'embedded simulator' : 'loopback URL (a local simulator)'];
+  else [mode, modeReason] = ['dry-run', "remote URL without an explicit 'mode: live'"];
+
+  const names = new Set<string>();
+  const accounts = raw.accounts.map((a, i): AccountConfig => {
+    if (names.has(a.name)) issue(['accounts', i, 'name'], `duplicate account name '${a.name}'`);
+    names.add(a.name);
+    const keyEnv = a.key_env ?? raw.api.key_env;
+    const value = env[keyEnv];
+    let key: string;
+    if (value !== undefined && value.trim() !== '') key = value.trim();
+    else if (embedded) key = EMBEDDED_DEV_KEY;
+    else {
+      key = '';
+      issue(
+        a.key_env ? ['accounts', i, 'key_env'] : ['api', 'key_env'],
+        `environment variable ${keyEnv} is not set (the API key of account '${a.name}')`,
+      );
+    }
+    const strategyPath = resolve(configDir, a.strategy);
+    if (!isFile(strategyPath)) issue(['accounts', i, 'strategy'], `strategy file not found: ${strategyPath}`);
+    return hidden({ name: a.name, keyEnv, strategyPath }, 'apiKey', () => key);
+  });
+  const keys = accounts.map((a) => a.keyEnv);
+  if (new Set(keys).size !== keys.length && !embedded)
+    issue(['accounts'], 'two accounts use the same key variable (one key acts on one account)');
+
+  const worldPath = raw.sim.world ? resolve(configDir, raw.sim.world) : undefined;
+  if (embedded && worldPath && !isFile(worldPath))
+    issue(['sim', 'world'], `world file not found: ${worldPath}`);
+
+  const tokenEnv = raw.control.token_env;
+  const tokenValue = tokenEnv ? env[tokenEnv]?.trim() || undefined : undefined;
+  if (tokenEnv && tokenValue !== undefined && tokenValue.length < 16)
+    issue(['control', 'token_env'], `the token in ${tokenEnv} is too short (at least 16 characters)`);
+  if (issues.length > 0) throw new InputFileError(issues);
+
+  const control = hidden(
+    { killSwitchFile: resolve(cwd, raw.control.kill_switch_file), tokenEnv },
+    'token',
+    () => tokenValue,
+  );
+  const config = {
+    file: path,
+    mode,
+    modeReason,
+    api: {
+      baseUrl: raw.api.base_url,
+      embedded,
+      loopback,
+      timeoutMs: raw.api.timeout_seconds * 1000,
+    },
+    accounts,
+    store: { path: raw.store.path === ':memory:' ? ':memory:' : resolve(cwd, raw.store.path) },
+    metrics: { ...raw.metrics },
+    log: { ...raw.log },
+    polling: {
+      accountMs: raw.polling.account_seconds * 1000,
+      poolsMs: raw.polling.pools_seconds * 1000,
+      vaultMs: raw.polling.vault_seconds * 1000,
+      listingsMs: raw.polling.listings_seconds * 1000,
+    },
+    sellback: {
+      safetyMarginMs: raw.sellback.safety_margin_seconds * 1000,
+      batchSize: raw.sellback.batch_size,
+    },
+    sim: { worldPath, seed: raw.sim.seed, speed: raw.sim.speed },
+    control,
+  };
+  const secrets = () =>
+    [...accounts.map((a) => a.apiKey()), ...(tokenValue ? [tokenValue] : [])].filter((s) => s !== '');
+  return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
+}
+
+function isFile(p: string): boolean {
+  return existsSync(p) && statSync(p).isFile();
+}
+
+/** JSON Schema of the file, for editors (`# yaml-language-server: $schema=...`). */
+export function botConfigJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(BotConfigFile, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+}

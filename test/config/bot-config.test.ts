@@ -1,0 +1,175 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BotConfigFile,
+  botConfigJsonSchema,
+  EMBEDDED_DEV_KEY,
+  loadBotConfig,
+} from '../../src/config/bot-config.js';
+import { InputFileError, parseSource, validateSource } from '../../src/config/load.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'packbot-cfg-'));
+  mkdirSync(join(dir, 'strategies'));
+  writeFileSync(join(dir, 'strategies', 's.yaml'), 'x: 1\n');
+  writeFileSync(join(dir, 'world.yaml'), 'x: 1\n');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(text: string): string {
+  const p = join(dir, 'bot.yaml');
+  writeFileSync(p, text);
+  return p;
+}
+
+const ACCOUNTS = 'accounts:\n  - name: main\n    strategy: strategies/s.yaml\n';
+const base = (url: string, extra = '') =>
+  `format: packbot.config/v1\n${extra}api:\n  base_url: ${url}\n${ACCOUNTS}`;
+
+function failure(fn: () => unknown): InputFileError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputFileError);
+    return e as InputFileError;
+  }
+  throw new Error('expected an InputFileError');
+}
+
+describe('loadBotConfig', () => {
+  it('applies documented defaults and resolves paths', () => {
+    const cfg = loadBotConfig(write(base('embedded')), {}, { cwd: '/srv/bot' });
+    expect(cfg.mode).toBe('live');
+    expect(cfg.api).toEqual({ baseUrl: 'embedded', embedded: true, loopback: true, timeoutMs: 30_000 });
+    expect(cfg.store.path).toBe('/srv/bot/data/packbot.db');
+    expect(cfg.metrics).toEqual({ enabled: true, host: '127.0.0.1', port: 9464 });
+    expect(cfg.log.level).toBe('info');
+    expect(cfg.polling).toEqual({
+      accountMs: 60_000,
+      poolsMs: 300_000,
+      vaultMs: 600_000,
+      listingsMs: 300_000,
+    });
+    expect(cfg.sellback).toEqual({ safetyMarginMs: 60_000, batchSize: 10 });
+    expect(cfg.accounts[0]?.strategyPath).toBe(resolve(dir, 'strategies/s.yaml'));
+    expect(cfg.accounts[0]?.keyEnv).toBe('PARTNER_API_KEY');
+    expect(cfg.control.killSwitchFile).toBe('/srv/bot/data/packbot.pause');
+    expect(cfg.control.token()).toBeUndefined();
+    expect(Object.isFrozen(cfg) && Object.isFrozen(cfg.accounts[0])).toBe(true);
+  });
+
+  it('uses the dev key for embedded when the variable is unset, the variable otherwise', () => {
+    expect(loadBotConfig(write(base('embedded')), {}).accounts[0]?.apiKey()).toBe(EMBEDDED_DEV_KEY);
+    expect(loadBotConfig(write(base('embedded')), { PARTNER_API_KEY: 'sk_mine' }).accounts[0]?.apiKey()).toBe(
+      'sk_mine',
+    );
+  });
+
+  it('names the missing key VARIABLE with its position, never a value', () => {
+    const err = failure(() => loadBotConfig(write(base('https://api.example.com')), { OTHER: 'sk_secret' }));
+    expect(err.message).toMatch(
+      /bot\.yaml:\d+:\d+: api\.key_env: environment variable PARTNER_API_KEY is not set/,
+    );
+    expect(err.message).not.toContain('sk_secret');
+    const perAccount = failure(() =>
+      loadBotConfig(
+        write(
+          'format: packbot.config/v1\napi:\n  base_url: https://api.example.com\naccounts:\n  - name: a\n    key_env: KEY_A\n    strategy: strategies/s.yaml\n',
+        ),
+        {},
+      ),
+    );
+    expect(perAccount.issues[0]).toMatchObject({ line: 6, path: 'accounts[0].key_env' });
+    expect(perAccount.message).toContain('KEY_A');
+  });
+
+  it('defaults a remote URL to dry-run; live needs `mode: live` written in the file', () => {
+    const env = { PARTNER_API_KEY: 'sk_live_1234' };
+    expect(loadBotConfig(write(base('https://api.example.com')), env).mode).toBe('dry-run');
+    const live = loadBotConfig(write(base('https://api.example.com', 'mode: live\n')), env);
+    expect(live.mode).toBe('live');
+    expect(live.api.loopback).toBe(false);
+    expect(loadBotConfig(write(base('http://127.0.0.1:8080')), env).mode).toBe('live');
+    expect(loadBotConfig(write(base('http://[::1]:8080')), env).mode).toBe('live');
+    expect(
+      loadBotConfig(write(base('http://localhost:8080', 'mode: live\n')), env, { forceDryRun: true }).mode,
+    ).toBe('dry-run');
+  });
+
+  it('never exposes keys or the control token when the config is serialised', () => {
+    const env = { PARTNER_API_KEY: 'sk_secret_value_1', TOKEN: 'tok_0123456789abcdef' };
+    const cfg = loadBotConfig(write(`${base('embedded')}control:\n  token_env: TOKEN\n`), env);
+    const text =
+      JSON.stringify(cfg) + String(Object.keys(cfg.accounts[0]!)) + JSON.stringify({ ...cfg.control });
+    expect(text).not.toContain('sk_secret_value_1');
+    expect(text).not.toContain('tok_0123456789abcdef');
+    expect(cfg.control.token()).toBe('tok_0123456789abcdef');
+    expect(cfg.secrets().sort()).toEqual(['sk_secret_value_1', 'tok_0123456789abcdef']);
+  });
+
+  it('rejects bad fields with file:line:column and field path', () => {
+    const err = failure(() =>
+      loadBotConfig(
+        write(
+          `${base('embedded')}metrics:\n  port: 70000\nsellback:\n  safety_margin_seconds: 1\nstowaway: true\n`,
+        ),
+        {},
+      ),
+    );
+    const paths = err.issues.map((i) => `${i.line}:${i.path}`);
+    expect(paths).toEqual(
+      expect.arrayContaining(['8:metrics.port', '10:sellback.safety_margin_seconds', '1:']),
+    );
+    expect(err.message).toMatch(/bot\.yaml:8:\d+: metrics\.port:/);
+  });
+
+  it('rejects a bad URL, a wrong format, no accounts, duplicates and missing files', () => {
+    expect(failure(() => loadBotConfig(write(base('ftp://x')), {})).issues[0]?.path).toBe('api.base_url');
+    expect(failure(() => loadBotConfig(write(base('https://u:p@x.example')), {})).message).toMatch(
+      /credentials/,
+    );
+    expect(
+      failure(() => loadBotConfig(write(base('embedded').replace('v1', 'v2')), {})).issues[0]?.path,
+    ).toBe('format');
+    expect(
+      failure(() =>
+        loadBotConfig(write('format: packbot.config/v1\napi:\n  base_url: embedded\naccounts: []\n'), {}),
+      ).message,
+    ).toMatch(/at least one account/);
+    const dup = failure(() =>
+      loadBotConfig(write(`${base('embedded')}  - name: main\n    strategy: strategies/missing.yaml\n`), {}),
+    );
+    expect(dup.issues.map((i) => i.path).sort()).toEqual(['accounts[1].name', 'accounts[1].strategy']);
+    expect(
+      failure(() => loadBotConfig(write(`${base('embedded')}sim:\n  world: nope.yaml\n`), {})).issues[0],
+    ).toMatchObject({ path: 'sim.world', line: 8 });
+    expect(failure(() => loadBotConfig(join(dir, 'absent.yaml'), {})).message).toMatch(/file not found/);
+  });
+
+  it('rejects a control token that is too short', () => {
+    const err = failure(() =>
+      loadBotConfig(write(`${base('embedded')}control:\n  token_env: T\n`), { T: 'short' }),
+    );
+    expect(err.issues[0]?.path).toBe('control.token_env');
+    expect(err.message).not.toContain('short\n');
+  });
+
+  it('the shipped config/bot.yaml is valid against the schema and points at the schema file', () => {
+    const text = readFileSync('config/bot.yaml', 'utf8');
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/bot-config.schema.json');
+    const parsed = validateSource(parseSource(text, 'config/bot.yaml'), BotConfigFile);
+    expect(parsed.api.base_url).toBe('embedded');
+    expect(parsed.accounts[0]?.strategy).toBe('../strategies/balanced.yaml');
+  });
+
+  it('exports a JSON Schema', () => {
+    const schema = botConfigJsonSchema();
+    expect(schema.type).toBe('object');
+    expect(Object.keys(schema.properties as object)).toEqual(
+      expect.arrayContaining(['format', 'mode', 'api', 'accounts', 'store', 'metrics', 'log', 'polling']),
+    );
+  });
+});
