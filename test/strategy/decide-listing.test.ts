@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/core/clock.js';
+import { decideListing, type ListingView } from '../../src/strategy/decide-listing.js';
+import { strategy } from './helpers.js';
+
+const T0 = Date.parse('2026-03-01T00:00:00Z');
+// max_days 3, lock ends 7 days after acquisition (here: listing time), margin 60 min, reprice daily by 0.1.
+const s = strategy({
+  sell: { list: { markup: 1.5, max_days: 3, markup_step: 0.1, reprice_every_hours: 24, min_markup: 1.2 } },
+});
+
+const view = (over: Partial<ListingView> = {}): ListingView => ({
+  priceCents: 15000,
+  listedAt: T0,
+  marketValueCents: 10000,
+  basisValueCents: 10000,
+  lockedValueUntil: T0 + 7 * DAY_MS,
+  ...over,
+});
+
+describe('decideListing: deadlines against the value lock', () => {
+  const flat = view({ priceCents: 13000 }); // markup reaches 1.3 after 2 steps; keeps until max_days
+  it.each([
+    ['market flat: keep 1 ms before max_days', view({ priceCents: 13000 }), T0 + 3 * DAY_MS - 1, 'keep'],
+    ['market flat: delist at max_days', flat, T0 + 3 * DAY_MS, 'delist_and_sell_back'],
+    [
+      'market fell, lock ends before max_days: keep until margin before lock end',
+      view({ marketValueCents: 9000, priceCents: 12600, lockedValueUntil: T0 + 2 * DAY_MS }),
+      T0 + 2 * DAY_MS - 60 * MINUTE_MS - 1,
+      'keep',
+    ],
+    [
+      'market fell, lock ends before max_days: sell at margin before lock end',
+      view({ marketValueCents: 9000, priceCents: 13500, lockedValueUntil: T0 + 2 * DAY_MS }),
+      T0 + 2 * DAY_MS - 60 * MINUTE_MS,
+      'delist_and_sell_back',
+    ],
+    [
+      'market rose, lock ends after max_days: keep past max_days',
+      view({ marketValueCents: 12000, priceCents: 14400, lockedValueUntil: T0 + 5 * DAY_MS }),
+      T0 + 5 * DAY_MS - 1,
+      'keep',
+    ],
+    [
+      'market rose: sell once the lock has ended',
+      view({ marketValueCents: 12000, priceCents: 14400, lockedValueUntil: T0 + 5 * DAY_MS }),
+      T0 + 5 * DAY_MS,
+      'delist_and_sell_back',
+    ],
+    [
+      'lock already over: plain max_days',
+      view({ marketValueCents: 9000, priceCents: 11700, lockedValueUntil: T0 - 1 }),
+      T0 + 3 * DAY_MS - 1,
+      'keep',
+    ],
+  ] as const)('%s', (_n, listing, now, action) => {
+    expect(decideListing(listing, s, now).action).toBe(action);
+  });
+});
+
+describe('decideListing: repricing', () => {
+  it.each([
+    [
+      'fresh listing at markup: keep until the first step',
+      view(),
+      T0 + HOUR_MS,
+      { action: 'keep', until: T0 + DAY_MS },
+    ],
+    ['after one day: step down to 1.4', view(), T0 + DAY_MS, { action: 'reprice', priceCents: 14000 }],
+    ['just before one day: keep', view(), T0 + DAY_MS - 1, { action: 'keep' }],
+    [
+      'market fell under half the price: reprice to the cap rule',
+      view({ priceCents: 15000, marketValueCents: 7000, basisValueCents: 7000 }),
+      T0 + HOUR_MS,
+      { action: 'reprice', priceCents: 10500 },
+    ],
+    [
+      'ignores moves under 1%',
+      view({ priceCents: 15000, marketValueCents: 10050 }),
+      T0 + HOUR_MS,
+      { action: 'keep' },
+    ],
+  ] as const)('%s', (_n, listing, now, expected) => {
+    expect(decideListing(listing, s, now)).toMatchObject(expected);
+  });
+
+  it('never steps below min_markup', () => {
+    const steep = strategy({ sell: { list: { markup: 1.5, markup_step: 0.2, min_markup: 1.2 } } });
+    expect(decideListing(view({ priceCents: 12000 }), steep, T0 + 2.9 * DAY_MS)).toMatchObject({
+      action: 'keep',
+    });
+    expect(decideListing(view({ priceCents: 15000 }), steep, T0 + 2.9 * DAY_MS)).toMatchObject({
+      action: 'reprice',
+      priceCents: 12000,
+    });
+  });
+
+  it('delists when the card is no longer worth listing', () => {
+    const cheap = view({ priceCents: 150, marketValueCents: 50, basisValueCents: 50 });
+    expect(decideListing(cheap, s, T0 + HOUR_MS)).toMatchObject({ action: 'delist_and_sell_back' });
+  });
+});

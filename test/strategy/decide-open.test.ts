@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS } from '../../src/core/clock.js';
+import { decideOpen, type OpenState } from '../../src/strategy/decide-open.js';
+import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
+import { chaseOnTop } from '../fixtures/pools.js';
+import { linearFill, strategy } from './helpers.js';
+
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+const MIDNIGHT = Date.parse('2026-03-02T00:00:00Z');
+
+// Budget: daily 500, total 5000, reserve 100, stop-loss 1000 (the defaults).
+const s = strategy({ sell: { list: { fill: linearFill } }, open: { max_quantity: 5 } });
+const good = scorePool(chaseOnTop, s); // price 10, open ×5
+const dear: ScoreRow = {
+  ...good,
+  pack_type: 'dear',
+  price: 400,
+  score: 1,
+  decision: { action: 'open', quantity: 5 },
+};
+const meh: ScoreRow = {
+  ...good,
+  pack_type: 'meh',
+  decision: { action: 'wait', reason: 'realized ev ratio 0.9' },
+};
+
+const state = (over: Partial<OpenState> = {}): OpenState => ({
+  balanceCents: 1_000_000,
+  spentTodayCents: 0,
+  spentTotalCents: 0,
+  realizedPnlCents: 0,
+  killSwitch: false,
+  packsLeftToday: 100,
+  nextPurchaseAt: NOW - 1,
+  resetsAt: MIDNIGHT,
+  lastPurchaseAt: null,
+  ...over,
+});
+
+describe('decideOpen', () => {
+  it.each([
+    [
+      'opens the best row at its quantity',
+      state(),
+      NOW,
+      { action: 'open', pack_type: 'chase-top', quantity: 5, priceCents: 1000 },
+    ],
+    [
+      'kill switch (state)',
+      state({ killSwitch: true }),
+      NOW,
+      { action: 'wait', reason: 'kill switch is on' },
+    ],
+    [
+      'stop-loss reached',
+      state({ realizedPnlCents: -100_000 }),
+      NOW,
+      { action: 'wait', reason: expect.stringMatching(/stop-loss/) },
+    ],
+    ['stop-loss 1 cent short', state({ realizedPnlCents: -99_999 }), NOW, { action: 'open' }],
+    ['no packs left today', state({ packsLeftToday: 0 }), NOW, { action: 'wait', until: MIDNIGHT }],
+    ['packs left caps the quantity', state({ packsLeftToday: 2 }), NOW, { action: 'open', quantity: 2 }],
+    ['before next_purchase_at', state({ nextPurchaseAt: NOW + 1 }), NOW, { action: 'wait', until: NOW + 1 }],
+    ['at next_purchase_at', state({ nextPurchaseAt: NOW }), NOW, { action: 'open' }],
+    [
+      'daily spend: 3 packs of headroom',
+      state({ spentTodayCents: 47_000 }),
+      NOW,
+      { action: 'open', quantity: 3 },
+    ],
+    [
+      'daily spend exhausted: wait until midnight',
+      state({ spentTodayCents: 49_500 }),
+      NOW,
+      { action: 'wait', reason: expect.stringMatching(/daily spend/), until: MIDNIGHT },
+    ],
+    [
+      'total spend exhausted',
+      state({ spentTotalCents: 499_100 }),
+      NOW,
+      { action: 'wait', reason: expect.stringMatching(/total spend/) },
+    ],
+    [
+      'balance reserve: 1 pack above 100 USD',
+      state({ balanceCents: 11_000 }),
+      NOW,
+      { action: 'open', quantity: 1 },
+    ],
+    [
+      'balance reserve reached',
+      state({ balanceCents: 10_999 }),
+      NOW,
+      { action: 'wait', reason: expect.stringMatching(/reserve/) },
+    ],
+  ] as const)('%s', (_n, st, now, expected) => {
+    expect(decideOpen(st, [meh, good], s, now)).toMatchObject(expected);
+  });
+
+  it('honours the strategy kill switch and cool-down on both sides', () => {
+    const killed = strategy({ budget: { kill_switch: true } });
+    expect(decideOpen(state(), [good], killed, NOW)).toMatchObject({
+      action: 'wait',
+      reason: 'kill switch is on',
+    });
+    const cool = strategy({ open: { cooldown_seconds: 300 } });
+    const last = NOW - 300_000;
+    expect(decideOpen(state({ lastPurchaseAt: last + 1 }), [good], cool, NOW)).toMatchObject({
+      until: NOW + 1,
+    });
+    expect(decideOpen(state({ lastPurchaseAt: last }), [good], cool, NOW)).toMatchObject({ action: 'open' });
+  });
+
+  it('falls back to a cheaper open row when the best does not fit the budget', () => {
+    const rows = [{ ...dear, score: 99 }, good];
+    expect(decideOpen(state({ spentTodayCents: 20_000 }), rows, s, NOW)).toMatchObject({
+      pack_type: 'chase-top',
+    });
+    expect(decideOpen(state(), rows, s, NOW)).toMatchObject({ pack_type: 'dear', quantity: 1 });
+  });
+
+  it('waits with the best reason when nothing is worth opening', () => {
+    expect(decideOpen(state(), [meh], s, NOW)).toMatchObject({
+      action: 'wait',
+      reason: expect.stringMatching(/ratio 0.9/),
+    });
+    expect(decideOpen(state(), [], s, NOW)).toMatchObject({ action: 'wait' });
+  });
+
+  it('without resets_at assumes the next UTC midnight', () => {
+    expect(decideOpen(state({ packsLeftToday: 0, resetsAt: null }), [good], s, NOW + DAY_MS)).toMatchObject({
+      until: MIDNIGHT + DAY_MS,
+    });
+  });
+});

@@ -1,0 +1,16 @@
+import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
+
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
+};
+
+/** A strategy from the schema's defaults plus overrides, validated like a file would be. */
+export function strategy(over: DeepPartial<Omit<Strategy, 'format'>> = {}): Strategy {
+  return StrategyFile.parse({ format: STRATEGY_FORMAT, ...over });
+}
+
+/** Fill 0.8 at market value falling linearly to 0 at 2x: 0.4 at markup 1.5 (easy by hand). */
+export const linearFill = {
+  model: 'piecewise' as const,
+  points: [[1, 0.8] as [number, number], [2, 0] as [number, number]],
+};
