@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { PoolCard } from '../../src/api/schemas.js';
 import { Rng } from '../../src/core/prng.js';
 import {
   EmptyPoolError,
@@ -82,9 +83,9 @@ describe('pullDistribution: EV of hand-computed pools (cents)', () => {
 
 describe('properties', () => {
   const randomPool = (rng: Rng, scale: (v: number, i: number) => number) => {
-    const cards = [];
+    const cards: PoolCard[] = [];
     for (let i = 0; i < 40; i++) cards.push(card(`c${i}`, i % 3 === 0 ? 'a' : i % 3 === 1 ? 'b' : 'c', 0));
-    const values = cards.map((_, i) => Math.floor(rng.next() * 10000) / 100);
+    const values = cards.map(() => Math.floor(rng.next() * 10000) / 100);
     return {
       values,
       make: (vals: number[]) =>
