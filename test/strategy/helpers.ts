@@ -1,9 +1,5 @@
 import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
 
-type DeepPartial<T> = {
-  [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
-};
-
 /** A strategy from the schema's defaults plus overrides (any shape: the schema validates it). */
 export function strategy(over: object = {}): Strategy {
   return StrategyFile.parse({ format: STRATEGY_FORMAT, ...over });
