@@ -1,0 +1,214 @@
+/**
+ * Prometheus metrics, exactly DESIGN.md's list (prefix `packbot_`) plus the default process metrics
+ * and documented reconciliation gauges (docs/metrics.md). Each Metrics object owns its Registry, so
+ * tests and several bots in one process never collide. Label values come only from small fixed
+ * sets: anything else becomes `other`, so a bad value can never explode cardinality or leak an id.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ENDPOINTS } from '../api/partner-api.js';
+import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
+import type { Cents } from '../core/money.js';
+
+export const PREFIX = 'packbot_';
+export const OTHER = 'other';
+/** At most this many distinct pack types are labelled; the rest are `other`. */
+export const MAX_PACK_TYPES = 64;
+
+const CATEGORY_SET = new Set<string>(CATEGORIES);
+const RISK_SET = new Set<string>(RISK_LEVELS);
+const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
+const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
+
+export type StatusLabel = '2xx' | '3xx' | '4xx' | '5xx' | 'transport' | 'other';
+
+/** HTTP status → its class; anything without a status (reset, timeout, DNS) is `transport`. */
+export function statusLabel(status: number | 'transport' | undefined): StatusLabel {
+  if (status === undefined || status === 'transport') return 'transport';
+  if (!Number.isInteger(status) || status < 200 || status > 599) return 'other';
+  return `${Math.floor(status / 100)}xx` as StatusLabel;
+}
+
+/** Accepts an operation name (`purchasePacks`) or `METHOD /path`; unknown → `other`. */
+export function endpointLabel(operationOrEndpoint: string): string {
+  const viaOp = OPERATION_TO_ENDPOINT.get(operationOrEndpoint);
+  if (viaOp) return viaOp;
+  return ENDPOINT_SET.has(operationOrEndpoint) ? operationOrEndpoint : OTHER;
+}
+
+const usd = (cents: Cents) => cents / 100;
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly packTypes = new Set<string>();
+
+  readonly packsOpenedTotal = new Counter({
+    name: `${PREFIX}packs_opened_total`,
+    help: 'Packs opened (confirmed orders), by category, pack type and risk level',
+    labelNames: ['category', 'pack_type', 'risk_level'] as const,
+    registers: [this.registry],
+  });
+  readonly spendUsdTotal = new Counter({
+    name: `${PREFIX}spend_usd_total`,
+    help: 'USD charged for confirmed orders',
+    registers: [this.registry],
+  });
+  readonly sellbackPayoutUsdTotal = new Counter({
+    name: `${PREFIX}sellback_payout_usd_total`,
+    help: 'USD credited by sell-backs (each pull counted once)',
+    registers: [this.registry],
+  });
+  readonly balanceUsd = new Gauge({
+    name: `${PREFIX}balance_usd`,
+    help: 'Last balance reported by the service, USD',
+    registers: [this.registry],
+  });
+  readonly packsLeftTodayGauge = new Gauge({
+    name: `${PREFIX}packs_left_today`,
+    help: 'Packs the account may still open this UTC day (last reported)',
+    registers: [this.registry],
+  });
+  readonly packEvRatio = new Gauge({
+    name: `${PREFIX}pack_ev_ratio`,
+    help: 'Scored expected value divided by price, by category, pack type and risk level',
+    labelNames: ['category', 'pack_type', 'risk_level'] as const,
+    registers: [this.registry],
+  });
+  readonly apiRequestsTotal = new Counter({
+    name: `${PREFIX}api_requests_total`,
+    help: 'Partner API requests, by endpoint and status class (or transport failure)',
+    labelNames: ['endpoint', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly apiRequestDurationSeconds = new Histogram({
+    name: `${PREFIX}api_request_duration_seconds`,
+    help: 'Partner API request duration, by endpoint',
+    labelNames: ['endpoint'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly sellbackWindowMissedTotal = new Counter({
+    name: `${PREFIX}sellback_window_missed_total`,
+    help: 'Pulls that were to be sold back but missed the 0.9 window',
+    registers: [this.registry],
+  });
+  readonly decisionLatencySeconds = new Histogram({
+    name: `${PREFIX}decision_latency_seconds`,
+    help: 'Time from a pull being received to its sell-back request being sent',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120],
+    registers: [this.registry],
+  });
+  readonly listingsActiveGauge = new Gauge({
+    name: `${PREFIX}listings_active`,
+    help: 'Marketplace listings currently active',
+    registers: [this.registry],
+  });
+  readonly ordersInDoubtGauge = new Gauge({
+    name: `${PREFIX}orders_in_doubt`,
+    help: 'Purchase intents whose outcome is not yet known (pending, sent or in doubt)',
+    registers: [this.registry],
+  });
+  // ---- beyond DESIGN.md (documented in docs/metrics.md)
+  readonly reconcileBalanceDriftUsd = new Gauge({
+    name: `${PREFIX}reconcile_balance_drift_usd`,
+    help: 'Reported balance minus the balance the ledger expects, at the last reconciliation',
+    registers: [this.registry],
+  });
+  readonly reconcileVaultDriftCards = new Gauge({
+    name: `${PREFIX}reconcile_vault_drift_cards`,
+    help: 'Cards the ledger and the vault disagree on, at the last reconciliation',
+    registers: [this.registry],
+  });
+  readonly pausedGauge = new Gauge({
+    name: `${PREFIX}paused`,
+    help: '1 while opening packs is paused by the kill switch, else 0',
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Declares the pack types the catalog lists (up to MAX_PACK_TYPES); others are labelled `other`. */
+  setKnownPackTypes(packTypes: Iterable<string>): void {
+    for (const p of packTypes) {
+      if (this.packTypes.size >= MAX_PACK_TYPES) break;
+      if (/^[A-Za-z0-9_.:-]{1,64}$/.test(p)) this.packTypes.add(p);
+    }
+  }
+
+  private packLabels(category: string, packType: string, risk: string) {
+    return {
+      category: CATEGORY_SET.has(category) ? category : OTHER,
+      pack_type: this.packTypes.has(packType) ? packType : OTHER,
+      risk_level: RISK_SET.has(risk) ? risk : OTHER,
+    };
+  }
+
+  packsOpened(category: string, packType: string, risk: string, n: number): void {
+    this.packsOpenedTotal.inc(this.packLabels(category, packType, risk), n);
+  }
+
+  spend(cents: Cents): void {
+    this.spendUsdTotal.inc(usd(cents));
+  }
+
+  /** Add only the payout the ledger reports as newly counted (`SellBackOutcome.newlyPaidCents`). */
+  sellbackPayout(cents: Cents): void {
+    if (cents > 0) this.sellbackPayoutUsdTotal.inc(usd(cents));
+  }
+
+  balance(cents: Cents): void {
+    this.balanceUsd.set(usd(cents));
+  }
+
+  packsLeftToday(n: number): void {
+    this.packsLeftTodayGauge.set(n);
+  }
+
+  packEv(category: string, packType: string, risk: string, ratio: number): void {
+    if (Number.isFinite(ratio)) this.packEvRatio.set(this.packLabels(category, packType, risk), ratio);
+  }
+
+  /** One finished API request (or transport failure), with its duration in seconds. */
+  apiRequest(operationOrEndpoint: string, status: number | 'transport' | undefined, seconds: number): void {
+    const endpoint = endpointLabel(operationOrEndpoint);
+    this.apiRequestsTotal.inc({ endpoint, status: statusLabel(status) });
+    if (Number.isFinite(seconds) && seconds >= 0)
+      this.apiRequestDurationSeconds.observe({ endpoint }, seconds);
+  }
+
+  sellbackWindowMissed(n = 1): void {
+    this.sellbackWindowMissedTotal.inc(n);
+  }
+
+  /** Pull received → sell-back request sent, in milliseconds of the injected clock. */
+  decisionLatency(ms: number): void {
+    if (Number.isFinite(ms) && ms >= 0) this.decisionLatencySeconds.observe(ms / 1000);
+  }
+
+  listingsActive(n: number): void {
+    this.listingsActiveGauge.set(n);
+  }
+
+  ordersInDoubt(n: number): void {
+    this.ordersInDoubtGauge.set(n);
+  }
+
+  reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {
+    this.reconcileBalanceDriftUsd.set(usd(balanceDriftCents));
+    this.reconcileVaultDriftCards.set(vaultDriftCards);
+  }
+
+  paused(on: boolean): void {
+    this.pausedGauge.set(on ? 1 : 0);
+  }
+
+  /** Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
