@@ -152,10 +152,9 @@ describe('spec Errors table ⇔ errors.ts', () => {
 
 type ErrorClass = abstract new (...args: never[]) => PartnerApiError;
 
-const exportedClasses = Object.entries(errors).filter(
-  (e): e is [string, ErrorClass] =>
-    typeof e[1] === 'function' && e[1].prototype instanceof PartnerApiError && e[1] !== PartnerApiError,
-);
+const exportedClasses: Array<[string, ErrorClass]> = Object.entries(errors as Record<string, unknown>)
+  .filter(([, v]) => typeof v === 'function' && v.prototype instanceof PartnerApiError)
+  .map(([n, v]) => [n, v as ErrorClass]);
 
 function sample(cls: ErrorClass): PartnerApiError {
   const C = cls as unknown as new (...args: unknown[]) => PartnerApiError;
