@@ -1,0 +1,152 @@
+/**
+ * The local operations endpoint: `/metrics` (Prometheus), `/healthz` (the process is alive),
+ * `/readyz` (the supplied check passes: API reachable and ledger open) and the kill switch under
+ * `/control`. Pause and resume need `Authorization: Bearer <token>`; with no token configured they
+ * do not exist (404), so an unconfigured bot cannot be paused by anyone who can reach the port.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KillSwitch } from './kill-switch.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+export interface ReadinessResult {
+  ready: boolean;
+  /** Why not ready (e.g. `ledger closed`, `API unreachable: ...`). */
+  reason?: string;
+}
+
+export interface ObsServerOptions {
+  host?: string;
+  /** 0 picks a free port (tests). */
+  port?: number;
+  metrics: Metrics;
+  /** Readiness: API reachable and ledger open. Given READY_TIMEOUT_MS, then counted as not ready. */
+  ready?: () => Promise<ReadinessResult> | ReadinessResult;
+  killSwitch?: KillSwitch;
+  /** Bearer token for POST /control/pause|resume; undefined disables them. */
+  controlToken?: string;
+  logger?: Logger;
+}
+
+export interface ObsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export const READY_TIMEOUT_MS = 2000;
+
+function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
+  const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function authorised(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? '';
+  const m = /^Bearer (.+)$/.exec(header);
+  // Compare fixed-length digests: constant time whatever the candidate's length.
+  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+async function readiness(check: ObsServerOptions['ready']): Promise<ReadinessResult> {
+  if (!check) return { ready: true };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ReadinessResult>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ready: false, reason: 'readiness check timed out' }),
+      READY_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(check), timeout]);
+  } catch (e) {
+    return { ready: false, reason: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function startObsServer(options: ObsServerOptions): Promise<ObsServer> {
+  const { metrics, killSwitch, controlToken, logger } = options;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const method = req.method ?? 'GET';
+    const route = `${method} ${path}`;
+    switch (route) {
+      case 'GET /metrics':
+        return send(res, 200, await metrics.text(), metrics.contentType);
+      case 'GET /healthz':
+        return send(res, 200, { status: 'ok' });
+      case 'GET /readyz': {
+        const r = await readiness(options.ready);
+        return send(
+          res,
+          r.ready ? 200 : 503,
+          r.ready ? { status: 'ready' } : { status: 'not ready', reason: r.reason },
+        );
+      }
+      case 'GET /control/status':
+        if (!killSwitch) return send(res, 404, { error: 'not found' });
+        return send(res, 200, killSwitch.status());
+      case 'POST /control/pause':
+      case 'POST /control/resume': {
+        if (!killSwitch || controlToken === undefined) return send(res, 404, { error: 'not found' });
+        req.resume();
+        if (!authorised(req, controlToken)) {
+          logger?.warn({ route }, 'control request refused: bad or missing bearer token');
+          res.setHeader('WWW-Authenticate', 'Bearer');
+          return send(res, 401, { error: 'unauthorized' });
+        }
+        const status = path.endsWith('pause') ? killSwitch.pause() : killSwitch.resume();
+        logger?.warn({ route, paused: status.paused, reasons: status.reasons }, 'kill switch changed');
+        return send(res, 200, status);
+      }
+      default:
+        if (
+          [
+            '/metrics',
+            '/healthz',
+            '/readyz',
+            '/control/status',
+            '/control/pause',
+            '/control/resume',
+          ].includes(path)
+        )
+          return send(res, 405, { error: 'method not allowed' });
+        return send(res, 404, { error: 'not found' });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      logger?.error({ err: e }, 'observability endpoint failed');
+      if (!res.headersSent) send(res, 500, { error: 'internal error' });
+      else res.end();
+    });
+  });
+  // Scrapes are short: don't let idle keep-alive sockets hold shutdown up.
+  server.keepAliveTimeout = 1000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 9464, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
