@@ -214,6 +214,7 @@ function decide(
   let quantity = Math.min(strategy.open.max_quantity, ctx.maxQuantity?.(pool.category, pool.pack_type) ?? 10);
   if (ctx.balanceCents !== undefined) {
     if (growth === null) return wait('balance does not cover the price');
+    if (strategy.open.sizing === 'fixed') return { action: 'open', quantity };
     if (growth <= 0) return wait('opening would lower expected log-growth of the balance');
     const sized = Math.floor((kelly ?? 0) * strategy.open.kelly_fraction);
     if (sized < 1) return wait('Kelly size below one pack at this balance');

@@ -66,6 +66,10 @@ export const StrategyFile = z.strictObject({
         .default(1.0)
         .describe('open only when realized_ev / price reaches this'),
       max_quantity: z.number().int().min(1).max(10).default(10),
+      sizing: z
+        .enum(['kelly', 'fixed'])
+        .default('kelly')
+        .describe('kelly: size by growth of the balance (never opens a negative edge); fixed: max_quantity'),
       kelly_fraction: z
         .number()
         .positive()

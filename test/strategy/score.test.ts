@@ -122,6 +122,13 @@ describe('scorePool on hand-computed pools', () => {
     expect(small.growth!).toBeGreaterThan(0);
     expect(small.kelly_quantity!).toBeCloseTo(0.9, 1);
     expect(small.decision).toMatchObject({ action: 'wait', reason: expect.stringMatching(/Kelly/) });
+    // Fixed sizing ignores Kelly but not the balance.
+    const fixed = strategy({ open: { sizing: 'fixed' }, sell: { list: { fill: linearFill } } });
+    expect(scorePool(chaseOnTop, fixed, { balanceCents: 12_000 }).decision).toEqual({
+      action: 'open',
+      quantity: 10,
+    });
+    expect(scorePool(chaseOnTop, fixed, { balanceCents: 900 }).decision).toMatchObject({ action: 'wait' });
     // 100k USD: Kelly allows far more than the strategy's max_quantity of 10.
     expect(scorePool(chaseOnTop, handStrategy, { balanceCents: 10_000_000 }).decision).toEqual({
       action: 'open',
