@@ -23,17 +23,27 @@ import { checkIdempotencyKey, checkRequest, issuesOf } from './request-checks.js
 import { DEFAULT_RETRY_POLICY, decideRetry, operationClass, type RetryPolicy } from './retry.js';
 import {
   Account,
+  type CardPurchaseRequest,
   CardPurchaseResponse,
+  type CreateListingRequest,
+  type DeleteListingRequest,
   DelistResponse,
   Identity,
   Listing,
   PackList,
+  type PackListQuery,
   PackPool,
+  type PackPoolQuery,
+  type PackPurchaseRequest,
   PackPurchaseResponse,
   PurchaseReportPage,
+  type PurchaseReportQuery,
+  type SellBackItem,
   SellBackResponse,
   ShopCardsPage,
+  type ShopCardsQuery,
   VaultPage,
+  type VaultQuery,
 } from './schemas.js';
 import { transportError } from './transport-errors.js';
 
@@ -149,25 +159,25 @@ export class HttpPartnerApi implements PartnerApi {
 
   // ---------- operations ----------
 
-  async purchasePacks(body: unknown, idempotencyKey: string) {
+  async purchasePacks(body: PackPurchaseRequest, idempotencyKey: string): Promise<PackPurchaseResponse> {
     return this.#purchase('purchasePacks', PackPurchaseResponse, '/packs/purchase', body, idempotencyKey);
   }
 
-  async purchaseCard(body: unknown, idempotencyKey: string) {
+  async purchaseCard(body: CardPurchaseRequest, idempotencyKey: string): Promise<CardPurchaseResponse> {
     return this.#purchase('purchaseCard', CardPurchaseResponse, '/cards/purchase', body, idempotencyKey);
   }
 
-  async sellBack(items: unknown) {
+  async sellBack(items: SellBackItem[]): Promise<SellBackResponse> {
     const body = checkRequest('sellBack', { items });
     return this.#call('sellBack', SellBackResponse, { method: 'POST', path: '/cards/sell-back', body });
   }
 
-  async createListing(body: unknown) {
+  async createListing(body: CreateListingRequest): Promise<Listing> {
     const checked = checkRequest('createListing', body);
     return this.#call('createListing', Listing, { method: 'POST', path: '/listings', body: checked });
   }
 
-  async deleteListing(body: unknown) {
+  async deleteListing(body: DeleteListingRequest): Promise<DelistResponse> {
     const checked = checkRequest('deleteListing', body);
     return this.#call('deleteListing', DelistResponse, {
       method: 'DELETE',
@@ -176,35 +186,35 @@ export class HttpPartnerApi implements PartnerApi {
     });
   }
 
-  async listPacks(query?: unknown) {
+  async listPacks(query?: PackListQuery): Promise<PackList> {
     const q = checkRequest('listPacks', query) as Record<string, unknown>;
     return this.#call('listPacks', PackList, { method: 'GET', path: '/catalog/packs', query: q });
   }
 
-  async getPackPool(query: unknown) {
+  async getPackPool(query: PackPoolQuery): Promise<PackPool> {
     const q = checkRequest('getPackPool', query) as Record<string, unknown>;
     return this.#call('getPackPool', PackPool, { method: 'GET', path: '/catalog/packs/pool', query: q });
   }
 
-  async listShopCards(query?: unknown) {
+  async listShopCards(query?: ShopCardsQuery): Promise<ShopCardsPage> {
     const q = checkRequest('listShopCards', query) as Record<string, unknown>;
     return this.#call('listShopCards', ShopCardsPage, { method: 'GET', path: '/catalog/cards', query: q });
   }
 
-  async getVault(query?: unknown) {
+  async getVault(query?: VaultQuery): Promise<VaultPage> {
     const q = checkRequest('getVault', query) as Record<string, unknown>;
     return this.#call('getVault', VaultPage, { method: 'GET', path: '/vault', query: q });
   }
 
-  async getAccount() {
+  async getAccount(): Promise<Account> {
     return this.#call('getAccount', Account, { method: 'GET', path: '/account' });
   }
 
-  async getIdentity() {
+  async getIdentity(): Promise<Identity> {
     return this.#call('getIdentity', Identity, { method: 'GET', path: '/me' });
   }
 
-  async getPurchaseReport(query?: unknown) {
+  async getPurchaseReport(query?: PurchaseReportQuery): Promise<PurchaseReportPage> {
     const q = checkRequest('getPurchaseReport', query) as Record<string, unknown>;
     return this.#call('getPurchaseReport', PurchaseReportPage, { method: 'GET', path: '/pulls', query: q });
   }
