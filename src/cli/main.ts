@@ -29,14 +29,8 @@ export const COMMANDS: Record<string, Loader> = {
     'run the bot (default: embedded simulator)',
     'packbot run [--config config/bot.yaml] [--dry-run]',
   ),
-  sim: notYet(
-    'serve the simulated Partner API over HTTP',
-    'packbot sim [--port N] [--world FILE] [--seed N]',
-  ),
-  score: notYet(
-    'score every pack x risk level',
-    'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--json]',
-  ),
+  sim: async () => (await import('./sim.js')).command,
+  score: async () => (await import('./score.js')).command,
   snapshot: notYet(
     'record pools and account into a snapshot file',
     'packbot snapshot --out F [--config F] [--categories a,b]',
@@ -45,11 +39,8 @@ export const COMMANDS: Record<string, Loader> = {
     'Monte Carlo backtest of a strategy against a snapshot',
     'packbot backtest --snapshot F --strategy F [--days N] [--paths N] [--seed N] [--json F] [--html F]',
   ),
-  validate: notYet('validate config, strategy, world and snapshot files', 'packbot validate FILE...'),
-  report: notYet(
-    'profit and loss from the ledger',
-    'packbot report [--config F] [--since T] [--until T] [--json]',
-  ),
+  validate: async () => (await import('./validate.js')).command,
+  report: async () => (await import('./report.js')).command,
 };
 
 function help(loaded: Record<string, Command>): string {

@@ -245,7 +245,7 @@ export function loadBotConfig(
       timeoutMs: raw.api.timeout_seconds * 1000,
     },
     accounts,
-    store: { path: raw.store.path === ':memory:' ? ':memory:' : resolve(cwd, raw.store.path) },
+    store: { path: storePathOf(raw, cwd) },
     metrics: { ...raw.metrics },
     log: { ...raw.log },
     polling: {
@@ -264,6 +264,11 @@ export function loadBotConfig(
   const secrets = () =>
     [...accounts.map((a) => a.apiKey()), ...(tokenValue ? [tokenValue] : [])].filter((s) => s !== '');
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
+}
+
+/** The ledger path of a validated file: relative to `cwd` (the report command needs only this). */
+export function storePathOf(raw: BotConfigFile, cwd: string = process.cwd()): string {
+  return raw.store.path === ':memory:' ? ':memory:' : resolve(cwd, raw.store.path);
 }
 
 function isFile(p: string): boolean {

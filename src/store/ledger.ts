@@ -317,7 +317,7 @@ export class Ledger {
         intentKey: key,
         account: intent.account,
         operation: intent.operation,
-        packType: pack ? pack.pack_type : null,
+        packType: pack ? String(body.pack_type ?? pack.pack_type) : null,
         category: pack ? String(body.category ?? 'pokemon') : String(card?.item.category ?? 'unknown'),
         riskLevel: pack ? String(body.risk_level ?? 'standard') : null,
         cardId: card ? card.card_id : null,

@@ -1,0 +1,107 @@
+/**
+ * `packbot report`: profit and loss from the ledger, as an aligned table or JSON. It needs only the
+ * config's `store.path` (no API key, no network), and opens an existing ledger only.
+ */
+import { existsSync } from 'node:fs';
+import { BotConfigFile, storePathOf } from '../config/bot-config.js';
+import { loadFile } from '../config/load.js';
+import { WallClock } from '../core/clock.js';
+import { formatUsd } from '../core/money.js';
+import { Ledger } from '../store/ledger.js';
+import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
+import { parseFlags } from './args.js';
+import { UsageError, UserInputError } from './errors.js';
+import type { Command } from './main.js';
+
+const USAGE = 'packbot report [--config F] [--since T] [--until T] [--json]';
+
+/** `2026-01-05` (UTC midnight; as --until: the end of that day) or an ISO 8601 time with offset. */
+export function parseTime(value: string, flag: 'since' | 'until'): number {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const full = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value);
+  const ms = dateOnly ? Date.parse(`${value}T00:00:00Z`) : full ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms) || (dateOnly && new Date(ms).toISOString().slice(0, 10) !== value))
+    throw new UsageError(
+      `--${flag} must be a date (2026-01-05) or an ISO 8601 time with offset (2026-01-05T12:00:00Z), got '${value}'`,
+    );
+  return dateOnly && flag === 'until' ? ms + 86_400_000 - 1 : ms;
+}
+
+const COLUMNS: [string, (t: ReportTotals) => string][] = [
+  ['orders', (t) => String(t.orders)],
+  ['packs', (t) => String(t.packsOpened)],
+  ['spend', (t) => formatUsd(t.spendCents)],
+  ['sell-backs', (t) => formatUsd(t.sellbackPayoutCents)],
+  ['listings', (t) => formatUsd(t.listingProceedsCents)],
+  ['holdings', (t) => `${t.holdings} / ${formatUsd(t.holdingsSellbackCents)}`],
+  ['net P&L', (t) => formatUsd(t.netCents)],
+  ['expected', (t) => formatUsd(t.expectedValueCents)],
+  ['realised', (t) => formatUsd(t.realisedValueCents)],
+  ['luck', (t) => (t.luckSigma === null ? '-' : `${t.luckSigma >= 0 ? '+' : ''}${t.luckSigma.toFixed(2)}σ`)],
+];
+
+function table(title: string, rows: ReportGroup[]): string {
+  const head = [title, ...COLUMNS.map(([h]) => h)];
+  const body = rows.map((r) => [r.key, ...COLUMNS.map(([, f]) => f(r))]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+export function renderReport(r: PnlReport): string {
+  const t = r.totals;
+  if (t.orders === 0) return `No orders between ${r.since} and ${r.until}.\n`;
+  return [
+    `P&L for orders from ${r.since} to ${r.until}`,
+    '',
+    table('total', [{ key: 'all', ...t }]),
+    '',
+    table('pack', r.byPack),
+    '',
+    table('risk level', r.byRiskLevel),
+    '',
+    table('day (UTC)', r.byDay),
+    '',
+    'Holdings are valued at their sell-back offer at the end of the window (count / value);',
+    'luck is (realised − expected pull value) in standard deviations of the orders with an expectation',
+    `(${t.ordersWithExpectation} of ${t.orders}).`,
+    '',
+  ].join('\n');
+}
+
+export const command: Command = {
+  summary: 'profit and loss from the ledger',
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        config: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      'report',
+    );
+    if (positionals.length > 0) throw new UsageError(`report: unexpected argument '${positionals[0]}'`);
+    const since = values.since === undefined ? 0 : parseTime(values.since, 'since');
+    const until = values.until === undefined ? new WallClock().now() : parseTime(values.until, 'until');
+    if (since > until) throw new UsageError('--since must not be after --until');
+    const configPath = values.config ?? 'config/bot.yaml';
+    const storePath = storePathOf(loadFile(configPath, BotConfigFile));
+    if (storePath === ':memory:' || !existsSync(storePath))
+      throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
+    const ledger = Ledger.open(storePath);
+    try {
+      const report = computeReport(ledger.reportData(since, until), since, until);
+      process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+      return 0;
+    } finally {
+      ledger.close();
+    }
+  },
+};
