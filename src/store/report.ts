@@ -102,8 +102,8 @@ export function computeReport(data: ReportData, since: number, until: number): P
     const accs = [total];
     for (const g of ['pack', 'risk', 'day'] as const) {
       const k = keyers[g](o);
-      let acc = groups[g].get(k);
-      if (!acc) groups[g].set(k, (acc = empty()));
+      const acc = groups[g].get(k) ?? empty();
+      groups[g].set(k, acc);
       accs.push(acc);
     }
     accsOf.set(o.checkoutId, accs);
