@@ -1,0 +1,405 @@
+/**
+ * The inventory: every card exists once, as a CardRec in one location. Pools (packs with bands of
+ * depletable cards), the shop and listings are indexes over those records. Values are integer
+ * cents. A pool card's value is fixed; once it leaves the pool it follows its category's drift index.
+ */
+import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/schemas.js';
+import type { Cents } from '../core/money.js';
+import { roundHalfAway, toCents } from '../core/money.js';
+import { Rng } from '../core/prng.js';
+import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
+import { UniformBag } from './sampler.js';
+import type { BandSpec, CardSpec, PackSpec, World } from './world-schema.js';
+
+export type CardLocation =
+  | 'pool' // in a pack's band (or its chase slot)
+  | 'shop'
+  | 'listed' // listed on the marketplace by an account of the world
+  | 'listed_other' // listed by a simulated other user
+  | 'vault'
+  | 'sealed' // a sealed pack held by an account (not in the vault endpoint)
+  | 'sold_back'
+  | 'shipped'
+  | 'gone'; // taken by a simulated other user
+
+export interface CardRec {
+  slot: number;
+  id: string;
+  category: Category;
+  kind: 'card' | 'sealed';
+  name: string;
+  set: string;
+  gradingCompany: string;
+  gradingRank: number;
+  certNumber: string;
+  imageUrl: string;
+  /** Value when anchored; with anchorIndex 0 the value is fixed. */
+  anchorCents: Cents;
+  anchorIndex: number;
+  loc: CardLocation;
+  owner: string | null;
+  /** Pool position while loc === 'pool' (band -1: the chase slot). */
+  pool: number;
+  band: number;
+  /** The acquisition (pull or card purchase) that put the card with its current owner. */
+  acquisition: string | null;
+  listing: ListingRec | null;
+}
+
+export interface ListingRec {
+  id: string;
+  priceCents: Cents;
+  title: string;
+  seller: string | null; // account id, null for a simulated other user
+  createdAt: number;
+}
+
+export interface BandState {
+  spec: BandSpec;
+  index: number;
+  minCents: Cents;
+  maxCents: Cents;
+  weights: Record<RiskLevel, number>;
+  bag: UniformBag;
+  sumCents: number;
+  initialCount: number;
+  rarityTier: string;
+  label: string;
+}
+
+export interface ChaseState {
+  slot: number;
+  probability: number;
+  label: string;
+  oddsLabel: string;
+  endsAt: number | null;
+  hit: boolean;
+}
+
+export interface PoolState {
+  index: number;
+  category: Category;
+  spec: PackSpec;
+  priceCents: Cents;
+  bands: BandState[];
+  chase: ChaseState | null;
+}
+
+export interface Inventory {
+  cards: CardRec[];
+  byId: Map<string, CardRec>;
+  pools: PoolState[];
+  poolByKey: Map<string, PoolState>;
+  shop: Record<Category, Set<number>>;
+  shopSpec: Record<Category, World['categories']['pokemon'] | undefined>;
+  listings: Set<number>;
+  /** Per-category value index (1 at start); drifts with the dynamics. */
+  index: Record<Category, number>;
+  /** Deterministic id and card generator. */
+  gen: Rng;
+}
+
+export const poolKey = (category: string, packType: string): string => `${category}\u0000${packType}`;
+
+export function cardValue(inv: Inventory, c: CardRec): Cents {
+  if (c.anchorIndex === 0) return c.anchorCents;
+  return roundHalfAway((c.anchorCents * inv.index[c.category]) / c.anchorIndex);
+}
+
+/** Re-anchors a card leaving the pool/shop so it follows the drift from its current value. */
+export function anchor(inv: Inventory, c: CardRec): void {
+  const v = cardValue(inv, c);
+  c.anchorCents = v;
+  c.anchorIndex = inv.index[c.category];
+}
+
+export function shopPrice(inv: Inventory, c: CardRec): Cents {
+  const markup = inv.shopSpec[c.category]?.shop.markup ?? 1.15;
+  return roundHalfAway(cardValue(inv, c) * markup);
+}
+
+function drawValue(rng: Rng, minC: Cents, maxC: Cents, dist: 'uniform' | 'log_uniform'): Cents {
+  if (maxC <= minC) return minC;
+  if (dist === 'uniform' || minC <= 0) return minC + Math.round(rng.next() * (maxC - minC));
+  const v = Math.exp(Math.log(minC) + rng.next() * (Math.log(maxC) - Math.log(minC)));
+  return Math.min(maxC, Math.max(minC, Math.round(v)));
+}
+
+function pick<T>(rng: Rng, xs: readonly T[]): T {
+  return xs[rng.int(xs.length)]!;
+}
+
+export function newCard(
+  inv: Inventory,
+  category: Category,
+  kind: 'card' | 'sealed',
+  valueCents: Cents,
+  spec?: Partial<CardSpec>,
+  rng: Rng = inv.gen,
+): CardRec {
+  const id = spec?.id ?? inv.gen.uuid();
+  const name =
+    spec?.name ??
+    (kind === 'sealed'
+      ? `${pick(rng, SET_NAMES[category])} ${pick(rng, SEALED_NAMES[category])}`
+      : pick(rng, CARD_NAMES[category]));
+  const c: CardRec = {
+    slot: inv.cards.length,
+    id,
+    category,
+    kind,
+    name,
+    set: spec?.set ?? pick(rng, SET_NAMES[category]),
+    gradingCompany: spec?.grading_company ?? pick(rng, GRADERS),
+    gradingRank: spec?.grading_rank ?? 8 + rng.int(5) * 0.5,
+    certNumber: spec?.cert_number ?? String(10_000_000 + rng.int(89_999_999)),
+    imageUrl: spec?.image_url ?? `https://img.sim.packbot.invalid/${id}`,
+    anchorCents: valueCents,
+    anchorIndex: 0,
+    loc: 'gone',
+    owner: null,
+    pool: -1,
+    band: -1,
+    acquisition: null,
+    listing: null,
+  };
+  if (inv.byId.has(id)) throw new Error(`duplicate card id '${id}' in the world`);
+  inv.cards.push(c);
+  inv.byId.set(id, c);
+  return c;
+}
+
+export function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: CardRec): void {
+  c.loc = 'pool';
+  c.owner = null;
+  c.pool = pool.index;
+  c.band = band.index;
+  c.anchorIndex = 0;
+  band.bag.add(c.slot);
+  band.sumCents += c.anchorCents;
+}
+
+export function takeFromBand(inv: Inventory, band: BandState, c: CardRec): void {
+  band.bag.remove(c.slot);
+  band.sumCents -= c.anchorCents;
+  c.pool = -1;
+  c.band = -1;
+  anchor(inv, c);
+}
+
+/** A new card generated within a band's bounds (restock and world generation). */
+export function generateBandCard(inv: Inventory, pool: PoolState, band: BandState, rng: Rng): CardRec {
+  const dist = band.spec.generate?.distribution ?? 'log_uniform';
+  const v = drawValue(rng, band.minCents, band.maxCents, dist);
+  const names = band.spec.generate?.names;
+  const spec: Partial<CardSpec> = {
+    ...(names ? { name: pick(rng, names) } : {}),
+    ...(band.spec.generate?.set ? { set: band.spec.generate.set } : {}),
+  };
+  const c = newCard(inv, pool.category, band.spec.is_consolation ? 'sealed' : 'card', v, spec, rng);
+  putInBand(inv, pool, band, c);
+  return c;
+}
+
+export function generateShopCard(inv: Inventory, category: Category, rng: Rng): CardRec | undefined {
+  const spec = inv.shopSpec[category]?.shop;
+  if (!spec) return undefined;
+  const v = drawValue(
+    rng,
+    toCents(spec.min_value),
+    toCents(spec.max_value),
+    spec.generate?.distribution ?? 'log_uniform',
+  );
+  const names = spec.generate?.names;
+  const c = newCard(inv, category, 'card', v, names ? { name: pick(rng, names) } : {}, rng);
+  c.anchorIndex = inv.index[category];
+  c.loc = 'shop';
+  inv.shop[category].add(c.slot);
+  return c;
+}
+
+export function buildInventory(world: World, seed: number): Inventory {
+  const genSeed = world.seed ?? seed;
+  const inv: Inventory = {
+    cards: [],
+    byId: new Map(),
+    pools: [],
+    poolByKey: new Map(),
+    shop: Object.fromEntries(CATEGORIES.map((c) => [c, new Set<number>()])) as Record<Category, Set<number>>,
+    shopSpec: Object.fromEntries(CATEGORIES.map((c) => [c, world.categories[c]])) as Inventory['shopSpec'],
+    listings: new Set(),
+    index: Object.fromEntries(CATEGORIES.map((c) => [c, 1])) as Record<Category, number>,
+    gen: new Rng(genSeed ^ 0x5eed),
+  };
+  let salt = 1;
+  for (const category of CATEGORIES) {
+    const cat = world.categories[category];
+    if (!cat) continue;
+    for (const spec of cat.packs) {
+      const pool: PoolState = {
+        index: inv.pools.length,
+        category,
+        spec,
+        priceCents: toCents(spec.price),
+        bands: [],
+        chase: null,
+      };
+      inv.pools.push(pool);
+      inv.poolByKey.set(poolKey(category, spec.pack_type), pool);
+      spec.bands.forEach((b, i) => {
+        const minCents = toCents(b.min_value);
+        const maxCents = toCents(b.max_value);
+        const band: BandState = {
+          spec: b,
+          index: i,
+          minCents,
+          maxCents,
+          weights: Object.fromEntries(
+            RISK_LEVELS.map((r) => [r, spec.risk_levels.includes(r) ? (b.odds[r] ?? 0) : 0]),
+          ) as Record<RiskLevel, number>,
+          bag: new UniformBag(64),
+          sumCents: 0,
+          initialCount: 0,
+          rarityTier: b.rarity_tier ?? b.bucket_id,
+          label: b.label ?? `$${b.min_value}-$${b.max_value}`,
+        };
+        pool.bands.push(band);
+        for (const cs of b.cards) {
+          const c = newCard(inv, category, b.is_consolation ? 'sealed' : 'card', toCents(cs.value), cs);
+          putInBand(inv, pool, band, c);
+        }
+        if (b.generate) {
+          const rng = new Rng((b.generate.seed ?? genSeed) ^ Math.imul(salt++, 0x9e3779b1));
+          for (let k = 0; k < b.generate.count; k++) generateBandCard(inv, pool, band, rng);
+        }
+        band.initialCount = band.bag.count;
+      });
+      if (spec.chase) {
+        const c = newCard(inv, category, 'card', toCents(spec.chase.card.value), spec.chase.card);
+        c.loc = 'pool';
+        c.pool = pool.index;
+        pool.chase = {
+          slot: c.slot,
+          probability: spec.chase.probability,
+          label: spec.chase.label,
+          oddsLabel:
+            spec.chase.odds_label ??
+            (spec.chase.probability > 0
+              ? `1 in ${Math.round(1 / spec.chase.probability).toLocaleString('en-US')}`
+              : 'never'),
+          endsAt: spec.chase.ends_at ? Date.parse(spec.chase.ends_at) : null,
+          hit: false,
+        };
+      }
+    }
+    for (const cs of cat.shop.cards) {
+      const c = newCard(inv, category, 'card', toCents(cs.value), cs);
+      c.anchorIndex = 1;
+      c.loc = 'shop';
+      inv.shop[category].add(c.slot);
+    }
+    if (cat.shop.generate) {
+      const rng = new Rng((cat.shop.generate.seed ?? genSeed) ^ Math.imul(salt++, 0x9e3779b1));
+      for (let k = 0; k < cat.shop.generate.count; k++) generateShopCard(inv, category, rng);
+    }
+  }
+  return inv;
+}
+
+// ---------- the pricing model (DESIGN.md), shared by draws and the pool's expected_value ----------
+
+export function chaseActive(pool: PoolState, now: number): boolean {
+  const ch = pool.chase;
+  return ch !== null && !ch.hit && ch.probability > 0 && (ch.endsAt === null || now < ch.endsAt);
+}
+
+/** Effective weight of a band at a risk level: its odds, or 0 once it has no cards. */
+export function bandWeight(band: BandState, risk: RiskLevel): number {
+  return band.bag.count > 0 ? band.weights[risk] : 0;
+}
+
+export function totalWeight(pool: PoolState, risk: RiskLevel): number {
+  let t = 0;
+  for (const b of pool.bands) t += bandWeight(b, risk);
+  return t;
+}
+
+/** Whether a pull can be drawn at all right now (at any of the pack's risk levels). */
+export function drawable(pool: PoolState, now: number): boolean {
+  if (chaseActive(pool, now)) return true;
+  return pool.spec.risk_levels.some((r) => totalWeight(pool, r) > 0);
+}
+
+export function bandMeanCents(band: BandState): number {
+  const n = band.bag.count;
+  if (n > 0) return band.sumCents / n;
+  return (band.minCents + band.maxCents) / 2;
+}
+
+/** EV of one pack, in (fractional) cents: p·chase + (1−p)·Σ odds·mean / Σ odds. */
+export function expectedValueCents(inv: Inventory, pool: PoolState, risk: RiskLevel, now: number): number {
+  const p = chaseActive(pool, now) ? pool.chase!.probability : 0;
+  const chaseValue = p > 0 ? cardValue(inv, inv.cards[pool.chase!.slot]!) : 0;
+  const t = totalWeight(pool, risk);
+  let bandsEv = 0;
+  if (t > 0) for (const b of pool.bands) bandsEv += (bandWeight(b, risk) / t) * bandMeanCents(b);
+  return p * chaseValue + (t > 0 ? 1 - p : 0) * bandsEv;
+}
+
+export interface Draw {
+  slot: number;
+  /** Band index, -1 for the chase. */
+  band: number;
+  /** The band's renormalised odds (or the chase probability) at the time of the draw. */
+  odds: number;
+}
+
+/**
+ * One pull: the chase with its probability, else a band by renormalised odds, then a card
+ * uniformly within the band. Removes the card from the pool. Returns undefined when nothing is left.
+ */
+export function drawPull(
+  inv: Inventory,
+  pool: PoolState,
+  risk: RiskLevel,
+  now: number,
+  rng: Rng,
+): Draw | undefined {
+  if (chaseActive(pool, now) && rng.next() < pool.chase!.probability) {
+    const ch = pool.chase!;
+    ch.hit = true;
+    const c = inv.cards[ch.slot]!;
+    c.pool = -1;
+    anchor(inv, c);
+    return { slot: ch.slot, band: -1, odds: ch.probability };
+  }
+  const t = totalWeight(pool, risk);
+  if (!(t > 0)) return undefined;
+  let x = rng.next() * t;
+  let chosen: BandState | undefined;
+  for (const b of pool.bands) {
+    const w = bandWeight(b, risk);
+    if (w <= 0) continue;
+    chosen = b;
+    if (x < w) break;
+    x -= w;
+  }
+  const band = chosen!;
+  const slot = band.bag.pick(rng);
+  const odds = bandWeight(band, risk) / t;
+  takeFromBand(inv, band, inv.cards[slot]!);
+  return { slot, band: band.index, odds };
+}
+
+/** Puts a drawn card back exactly where it was (an order that failed as a whole). */
+export function undoDraw(inv: Inventory, pool: PoolState, d: Draw): void {
+  const c = inv.cards[d.slot]!;
+  if (d.band < 0) {
+    pool.chase!.hit = false;
+    c.loc = 'pool';
+    c.pool = pool.index;
+    c.anchorIndex = 0;
+    return;
+  }
+  putInBand(inv, pool, pool.bands[d.band]!, c);
+}
