@@ -4,7 +4,9 @@
  */
 import type { z } from 'zod';
 import { SNAPSHOT_FORMAT, SnapshotFile } from '../backtest/snapshot-schema.js';
+import { WORLD_FORMAT, WorldFile } from '../market/world-schema.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../strategy/strategy-schema.js';
+import { BOT_CONFIG_FORMAT, BotConfigFile } from './bot-config.js';
 import { InputFileError, type ParsedSource, readSource, validateSource } from './load.js';
 
 export interface FileFormat {
@@ -16,6 +18,8 @@ export interface FileFormat {
 export const FORMATS: Readonly<Record<string, FileFormat>> = {
   [STRATEGY_FORMAT]: { kind: 'strategy', schema: StrategyFile },
   [SNAPSHOT_FORMAT]: { kind: 'snapshot', schema: SnapshotFile },
+  [BOT_CONFIG_FORMAT]: { kind: 'bot-config', schema: BotConfigFile },
+  [WORLD_FORMAT]: { kind: 'world', schema: WorldFile },
 };
 
 export interface ValidatedFile {

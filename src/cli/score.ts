@@ -1,0 +1,139 @@
+/**
+ * `packbot score`: every pack × risk level of a snapshot (no network) or of the live API (read
+ * politely, one request at a time), scored with a strategy. Table for people, `--json` for tools.
+ */
+import { join } from 'node:path';
+import type { PartnerApi } from '../api/partner-api.js';
+import { CATEGORIES, type Category, type PackPool } from '../api/schemas.js';
+import { SnapshotFile } from '../backtest/snapshot-schema.js';
+import { repoRoot } from '../config/json-schemas.js';
+import { loadFile } from '../config/load.js';
+import { toCents } from '../core/money.js';
+import { type ScoreContext, type ScoreRow, scorePools } from '../strategy/score.js';
+import { loadStrategy, type Strategy } from '../strategy/strategy-schema.js';
+import { parseFlags } from './args.js';
+import { UsageError } from './errors.js';
+import type { Command } from './main.js';
+import { renderScoreTable } from './score-table.js';
+
+const USAGE = 'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--json]';
+
+export const DEFAULT_STRATEGY = (): string => join(repoRoot(), 'strategies', 'balanced.yaml');
+
+interface Inputs {
+  pools: PackPool[];
+  balanceCents: number | undefined;
+  maxQuantity: Map<string, number>;
+  strategyPath: string | undefined;
+}
+
+function fromSnapshot(file: string): Inputs {
+  const snap = loadFile(file, SnapshotFile);
+  return {
+    pools: [...snap.pools],
+    balanceCents: snap.account ? toCents(snap.account.balance) : undefined,
+    maxQuantity: new Map(),
+    strategyPath: undefined,
+  };
+}
+
+/** Reads packs and pools for the given categories, sequentially (reads are monitored, not free). */
+export async function readPools(
+  api: PartnerApi,
+  categories: readonly Category[],
+): Promise<Omit<Inputs, 'strategyPath'>> {
+  const account = await api.getAccount();
+  const pools: PackPool[] = [];
+  const maxQuantity = new Map<string, number>();
+  for (const category of categories) {
+    const list = await api.listPacks({ category });
+    for (const pack of list.packs) {
+      maxQuantity.set(`${category}/${pack.pack_type}`, pack.max_quantity);
+      for (const risk_level of pack.risk_levels)
+        pools.push(await api.getPackPool({ pack_type: pack.pack_type, category, risk_level }));
+    }
+  }
+  return { pools, balanceCents: toCents(account.balance), maxQuantity };
+}
+
+async function fromConfig(file: string, categories: readonly Category[]): Promise<Inputs> {
+  const { loadBotConfig } = await import('../config/bot-config.js');
+  const config = loadBotConfig(file);
+  const account = config.accounts[0];
+  if (!account) throw new UsageError(`${file}: no account configured`);
+  if (config.api.embedded)
+    throw new UsageError(
+      `score --config: ${file} uses the embedded simulator, which score does not start; ` +
+        'run `packbot sim` and point api.base_url at it, or use --snapshot',
+    );
+  const { createHttpClient } = await import('../api/client.js');
+  const { WallClock } = await import('../core/clock.js');
+  const api = createHttpClient({
+    baseUrl: config.api.baseUrl,
+    apiKey: account.apiKey(),
+    clock: new WallClock(),
+    timeouts: { requestMs: config.api.timeoutMs },
+  });
+  return { ...(await readPools(api, categories)), strategyPath: account.strategyPath };
+}
+
+function parseCategory(value: string | undefined): Category | undefined {
+  if (value === undefined) return undefined;
+  if (!(CATEGORIES as readonly string[]).includes(value))
+    throw new UsageError(`--category must be one of ${CATEGORIES.join(', ')}, got '${value}'`);
+  return value as Category;
+}
+
+export function scoreInputs(inputs: Inputs, strategy: Strategy, category: Category | undefined): ScoreRow[] {
+  const pools = category ? inputs.pools.filter((p) => p.category === category) : inputs.pools;
+  const ctx: ScoreContext = {
+    maxQuantity: (c, p) => inputs.maxQuantity.get(`${c}/${p}`),
+    onSkip: (pool, e) =>
+      process.stderr.write(`packbot: skipped ${pool.category}/${pool.pack_type}: ${e.message}\n`),
+  };
+  if (inputs.balanceCents !== undefined) ctx.balanceCents = inputs.balanceCents;
+  return scorePools(pools, strategy, ctx);
+}
+
+export const command: Command = {
+  summary: 'score every pack x risk level',
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        config: { type: 'string' },
+        snapshot: { type: 'string' },
+        strategy: { type: 'string' },
+        category: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      'score',
+    );
+    if (positionals.length > 0)
+      throw new UsageError(`score: unexpected argument '${positionals[0]}' (${USAGE})`);
+    if (values.config && values.snapshot)
+      throw new UsageError('score: give --config or --snapshot, not both');
+    if (!values.config && !values.snapshot)
+      throw new UsageError(`score: give --snapshot F or --config F (${USAGE})`);
+    const category = parseCategory(values.category);
+    // Validate the strategy before any network read: bad input never costs a request.
+    let strategy = values.strategy ? loadStrategy(values.strategy) : undefined;
+    let inputs: Inputs;
+    if (values.snapshot) inputs = fromSnapshot(values.snapshot);
+    else {
+      const cats = category ? [category] : (strategy?.packs.categories ?? ['pokemon' as Category]);
+      inputs = await fromConfig(values.config!, cats);
+    }
+    strategy ??= loadStrategy(inputs.strategyPath ?? DEFAULT_STRATEGY());
+    const rows = scoreInputs(inputs, strategy, category);
+    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else {
+      process.stdout.write(`strategy: ${strategy.name}`);
+      if (inputs.balanceCents !== undefined)
+        process.stdout.write(`   balance: ${(inputs.balanceCents / 100).toFixed(2)} USD`);
+      process.stdout.write(`\n\n${renderScoreTable(rows)}`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * `packbot validate FILE…`: recognises each file by its `format` field and validates it with that
+ * format's schema. Every file is checked and every problem reported (file:line:column: path:
+ * message); any invalid file gives exit code 2.
+ */
+import { FORMATS, validateFile } from '../config/formats.js';
+import { InputFileError } from '../config/load.js';
+import { parseFlags } from './args.js';
+import { UsageError } from './errors.js';
+import type { Command } from './main.js';
+
+export const command: Command = {
+  summary: 'validate config, strategy, world and snapshot files',
+  usage: `packbot validate FILE...   (formats: ${Object.keys(FORMATS).join(', ')})`,
+  async run(argv) {
+    const { positionals } = parseFlags(argv, {}, 'validate');
+    if (positionals.length === 0)
+      throw new UsageError('validate: give at least one file (packbot validate FILE...)');
+    let bad = 0;
+    for (const file of positionals) {
+      try {
+        const v = validateFile(file);
+        process.stdout.write(`${file}: ok (${v.kind}, ${v.format})\n`);
+      } catch (e) {
+        if (!(e instanceof InputFileError)) throw e;
+        bad++;
+        process.stderr.write(`${e.message}\n`);
+      }
+    }
+    if (bad > 0) {
+      process.stderr.write(`packbot: ${bad} of ${positionals.length} file(s) invalid\n`);
+      return 2;
+    }
+    return 0;
+  },
+};

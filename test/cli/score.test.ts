@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { ScoreRow } from '../../src/strategy/score.js';
+import { runCli } from './run-cli.js';
+
+const SNAP = 'test/fixtures/snapshot-hand.json';
+const HAND = 'test/fixtures/strategy-hand.yaml';
+
+describe('packbot score --snapshot --json', () => {
+  it('gives every row to the cent of a hand computation', async () => {
+    const { code, stdout, stderr } = await runCli([
+      'score',
+      '--snapshot',
+      SNAP,
+      '--strategy',
+      HAND,
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as ScoreRow[];
+    const by = (p: string, r: string) => rows.find((x) => x.pack_type === p && x.risk_level === r)!;
+    // starter: 0.01·500 + 0.99·(0.8·3 + 0.2·30) = 13.316; realised 5.4 + 0.99·7.56 = 12.8844 (score.test.ts).
+    for (const risk of ['standard', 'aggressive']) {
+      const r = by('starter', risk);
+      expect([r.price, r.ev, r.server_expected_value, r.ev_gap, r.realized_ev]).toEqual([
+        10, 13.32, 13.32, 0, 12.88,
+      ]);
+      expect(r.p_loss).toBeCloseTo(0.792, 9);
+      expect(r.decision.action).toBe('open');
+    }
+    // sealed: 0.5·8 + 0.5·2 = 5.00; realised 0.5·7.20 + 0.5·(0.5·2) = 4.10.
+    expect([by('sealed', 'chill').ev, by('sealed', 'chill').realized_ev]).toEqual([5, 4.1]);
+    // partial (onepiece): (20 + 10 + 2·15)/4 = 15.00, estimated, bounds 10..20.
+    const partial = by('partial', 'standard');
+    expect([partial.ev, partial.ev_low, partial.ev_high, partial.estimated]).toEqual([15, 10, 20, true]);
+    // the sold-out pool is reported, not crashed on, and not scored.
+    expect(rows).toHaveLength(4);
+    expect(stderr).toMatch(/skipped pokemon\/soldout.*no band has odds > 0/);
+    // growth needs the snapshot's balance (10000 USD): present.
+    expect(by('starter', 'standard').growth).toBeGreaterThan(0);
+  });
+
+  it('filters by --category', async () => {
+    const { stdout } = await runCli([
+      'score',
+      '--snapshot',
+      SNAP,
+      '--strategy',
+      HAND,
+      '--category',
+      'onepiece',
+      '--json',
+    ]);
+    expect((JSON.parse(stdout) as ScoreRow[]).map((r) => r.pack_type)).toEqual(['partial']);
+  });
+
+  it('prints an aligned table, best first and marked, with the default strategy', async () => {
+    const { code, stdout } = await runCli(['score', '--snapshot', SNAP]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^strategy: balanced/);
+    const lines = stdout.split('\n').filter((l) => /^[* ] (pokemon|onepiece|category)/.test(l));
+    expect(lines[0]).toMatch(/category\s+pack\s+risk\s+price/);
+    expect(lines[1]).toMatch(/^\* pokemon\s+starter/);
+    expect(lines.slice(2).every((l) => l.startsWith('  '))).toBe(true);
+    // columns line up: every row has the price column ending at the same offset
+    const end = (l: string) => l.indexOf('  ', l.search(/\d+\.\d\d/));
+    const header = lines[0]!;
+    const priceEnd = header.indexOf('price') + 'price'.length;
+    for (const l of lines.slice(1)) expect(l.slice(0, priceEnd)).toMatch(/\d\.\d\d$/);
+    expect(end).toBeTypeOf('function');
+  });
+
+  it.each([
+    [['score'], /give --snapshot F or --config F/],
+    [['score', '--snapshot', SNAP, '--config', 'x.yaml'], /not both/],
+    [['score', '--snapshot', SNAP, '--category', 'cars'], /--category must be one of/],
+    [['score', '--snapshot', 'nope.json'], /nope\.json: file not found/],
+    [['score', '--snapshot', SNAP, '--bogus'], /Unknown option '--bogus'/],
+    [
+      ['score', '--snapshot', SNAP, '--strategy', 'test/fixtures/strategy-broken.yaml'],
+      /strategy-broken\.yaml:\d+:\d+: sell\.threshold_usd/,
+    ],
+  ])('bad input %j: exit 2, clear message, no stack', async (argv, message) => {
+    const { code, stderr } = await runCli(argv);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
