@@ -21,9 +21,19 @@ export function listingPriceCents(marketCents: number, markup: number, strategy:
   return Math.max(floor, Math.min(roundHalfAway(markup * marketCents), cap));
 }
 
-export function fillProbability(priceCents: number, marketCents: number, model: FillModel): number {
+/** P(a listing at `priceCents` sells within `horizonDays`), per the strategy's fill model. */
+export function fillProbability(
+  priceCents: number,
+  marketCents: number,
+  model: FillModel,
+  horizonDays: number,
+): number {
   if (!(marketCents > 0)) return 0;
   const r = priceCents / marketCents;
+  if (model.model === 'hazard') {
+    const rate = model.fills_per_day_at_value * Math.exp(-model.price_sensitivity * (r - 1));
+    return 1 - Math.exp(-rate * horizonDays);
+  }
   if (model.model === 'logistic')
     return model.max_fill / (1 + Math.exp(model.steepness * (r - model.midpoint)));
   const pts = model.points;

@@ -36,7 +36,7 @@ export function planForValue(valueCents: number, strategy: Strategy, sellBackRat
   const list = strategy.sell.list;
   const priceCents = listingPriceCents(valueCents, list.markup, strategy);
   if (priceCents === null) return { action: 'sell_back', reason: 'not_listable', payoutCents };
-  const fill = fillProbability(priceCents, valueCents, list.fill);
+  const fill = fillProbability(priceCents, valueCents, list.fill, list.max_days);
   const saleCents = netOfFeeCents(priceCents, strategy);
   const fallbackCents = applyRate(valueCents, LATE_RATE);
   const expectedCents = fill * saleCents + (1 - fill) * fallbackCents;

@@ -38,8 +38,26 @@ export const PiecewiseFill = z.strictObject({
     }),
 });
 
+/**
+ * Buyers arrive at a rate that falls exponentially with the price ratio; the listing fills within
+ * `max_days` with probability 1 − exp(−rate · max_days). This is the simulator's own model.
+ */
+export const HazardFill = z.strictObject({
+  model: z.literal('hazard'),
+  fills_per_day_at_value: z
+    .number()
+    .nonnegative()
+    .default(1)
+    .describe('expected buyers per day for a listing priced at market value'),
+  price_sensitivity: z
+    .number()
+    .nonnegative()
+    .default(4)
+    .describe('rate = fills_per_day_at_value x exp(-price_sensitivity x (price / value - 1))'),
+});
+
 export const FillModel = z
-  .discriminatedUnion('model', [LogisticFill, PiecewiseFill])
+  .discriminatedUnion('model', [HazardFill, LogisticFill, PiecewiseFill])
   .describe('probability that a listing sells within max_days, as a function of price / market value');
 export type FillModel = z.output<typeof FillModel>;
 
@@ -125,7 +143,7 @@ export const StrategyFile = z.strictObject({
             .nonnegative()
             .default(60)
             .describe('sell this long before the value lock ends when the market fell'),
-          fill: FillModel.prefault({ model: 'logistic' }),
+          fill: FillModel.prefault({ model: 'hazard' }),
         })
         .prefault({}),
     })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pull } from '../../src/api/schemas.js';
 import { decidePull } from '../../src/strategy/decide-pull.js';
-import { listingPriceCents } from '../../src/strategy/listing-model.js';
+import { fillProbability, listingPriceCents } from '../../src/strategy/listing-model.js';
 import { linearFill, strategy } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
@@ -89,5 +89,22 @@ describe('listingPriceCents', () => {
   ])('%s', (_n, market, markup, min, expected) => {
     const st = strategy({ sell: { list: { min_price_usd: min } } });
     expect(listingPriceCents(market, markup, st)).toBe(expected);
+  });
+});
+
+describe('fillProbability', () => {
+  const hazard = { model: 'hazard' as const, fills_per_day_at_value: 1, price_sensitivity: 4 };
+  const logistic = { model: 'logistic' as const, midpoint: 1.5, steepness: 6, max_fill: 0.9 };
+  it.each([
+    ['hazard at value, 3 days: 1 - e^-3', hazard, 10000, 3, 0.950212931632136],
+    ['hazard at 1.4x, 3 days: 1 - exp(-3 e^-1.6)', hazard, 14000, 3, 0.4543019913615408],
+    ['hazard at 2x, 3 days', hazard, 20000, 3, 0.05346460812592735],
+    ['hazard, no time: 0', hazard, 10000, 0, 0],
+    ['logistic at the midpoint: max_fill / 2', logistic, 15000, 3, 0.45],
+    ['piecewise at 1.5: interpolated', linearFill, 15000, 3, 0.4],
+    ['piecewise below the first point: flat', linearFill, 5000, 3, 0.8],
+    ['piecewise above the last point: flat', linearFill, 20000, 3, 0],
+  ] as const)('%s', (_n, model, price, days, expected) => {
+    expect(fillProbability(price, 10000, model, days)).toBeCloseTo(expected, 9);
   });
 });
