@@ -223,6 +223,13 @@ export class Ledger {
         VALUES (?, ?, ?, ?)`),
       latestBalance: db.prepare(`SELECT ${BALANCE_COLS} FROM balances WHERE account = ?
         ORDER BY at DESC, id DESC LIMIT 1`),
+      flowsAfter: db.prepare(`SELECT
+        (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
+          WHERE account = @account AND counted = 1 AND at > @at) AS payouts,
+        (SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings
+          WHERE account = @account AND state = 'filled' AND filled_at > @at) AS proceeds,
+        (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
+          WHERE account = @account AND created_at > @at) AS charged`),
       reportOrders: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE created_at >= ? AND created_at <= ?
         ORDER BY created_at`),
       reportPulls: db.prepare(`SELECT ${PULL_COLS} FROM pulls p WHERE checkout_id IN
@@ -631,6 +638,22 @@ export class Ledger {
 
   latestBalance(account: string): BalanceRow | undefined {
     return this.stmts.latestBalance.get(account) as BalanceRow | undefined;
+  }
+
+  /**
+   * The balance the ledger expects now: the last reported balance plus what was credited and minus
+   * what was charged after it (for the reconciler's drift). Undefined before any observation.
+   * Flows recorded in the same millisecond as the observation are assumed to be included in it.
+   */
+  expectedBalance(account: string): Cents | undefined {
+    const last = this.latestBalance(account);
+    if (!last) return undefined;
+    const f = this.stmts.flowsAfter.get({ account, at: last.at }) as {
+      payouts: number;
+      proceeds: number;
+      charged: number;
+    };
+    return last.balanceCents + f.payouts + f.proceeds - f.charged;
   }
 
   // ---------------------------------------------------------------- report

@@ -228,6 +228,24 @@ describe('Ledger (in memory)', () => {
     expect(ledger.holdings()).toHaveLength(2);
   });
 
+  it('derives the expected balance from the last observation and later flows', () => {
+    expect(ledger.expectedBalance('main')).toBeUndefined();
+    confirmTwo(); // observation 980.00 at T0
+    clock.advanceSync(1000);
+    ledger.recordDecision({ pullId: 'pull-co-1a', action: 'sell_back', reason: 'r' });
+    ledger.recordSellBack([
+      { card_id: 'card-co-1a', pull_id: 'pull-co-1a', status: 'sold', payout_amount: 11.11 },
+    ]);
+    ledger.recordSellBack([
+      { card_id: 'card-co-1a', pull_id: 'pull-co-1a', status: 'already_sold', payout_amount: 11.11 },
+    ]);
+    expect(ledger.expectedBalance('main')).toBe(98000 + 1111);
+    clock.advanceSync(1000);
+    ledger.recordBalance('main', 99111, 'sell-back');
+    expect(ledger.expectedBalance('main')).toBe(99111);
+    expect(ledger.expectedBalance('other')).toBeUndefined();
+  });
+
   it('records balance observations', () => {
     ledger.recordBalance('main', 100_00, 'account');
     clock.advanceSync(5);
