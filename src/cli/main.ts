@@ -25,10 +25,7 @@ const notYet =
 
 /** Commands in the order `--help` lists them. Each loads lazily so start-up stays fast. */
 export const COMMANDS: Record<string, Loader> = {
-  run: notYet(
-    'run the bot (default: embedded simulator)',
-    'packbot run [--config config/bot.yaml] [--dry-run]',
-  ),
+  run: async () => (await import('./run.js')).command,
   sim: async () => (await import('./sim.js')).command,
   score: async () => (await import('./score.js')).command,
   snapshot: notYet(

@@ -1,0 +1,373 @@
+/**
+ * One account's bot: the scheduler (open loop), the sell sweep, the listing watcher and the
+ * reconciler, each a loop sleeping only on the injected clock. The open loop wakes exactly at the
+ * next allowed purchase while the strategy wants to open, acts on what the purchase answers
+ * (remaining balance, 429 bodies) and hands every pull to the sell side at once.
+ */
+import {
+  DailyLimitReachedError,
+  isPartnerApiError,
+  OrderRefundedError,
+  type PartnerApiError,
+  RateLimitedError,
+} from '../api/errors.js';
+import type { PartnerApi } from '../api/partner-api.js';
+import type { PackPool } from '../api/schemas.js';
+import { type Clock, nextUtcMidnight } from '../core/clock.js';
+import { toCents } from '../core/money.js';
+import type { KillSwitch } from '../obs/kill-switch.js';
+import type { Logger } from '../obs/logger.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { Ledger } from '../store/ledger.js';
+import { decideOpen } from '../strategy/decide-open.js';
+import type { ScoreRow } from '../strategy/score.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+import { spendTotals } from './budget-state.js';
+import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
+import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
+import { reconcile } from './reconciler.js';
+import { SellSide } from './sell-side.js';
+import { sleepFor, sleepUntil } from './sleep.js';
+
+export interface Cadence {
+  accountMs: number;
+  poolsMs: number;
+  vaultMs: number;
+  listingsMs: number;
+  /** Sweep for sells that failed and must be retried (short: the 0.9 window is 5 minutes). */
+  sweepMs: number;
+  /** How often a paused or blocked open loop looks again. */
+  idleMs: number;
+}
+
+export interface AccountBotOptions {
+  account: string;
+  api: PartnerApi;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  strategy: Strategy;
+  cadence: Cadence;
+  batchSize: number;
+  killSwitch?: KillSwitch;
+  /** A loop hit something it must not continue past (bad key, a bug): the runner stops. */
+  onFatal: (error: unknown) => void;
+  crashAt?: (point: CrashPoint, key: string) => void;
+  stopwatch?: () => number;
+}
+
+export class AccountBot {
+  readonly sell: SellSide;
+  readonly executor: PurchaseExecutor;
+  private account: AccountView | undefined;
+  private pools: { pools: PackPool[]; maxQuantity: Map<string, number>; readAt: number } | undefined;
+  private lastPurchaseAt: number | null = null;
+  private readonly openAbort = new AbortController();
+  private readonly allAbort = new AbortController();
+  private openingStopped = false;
+  private loops: Promise<void>[] = [];
+  /** Why the open loop last waited (for logs and tests). */
+  lastWait = '';
+  purchases = 0;
+
+  constructor(private readonly o: AccountBotOptions) {
+    this.sell = new SellSide({ ...o, batchSize: o.batchSize });
+    this.executor = new PurchaseExecutor({
+      account: o.account,
+      api: o.api,
+      ledger: o.ledger,
+      log: o.log,
+      ...(o.crashAt ? { crashAt: o.crashAt } : {}),
+    });
+  }
+
+  /** Recovery, then the loops. Resolves once recovery is done (the loops keep running). */
+  async start(): Promise<void> {
+    await this.recover();
+    this.loops = [
+      this.guard('open', () => this.openLoop()),
+      this.guard('sweep', () => this.sweepLoop()),
+      this.guard('reconcile', () => this.reconcileLoop()),
+    ];
+  }
+
+  /**
+   * Start-up: re-send every order whose outcome is unknown (the replay returns the stored result),
+   * then decide and sell whatever the ledger still holds, then reconcile with the service.
+   */
+  async recover(): Promise<void> {
+    const outcomes = await this.executor.resolveUnresolved();
+    for (const out of outcomes) if (out.status === 'confirmed') this.onConfirmed(out);
+    this.updateDoubtGauge();
+    try {
+      await this.sell.process();
+      await this.sell.exclusive(() => reconcile(this.o));
+    } catch (e) {
+      // The loops retry both; only a fatal error (bad key, a bug) stops the start.
+      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+      this.o.log.warn({ code: e.code }, `start-up sell pass or reconciliation failed: ${e.message}`);
+    }
+  }
+
+  /** Stops opening; waits for an order in flight. The sell side keeps going until `stop`. */
+  async stopOpening(): Promise<void> {
+    this.openingStopped = true;
+    this.openAbort.abort();
+    await this.loops[0];
+  }
+
+  /** Graceful stop: no new orders, a last sell pass for pulls still in their window, loops ended. */
+  async stop(): Promise<void> {
+    await this.stopOpening();
+    this.allAbort.abort();
+    await Promise.all(this.loops);
+    await this.sell.process();
+  }
+
+  private async guard(name: string, loop: () => Promise<void>): Promise<void> {
+    try {
+      await loop();
+    } catch (e) {
+      this.o.log.fatal({ loop: name, err: e }, 'bot loop stopped on an unrecoverable error');
+      this.o.onFatal(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ open loop
+
+  private async openLoop(): Promise<void> {
+    const { clock } = this.o;
+    const signal = AbortSignal.any([this.openAbort.signal, this.allAbort.signal]);
+    while (!signal.aborted) {
+      const until = await this.openOnce();
+      if (until === 'stop') return;
+      const wake = Math.max(clock.now(), until);
+      if (!(await sleepUntil(clock, wake, signal))) return;
+    }
+  }
+
+  /** One scheduling step; returns when to look again, or 'stop'. */
+  async openOnce(): Promise<number | 'stop'> {
+    const { clock, cadence, strategy, ledger, log, metrics } = this.o;
+    const now = clock.now();
+    if (this.openingStopped) return 'stop';
+    // An order whose outcome is unknown is settled (same key, same body) before any new one.
+    const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
+    if (doubt) return this.afterOutcome(await this.executor.send(doubt));
+    if (this.o.killSwitch?.isPaused()) {
+      this.noteWait('kill switch is on');
+      return now + cadence.idleMs;
+    }
+    const account = await this.readAccountIfStale(now);
+    const pools = await this.readPoolsIfStale(now);
+    if (!account || !pools) return now + cadence.idleMs;
+
+    const totals = spendTotals(ledger, this.o.account, strategy, now);
+    const rows: ScoreRow[] = scoreView(
+      pools.pools,
+      pools.maxQuantity,
+      strategy,
+      account.balanceCents,
+      metrics,
+      log,
+    );
+    const decision = decideOpen(
+      {
+        balanceCents: account.balanceCents,
+        ...totals,
+        killSwitch: false,
+        packsLeftToday: account.packsLeftToday,
+        nextPurchaseAt: account.nextPurchaseAt,
+        resetsAt: account.resetsAt,
+        lastPurchaseAt: this.lastPurchaseAt,
+      },
+      rows,
+      strategy,
+      now,
+    );
+    const nextPoolRead = pools.readAt + cadence.poolsMs;
+    if (decision.action === 'wait') {
+      this.noteWait(decision.reason);
+      // A limit that lifts at a known instant: wake exactly then. Otherwise at the next pool read.
+      return decision.until ?? Math.min(nextPoolRead, account.readAt + cadence.accountMs);
+    }
+    if (this.openingStopped || this.o.killSwitch?.isPaused()) return now;
+    const row = rows.find(
+      (r) =>
+        r.category === decision.category &&
+        r.pack_type === decision.pack_type &&
+        r.risk_level === decision.risk_level,
+    );
+    const q = decision.quantity;
+    const outcome = await this.executor.open({
+      body: {
+        pack_type: decision.pack_type,
+        category: decision.category as never,
+        quantity: q,
+        risk_level: decision.risk_level as never,
+      },
+      ...(row
+        ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
+        : {}),
+    });
+    return this.afterOutcome(outcome);
+  }
+
+  private noteWait(reason: string): void {
+    if (reason !== this.lastWait) this.o.log.info({ reason }, 'not opening');
+    this.lastWait = reason;
+  }
+
+  /** Acts on the purchase's answer; in doubt, re-sends the same intent until it resolves. */
+  private async afterOutcome(first: PurchaseOutcome): Promise<number | 'stop'> {
+    const { clock, cadence, log } = this.o;
+    let outcome = first;
+    for (let attempt = 1; outcome.status === 'in_doubt'; attempt++) {
+      this.updateDoubtGauge();
+      const backoff = Math.min(cadence.accountMs, 1000 * 2 ** Math.min(attempt, 6));
+      // Stopping leaves it in doubt in the ledger: the next start re-sends it with the same key.
+      if (!(await sleepFor(clock, backoff, this.openAbort.signal))) return 'stop';
+      outcome = await this.executor.send(outcome.intent);
+      if (attempt >= 20 && outcome.status === 'in_doubt') {
+        log.error({ intent: outcome.intent.key }, 'order still in doubt; will resolve at the next start');
+        return 'stop';
+      }
+    }
+    this.updateDoubtGauge();
+    if (outcome.status === 'confirmed') {
+      this.onConfirmed(outcome);
+      await this.sell.process();
+      return this.account ? Math.max(this.account.nextPurchaseAt, clock.now()) : clock.now();
+    }
+    return this.onFailed(outcome.error);
+  }
+
+  private onConfirmed(out: Extract<PurchaseOutcome, { status: 'confirmed' }>): void {
+    const { metrics, clock } = this.o;
+    const { order, pulls, recorded } = out.confirmed;
+    const now = clock.now();
+    this.sell.markReceived(pulls);
+    this.lastPurchaseAt = now;
+    if (recorded) {
+      metrics.packsOpened(
+        order.category,
+        order.packType ?? 'other',
+        order.riskLevel ?? 'standard',
+        order.quantity,
+      );
+      metrics.spend(order.totalChargedCents);
+      this.purchases++;
+    }
+    metrics.balance(order.remainingBalanceCents);
+    if (this.account && !out.response.idempotent_replay) {
+      // The answer is fresher than any read: balance and limits follow from it. The server's
+      // purchase time is before `now`, so `now + min interval` is never early.
+      this.account.balanceCents = order.remainingBalanceCents;
+      this.account.packsLeftToday = Math.max(0, this.account.packsLeftToday - order.quantity);
+      this.account.nextPurchaseAt = now + this.account.minSecondsBetween * 1000;
+      metrics.packsLeftToday(this.account.packsLeftToday);
+    } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+  }
+
+  private onFailed(error: PartnerApiError): number | 'stop' {
+    const { clock, cadence, log } = this.o;
+    const now = clock.now();
+    if (error instanceof RateLimitedError) {
+      if (this.account) this.account.nextPurchaseAt = now + error.retryAfterSeconds * 1000;
+      return now + error.retryAfterSeconds * 1000;
+    }
+    if (error instanceof DailyLimitReachedError) {
+      const resets = Date.parse(error.resetsAt);
+      const at = Number.isFinite(resets) ? resets : nextUtcMidnight(now);
+      if (this.account) {
+        this.account.packsLeftToday = 0;
+        this.account.resetsAt = at;
+      }
+      return at;
+    }
+    if (error instanceof OrderRefundedError) {
+      // Nothing was charged; the pool changed under us. Re-read and re-score before trying again.
+      this.pools = undefined;
+      if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+      return now;
+    }
+    if (error.kind === 'fatal') {
+      log.fatal({ code: error.code }, `opening stopped: ${error.message}`);
+      return 'stop';
+    }
+    // Rejected (bad request, insufficient balance, pack gone): re-read everything, then look again.
+    this.pools = undefined;
+    this.account = undefined;
+    return now + cadence.idleMs;
+  }
+
+  private async readAccountIfStale(now: number): Promise<AccountView | undefined> {
+    const a = this.account;
+    const stale =
+      !a || now >= a.readAt + this.o.cadence.accountMs || (a.packsLeftToday <= 0 && now >= a.resetsAt);
+    if (!stale) return a;
+    try {
+      const view = accountView(await this.o.api.getAccount(), this.o.clock.now());
+      this.account = view;
+      this.o.metrics.balance(view.balanceCents);
+      this.o.metrics.packsLeftToday(view.packsLeftToday);
+      return view;
+    } catch (e) {
+      return this.readFailed(e, 'account');
+    }
+  }
+
+  private async readPoolsIfStale(now: number) {
+    if (this.pools && now < this.pools.readAt + this.o.cadence.poolsMs) return this.pools;
+    try {
+      const read = await readPools(this.o.api, this.o.strategy);
+      this.pools = { ...read, readAt: this.o.clock.now() };
+      return this.pools;
+    } catch (e) {
+      return this.readFailed(e, 'pools');
+    }
+  }
+
+  private readFailed(e: unknown, what: string): undefined {
+    if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+    this.o.log.warn({ code: e.code, what }, `read failed, will retry: ${e.message}`);
+    return undefined;
+  }
+
+  private updateDoubtGauge(): void {
+    this.o.metrics.ordersInDoubt(this.o.ledger.unresolvedCount());
+  }
+
+  // ------------------------------------------------------------------ sell sweep and reconcile
+
+  /** Retries sells and listings that did not go through, soonest window first. */
+  private async sweepLoop(): Promise<void> {
+    const { clock, cadence } = this.o;
+    const signal = this.allAbort.signal;
+    while (await sleepFor(clock, cadence.sweepMs, signal)) {
+      try {
+        await this.sell.process();
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        this.o.log.warn({ code: e.code }, `sell sweep failed, will retry: ${e.message}`);
+      }
+    }
+  }
+
+  /** Listing watch at its cadence; full reconciliation at the vault cadence. */
+  private async reconcileLoop(): Promise<void> {
+    const { clock, cadence } = this.o;
+    const signal = this.allAbort.signal;
+    const every = Math.min(cadence.listingsMs, cadence.vaultMs);
+    while (await sleepFor(clock, every, signal)) {
+      try {
+        await this.sell.exclusive(() => reconcile(this.o));
+        await this.sell.process();
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        this.o.log.warn({ code: e.code }, `reconciliation failed, will retry: ${e.message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Watches our marketplace listings through the vault (the API has no listing read): a listed card
+ * gone from the vault sold, so its proceeds are recorded; one still listed is kept, repriced
+ * (delist + list again at the new price, same ledger listing) or delisted and sold back, as
+ * `decideListing` says, timed against the sell-back value lock.
+ */
+import { isPartnerApiError } from '../api/errors.js';
+import type { PartnerApi } from '../api/partner-api.js';
+import type { VaultEntry } from '../api/schemas.js';
+import type { Clock } from '../core/clock.js';
+import { DAY_MS } from '../core/clock.js';
+import { toCents, toUsd } from '../core/money.js';
+import type { Logger } from '../obs/logger.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { Ledger, ListingRow } from '../store/ledger.js';
+import { decideListing } from '../strategy/decide-listing.js';
+import { netOfFeeCents } from '../strategy/listing-model.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+
+/** The spec's value lock: 7 days after acquisition the offer follows the market. */
+const LOCK_MS = 7 * DAY_MS;
+
+export interface ListingWatchOptions {
+  account: string;
+  api: PartnerApi;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  strategy: Strategy;
+}
+
+export interface WatchResult {
+  filled: number;
+  repriced: number;
+  delisted: number;
+  /** Listings the vault shows unlisted though the ledger has them active (delisted elsewhere). */
+  drift: number;
+}
+
+/** One pass over the active listings with a fresh vault read. Returns what changed. */
+export async function watchListings(
+  o: ListingWatchOptions,
+  vault: ReadonlyMap<string, VaultEntry>,
+): Promise<WatchResult> {
+  const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0 };
+  for (const listing of o.ledger.activeListings(o.account)) {
+    const entry = vault.get(listing.cardId);
+    if (!entry) {
+      const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
+      o.ledger.recordListingFill(listing.listingId, proceeds);
+      o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
+      result.filled++;
+      continue;
+    }
+    if (!entry.listed) {
+      o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
+      o.log.warn(
+        { card: listing.cardId },
+        'listing no longer active on the service; deciding the card again',
+      );
+      result.drift++;
+      continue;
+    }
+    await actOn(o, listing, entry, result);
+  }
+  o.metrics.listingsActive(o.ledger.activeListings(o.account).length);
+  return result;
+}
+
+async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEntry, result: WatchResult) {
+  const pull = listing.pullId ? o.ledger.getPull(listing.pullId) : undefined;
+  const now = o.clock.now();
+  const acquiredAt = entry.pulled_at ? Date.parse(entry.pulled_at) : (pull?.pulledAt ?? listing.createdAt);
+  const decision = decideListing(
+    {
+      priceCents: listing.priceCents,
+      listedAt: listing.createdAt,
+      marketValueCents: toCents(entry.value),
+      // While listed the vault shows no offer; during the lock its basis is the value at the pull.
+      basisValueCents: pull?.valueCents ?? toCents(entry.value),
+      lockedValueUntil: acquiredAt + LOCK_MS,
+    },
+    o.strategy,
+    now,
+  );
+  if (decision.action === 'keep') return;
+  try {
+    await o.api.deleteListing({ card_id: listing.cardId });
+  } catch (e) {
+    if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+    o.log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
+    return;
+  }
+  if (decision.action === 'delist_and_sell_back') {
+    o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
+    if (listing.pullId)
+      o.ledger.recordDecision({ pullId: listing.pullId, action: 'sell_back', reason: decision.reason });
+    o.log.info({ card: listing.cardId, reason: decision.reason }, 'delisted to sell back');
+    result.delisted++;
+    return;
+  }
+  try {
+    const relisted = await o.api.createListing({
+      card_id: listing.cardId,
+      price: toUsd(decision.priceCents),
+    });
+    o.ledger.recordListingUpdate(listing.listingId, { priceCents: toCents(relisted.price) });
+    if (listing.pullId)
+      o.ledger.recordDecision({
+        pullId: listing.pullId,
+        action: 'reprice',
+        reason: decision.reason,
+        priceCents: decision.priceCents,
+      });
+    o.log.info({ card: listing.cardId, price: relisted.price, reason: decision.reason }, 'repriced');
+    result.repriced++;
+  } catch (e) {
+    if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+    // Delisted but not relisted: the card is back in the vault; decide it again (sell back or list).
+    o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
+    o.log.warn({ card: listing.cardId, code: e.code }, `relisting failed: ${e.message}`);
+    result.delisted++;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Compares the service with the ledger, at start and periodically: cards the ledger thinks we own
+ * that the vault no longer has (sold, listed or shipped elsewhere), vault cards the ledger does not
+ * know, and the balance against the one the ledger expects. Drift is logged and exported; the
+ * ledger is corrected only where the service is authoritative (a card gone is gone).
+ */
+import type { PartnerApi } from '../api/partner-api.js';
+import type { Category, VaultEntry } from '../api/schemas.js';
+import type { Clock } from '../core/clock.js';
+import { toCents, toUsd } from '../core/money.js';
+import type { Logger } from '../obs/logger.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { Ledger } from '../store/ledger.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+import { type WatchResult, watchListings } from './listing-watch.js';
+import { readVault } from './vault.js';
+
+export interface ReconcileOptions {
+  account: string;
+  api: PartnerApi;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  strategy: Strategy;
+}
+
+export interface ReconcileReport {
+  missing: string[];
+  unknown: string[];
+  balanceDriftCents: number;
+  listings: WatchResult;
+}
+
+export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
+  const categories = o.strategy.packs.categories as readonly Category[];
+  const vault = await readVault(o.api, categories);
+  const listings = await watchListings(o, vault);
+  const { missing, unknown } = diffVault(o, vault);
+
+  const account = await o.api.getAccount();
+  const reported = toCents(account.balance);
+  const last = o.ledger.latestBalance(o.account);
+  const expected = last ? last.balanceCents + fillsSince(o, last.at) : reported;
+  const drift = reported - expected;
+  o.ledger.recordBalance(o.account, reported, 'reconcile');
+  o.metrics.balance(reported);
+  o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift);
+  if (drift !== 0)
+    o.log.warn({ reported: toUsd(reported), expected: toUsd(expected) }, 'balance differs from the ledger');
+  if (missing.length + unknown.length > 0)
+    o.log.warn({ missing: missing.length, unknown: unknown.length }, 'vault differs from the ledger');
+  return { missing, unknown, balanceDriftCents: drift, listings };
+}
+
+function fillsSince(o: ReconcileOptions, since: number): number {
+  let sum = 0;
+  const data = o.ledger.reportData(0, o.clock.now());
+  for (const l of data.listings)
+    if (l.account === o.account && l.state === 'filled' && (l.filledAt ?? 0) > since)
+      sum += l.proceedsCents ?? 0;
+  return sum;
+}
+
+function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>) {
+  const missing: string[] = [];
+  const known = new Set<string>();
+  for (const pull of o.ledger.holdings(o.account)) {
+    known.add(pull.pullId);
+    // Sealed packs are not promised to appear in the vault: nothing to compare.
+    if (pull.kind !== 'card') continue;
+    if (vault.has(pull.cardId)) continue;
+    if (o.ledger.activeListingForCard(pull.cardId)) continue;
+    o.ledger.markPullGone(pull.pullId, 'gone');
+    o.log.warn(
+      { pull: pull.pullId, card: pull.cardId, was: pull.status },
+      'card left the vault outside the bot',
+    );
+    missing.push(pull.pullId);
+  }
+  const unknown: string[] = [];
+  for (const entry of vault.values()) {
+    if (entry.pull_id === null || known.has(entry.pull_id)) continue;
+    const pull = o.ledger.getPull(entry.pull_id);
+    if (!pull) unknown.push(entry.card_id);
+  }
+  return { missing, unknown };
+}

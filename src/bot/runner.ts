@@ -1,0 +1,227 @@
+/**
+ * The bot's lifecycle: builds everything from a validated BotConfig (logger with the keys
+ * registered as secrets, metrics, ledger, kill switch, the API per account, the metrics server),
+ * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
+ * flight finished, pulls still in their window sold, ledger closed.
+ */
+import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
+import type { PartnerApi } from '../api/partner-api.js';
+import { UserInputError } from '../cli/errors.js';
+import type { BotConfig } from '../config/bot-config.js';
+import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
+import { KillSwitch } from '../obs/kill-switch.js';
+import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
+import { Metrics } from '../obs/metrics.js';
+import { type ObsServer, startObsServer } from '../obs/server.js';
+import { Ledger } from '../store/ledger.js';
+import { loadStrategy } from '../strategy/strategy-schema.js';
+import { AccountBot, type Cadence } from './account-bot.js';
+import { type Embedded, startEmbedded } from './embedded.js';
+import type { CrashPoint } from './executor.js';
+import { createPaperMarket } from './paper-market.js';
+
+export interface RunnerOptions {
+  /** Default: wall clock (sped up by `sim.speed` in embedded mode). */
+  clock?: Clock;
+  /** Log destination (tests collect lines); default stdout. */
+  logDestination?: NodeJS.WritableStream;
+  /** Serve /metrics etc. (default: config.metrics.enabled); port 0 in tests. */
+  metricsPort?: number;
+  /** Override of the sell sweep and idle cadence (tests). */
+  cadence?: Partial<Cadence>;
+  crashAt?: (point: CrashPoint, key: string) => void;
+  stopwatch?: () => number;
+}
+
+export class Runner {
+  private stopping: Promise<void> | undefined;
+  private fatal: unknown;
+  private resolveDone!: (code: number) => void;
+  /** Resolves with the exit code once the runner has stopped (by `stop` or a fatal error). */
+  readonly done = new Promise<number>((r) => {
+    this.resolveDone = r;
+  });
+
+  private constructor(
+    readonly config: BotConfig,
+    readonly clock: Clock,
+    readonly log: Logger,
+    readonly metrics: Metrics,
+    readonly ledger: Ledger,
+    readonly killSwitch: KillSwitch,
+    readonly bots: AccountBot[],
+    readonly apis: PartnerApi[],
+    private readonly https: HttpPartnerApi[],
+    readonly embedded: Embedded | undefined,
+    readonly obs: ObsServer | undefined,
+  ) {}
+
+  static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
+    const secrets = new SecretRegistry();
+    secrets.add(...config.secrets());
+    const clock =
+      options.clock ??
+      (config.api.embedded && config.sim.speed > 1
+        ? new ScaledClock(Date.now(), config.sim.speed)
+        : new WallClock());
+    const log = createLogger({
+      level: config.log.level,
+      pretty: config.log.pretty,
+      secrets,
+      now: () => clock.now(),
+      ...(options.logDestination ? { destination: options.logDestination } : {}),
+    });
+    log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
+
+    const cleanups: (() => Promise<void> | void)[] = [];
+    const cleanup = async () => {
+      for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
+    };
+    try {
+      let baseUrl = config.api.baseUrl;
+      let embedded: Embedded | undefined;
+      if (config.api.embedded) {
+        embedded = await startEmbedded(clock, {
+          worldPath: config.sim.worldPath,
+          seed: config.sim.seed,
+          onError: (err) => log.error({ err }, 'embedded simulator error'),
+        });
+        cleanups.push(() => embedded?.server.close());
+        baseUrl = embedded.server.url;
+        log.info({ url: baseUrl, speed: config.sim.speed }, 'embedded simulator listening');
+      }
+      const metrics = new Metrics();
+      const ledger = Ledger.open(config.store.path, { clock });
+      cleanups.push(() => ledger.close());
+      log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
+      const killSwitch = new KillSwitch(
+        config.control.killSwitchFile,
+        () => clock.now(),
+        (p) => metrics.paused(p),
+      );
+      metrics.paused(killSwitch.isPaused());
+      metrics.ordersInDoubt(ledger.unresolvedCount());
+      metrics.listingsActive(ledger.activeListings().length);
+
+      let lastApiOk = false;
+      const cadence: Cadence = {
+        accountMs: config.polling.accountMs,
+        poolsMs: config.polling.poolsMs,
+        vaultMs: config.polling.vaultMs,
+        listingsMs: config.polling.listingsMs,
+        sweepMs: Math.min(15_000, Math.floor(config.sellback.safetyMarginMs / 2)),
+        idleMs: 5_000,
+        ...options.cadence,
+      };
+      const bots: AccountBot[] = [];
+      const apis: PartnerApi[] = [];
+      const https: HttpPartnerApi[] = [];
+      let runner: Runner | undefined;
+      for (const account of config.accounts) {
+        const strategy = loadStrategy(account.strategyPath);
+        const http = createHttpClient({
+          baseUrl,
+          apiKey: account.apiKey(),
+          clock,
+          timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
+          onResponse: (e) => {
+            metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
+            lastApiOk = e.status !== 'transport' && e.status < 500;
+          },
+        });
+        https.push(http);
+        cleanups.push(() => http.close());
+        await checkIdentity(http, account.name);
+        const api: PartnerApi =
+          config.mode === 'dry-run'
+            ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
+            : http;
+        apis.push(api);
+        const alog = log.child({ account: account.name });
+        bots.push(
+          new AccountBot({
+            account: account.name,
+            api,
+            ledger,
+            clock,
+            log: alog,
+            metrics,
+            strategy,
+            cadence,
+            batchSize: config.sellback.batchSize,
+            killSwitch,
+            onFatal: (e) => runner?.failed(e),
+            ...(options.crashAt ? { crashAt: options.crashAt } : {}),
+            ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),
+          }),
+        );
+        alog.info({ strategy: strategy.name, key_env: account.keyEnv }, 'account ready');
+      }
+
+      let obs: ObsServer | undefined;
+      if (config.metrics.enabled) {
+        const token = config.control.token();
+        obs = await startObsServer({
+          host: config.metrics.host,
+          port: options.metricsPort ?? config.metrics.port,
+          metrics,
+          killSwitch,
+          logger: log,
+          ...(token ? { controlToken: token } : {}),
+          ready: () =>
+            !ledger.isOpen
+              ? { ready: false, reason: 'ledger closed' }
+              : lastApiOk
+                ? { ready: true }
+                : { ready: false, reason: 'API not reachable (last request failed)' },
+        });
+        cleanups.push(() => obs?.close());
+        log.info({ url: obs.url }, 'metrics server listening');
+      }
+
+      runner = new Runner(config, clock, log, metrics, ledger, killSwitch, bots, apis, https, embedded, obs);
+      for (const bot of bots) await bot.start();
+      log.info({ accounts: bots.length }, 'packbot running');
+      return runner;
+    } catch (e) {
+      await cleanup();
+      throw e;
+    }
+  }
+
+  private failed(e: unknown): void {
+    if (this.fatal !== undefined) return;
+    this.fatal = e;
+    void this.stop('fatal error');
+  }
+
+  /** Graceful stop; idempotent. The exit code (0, or 1 after a fatal error) goes to `done`. */
+  stop(reason = 'stop requested'): Promise<void> {
+    this.stopping ??= this.shutdown(reason);
+    return this.stopping;
+  }
+
+  private async shutdown(reason: string): Promise<void> {
+    this.log.info({ reason }, 'stopping: no new orders; finishing orders in flight and sell-backs');
+    try {
+      await Promise.all(this.bots.map((b) => b.stopOpening()));
+      await Promise.all(this.bots.map((b) => b.stop()));
+    } catch (e) {
+      this.log.error({ err: e }, 'error while stopping');
+      this.fatal ??= e;
+    }
+    this.metrics.ordersInDoubt(this.ledger.unresolvedCount());
+    this.ledger.close();
+    await this.obs?.close().catch(() => undefined);
+    for (const h of this.https) await h.close().catch(() => undefined);
+    await this.embedded?.server.close().catch(() => undefined);
+    this.log.info({ reason }, 'stopped');
+    this.resolveDone(this.fatal === undefined ? 0 : 1);
+  }
+}
+
+async function checkIdentity(api: PartnerApi, account: string): Promise<void> {
+  const me = await api.getIdentity();
+  if (!me.linked)
+    throw new UserInputError(`account '${account}': the API key is not linked to a user account (GET /me)`);
+}

@@ -1,0 +1,214 @@
+/**
+ * The decision engine's imperative half: every pull is decided the moment it is recorded
+ * (`decidePull`), sell-backs go out at once in batches of up to `batchSize`, listings right after.
+ * Everything works from the ledger's pull statuses, so a restart picks up exactly where the
+ * process stopped: `open` pulls are decided, `sell_pending` sold, `list_pending` listed.
+ *
+ * A pull decided for the 0.9 window but paid less (or decided only after its window) is counted in
+ * `sellback_window_missed_total`; the fallback is `decidePull` again at the current time, which
+ * picks the late rate or a listing per the strategy.
+ */
+import { isPartnerApiError } from '../api/errors.js';
+import type { PartnerApi } from '../api/partner-api.js';
+import type { SellBackItem } from '../api/schemas.js';
+import type { Clock } from '../core/clock.js';
+import { toCents, toUsd } from '../core/money.js';
+import type { Logger } from '../obs/logger.js';
+import type { Metrics } from '../obs/metrics.js';
+import type { Ledger, PullRow } from '../store/ledger.js';
+import { decidePull } from '../strategy/decide-pull.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+import { pullFromRow } from './pull-view.js';
+import { Mutex } from './sleep.js';
+
+export interface SellSideOptions {
+  account: string;
+  api: PartnerApi;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  strategy: Strategy;
+  batchSize: number;
+  /** A monotonic stopwatch (ms) for decision latency; performance.now by default. */
+  stopwatch?: () => number;
+}
+
+export class SellSide {
+  /** Pull id → stopwatch reading when it arrived (for decision latency). */
+  private readonly received = new Map<string, number>();
+  /** Cards whose listing request got no clear answer: delist before listing again. */
+  private readonly listingInDoubt = new Set<string>();
+  private readonly stopwatch: () => number;
+  private readonly mutex = new Mutex();
+
+  constructor(private readonly o: SellSideOptions) {
+    this.stopwatch = o.stopwatch ?? (() => performance.now());
+  }
+
+  /** Notes when pulls arrived; call right after the order is confirmed. */
+  markReceived(pulls: readonly PullRow[]): void {
+    const t = this.stopwatch();
+    for (const p of pulls) this.received.set(p.pullId, t);
+  }
+
+  /** Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time. */
+  process(): Promise<void> {
+    return this.mutex.run(async () => {
+      this.decideOpenPulls();
+      await this.flushSells();
+      await this.flushListings();
+    });
+  }
+
+  /** Runs `fn` exclusive with `process` (the listing watcher changes the same pulls). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(fn);
+  }
+
+  /** Decides every undecided card pull (sealed packs are held from the start). */
+  decideOpenPulls(): void {
+    const { ledger, strategy, account, log, metrics } = this.o;
+    const now = this.o.clock.now();
+    for (const row of ledger.undecidedPulls(account)) {
+      const decision = decidePull(pullFromRow(row), strategy, now);
+      const late = row.buybackValidUntil !== null && now >= row.buybackValidUntil;
+      if (late && this.wasMeantForWindow(row)) {
+        metrics.sellbackWindowMissed();
+        log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
+      }
+      if (decision.action === 'sell_back')
+        ledger.recordDecision({
+          pullId: row.pullId,
+          action: 'sell_back',
+          reason: decision.reason,
+          priceCents: decision.payoutCents,
+        });
+      else if (decision.action === 'list')
+        ledger.recordDecision({
+          pullId: row.pullId,
+          action: 'list',
+          reason: `fill ${decision.fill.toFixed(2)}`,
+          priceCents: decision.priceCents,
+        });
+      else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
+    }
+  }
+
+  /** A pull is "meant for the window" unless its first decision already chose something else. */
+  private wasMeantForWindow(row: PullRow): boolean {
+    const first = this.o.ledger.decisionsFor(row.pullId)[0];
+    return first === undefined || first.action === 'sell_back';
+  }
+
+  /** Sells every `sell_pending` pull, soonest window first, in batches. */
+  async flushSells(): Promise<void> {
+    const { ledger, account, api, log, metrics } = this.o;
+    const pending = ledger.pullsAwaitingSale(account);
+    for (let i = 0; i < pending.length; i += this.o.batchSize) {
+      const batch = pending.slice(i, i + this.o.batchSize);
+      const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: p.pullId }));
+      const sentAt = this.stopwatch();
+      for (const p of batch) {
+        const t = this.received.get(p.pullId);
+        if (t !== undefined) metrics.decisionLatency(Math.max(0, sentAt - t));
+        this.received.delete(p.pullId);
+      }
+      let response: Awaited<ReturnType<PartnerApi['sellBack']>>;
+      try {
+        response = await api.sellBack(items);
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        // Safe to repeat (a pull pays once): the pulls stay sell_pending for the next sweep.
+        log.warn({ code: e.code, items: items.length }, `sell-back failed, will retry: ${e.message}`);
+        continue;
+      }
+      const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
+      const outcome = ledger.recordSellBack(response.results, { account });
+      metrics.sellbackPayout(outcome.newlyPaidCents);
+      metrics.balance(toCents(response.remaining_balance));
+      ledger.recordBalance(account, toCents(response.remaining_balance), 'sell-back');
+      for (const r of response.results) {
+        const want = expected.get(r.pull_id);
+        if (r.status === 'failed') {
+          log.warn(
+            { pull: r.pull_id, error: r.error },
+            'sell-back item failed; the pull will be decided again',
+          );
+          continue;
+        }
+        if (r.status === 'sold' && want !== undefined && toCents(r.payout_amount ?? 0) < want) {
+          metrics.sellbackWindowMissed();
+          log.warn(
+            { pull: r.pull_id, paid: r.payout_amount, expected: toUsd(want) },
+            'sold after the 0.9 window',
+          );
+        }
+      }
+      log.info({ items: items.length, paid: response.total_paid }, 'sold back');
+    }
+  }
+
+  private expectedPayout(p: PullRow): number | undefined {
+    const decisions = this.o.ledger.decisionsFor(p.pullId);
+    const last = decisions[decisions.length - 1];
+    return last?.action === 'sell_back' ? (last.priceCents ?? undefined) : undefined;
+  }
+
+  /** Lists every `list_pending` pull at the price its decision chose. */
+  async flushListings(): Promise<void> {
+    const { ledger, account, api, log } = this.o;
+    for (const pull of ledger.pullsAwaitingListing(account)) {
+      const decision = ledger.decisionsFor(pull.pullId).at(-1);
+      const priceCents = decision?.priceCents;
+      if (decision?.action !== 'list' || priceCents == null) {
+        ledger.recordDecision({ pullId: pull.pullId, action: 'sell_back', reason: 'no listing price' });
+        continue;
+      }
+      try {
+        if (this.listingInDoubt.has(pull.cardId)) await this.delistQuietly(pull.cardId);
+        const listing = await api.createListing({ card_id: pull.cardId, price: toUsd(priceCents) });
+        this.listingInDoubt.delete(pull.cardId);
+        ledger.recordListing({
+          listingId: listing.listing_id,
+          cardId: pull.cardId,
+          pullId: pull.pullId,
+          priceCents: toCents(listing.price),
+        });
+        log.info({ pull: pull.pullId, price: listing.price }, 'listed');
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        if (e.kind === 'rejected' || e.kind === 'invalid-data') {
+          // The marketplace refused: fall back to selling back (the late rate if the window passed).
+          log.warn({ pull: pull.pullId, code: e.code }, `listing refused, selling back: ${e.message}`);
+          ledger.recordDecision({
+            pullId: pull.pullId,
+            action: 'sell_back',
+            reason: `listing refused: ${e.code}`,
+          });
+        } else {
+          this.listingInDoubt.add(pull.cardId);
+          log.warn({ pull: pull.pullId, code: e.code }, `listing outcome unknown, will retry: ${e.message}`);
+        }
+      }
+    }
+    this.o.metrics.listingsActive(ledger.activeListings(account).length);
+    // Listings refused above became sell-backs: send them now rather than at the next sweep.
+    if (ledger.pullsAwaitingSale(account).length > 0) await this.flushSells();
+  }
+
+  /** Delists a card that may or may not be listed; "not listed" is fine. */
+  async delistQuietly(cardId: string): Promise<void> {
+    try {
+      await this.o.api.deleteListing({ card_id: cardId });
+    } catch (e) {
+      if (!isPartnerApiError(e) || e.kind !== 'rejected') throw e;
+    }
+  }
+
+  /** Earliest instant a pending sell needs attention (its window end), for the sweep's sleep. */
+  nextDeadline(): number | undefined {
+    const p = this.o.ledger.pullsAwaitingSale(this.o.account)[0];
+    return p?.buybackValidUntil ?? undefined;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `packbot run [--config config/bot.yaml] [--dry-run]`: the long-running bot. Bad config is exit 2
+ * with file:line:column; SIGTERM/SIGINT stop it gracefully (exit 0) within 10 seconds.
+ */
+import { Runner } from '../bot/runner.js';
+import { loadBotConfig } from '../config/bot-config.js';
+import { parseFlags } from './args.js';
+import { UsageError } from './errors.js';
+import type { Command } from './main.js';
+
+/** Graceful stop budget; after it the process exits anyway (the ledger is crash-safe). */
+const STOP_DEADLINE_MS = 9_500;
+
+export const command: Command = {
+  summary: 'run the bot (default: embedded simulator)',
+  usage: `packbot run [--config config/bot.yaml] [--dry-run]
+
+  --config F   bot configuration (default config/bot.yaml)
+  --dry-run    read from the configured API, send every write to a local paper market
+
+Stops gracefully on SIGTERM or SIGINT: no new orders, sell-backs still in their window are sent,
+the ledger is closed. While the kill switch file exists, no pack is opened. See docs/runner.md.`,
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      { config: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+      'run',
+    );
+    if (positionals.length > 0) throw new UsageError(`run: unexpected argument '${positionals[0]}'`);
+    const config = loadBotConfig(values.config ?? 'config/bot.yaml', process.env, {
+      forceDryRun: values['dry-run'] === true,
+    });
+    const runner = await Runner.start(config);
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals > 1) {
+        runner.log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      runner.log.info({ signal }, 'signal received');
+      // A real timer on purpose: this bounds the process's life, it is not business timing.
+      setTimeout(() => {
+        runner.log.error('graceful stop took too long; exiting');
+        process.exit(1);
+      }, STOP_DEADLINE_MS).unref();
+      void runner.stop(`signal ${signal}`);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    const code = await runner.done;
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    return code;
+  },
+};
