@@ -1,0 +1,112 @@
+/**
+ * The engine a worker (or the main thread) runs: builds the per-worker model once, then runs
+ * ranges of paths. Results of a range are plain typed arrays so they cross thread boundaries
+ * cheaply and are merged by path index, which keeps summaries independent of the worker count.
+ */
+import type { Strategy } from '../strategy/strategy-schema.js';
+import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
+import { type BacktestModel, buildModel } from './model.js';
+import { type PathResult, runPath } from './path.js';
+import type { PathMarket } from './path-market.js';
+import type { SnapshotFile } from './snapshot-schema.js';
+import { StaticMarket, StaticRowsCache } from './static-market.js';
+
+export type MarketKind = 'static' | 'dynamic';
+
+export interface EngineSpec {
+  snapshot: SnapshotFile;
+  strategy: Strategy;
+  days: number;
+  seed: number;
+  market: MarketKind;
+  /** Starting balance in USD (default: the snapshot's account balance, else 10000). */
+  balanceUsd?: number;
+  /** Overrides of the world's dynamics rates (dynamic market only). */
+  dynamics?: DynamicsInput;
+}
+
+export class Engine {
+  readonly model: BacktestModel;
+  private readonly staticRows: StaticRowsCache;
+
+  constructor(readonly spec: EngineSpec) {
+    this.model = buildModel(spec.snapshot, spec.strategy, {
+      ...(spec.balanceUsd !== undefined ? { balanceUsd: spec.balanceUsd } : {}),
+    });
+    this.staticRows = new StaticRowsCache(this.model);
+  }
+
+  marketFor(index: number): PathMarket {
+    if (this.spec.market === 'static') return new StaticMarket(this.model, this.staticRows);
+    return new DynamicMarket(this.model, this.spec.seed, index, this.spec.dynamics);
+  }
+
+  /** Runs path `index`: a function of (spec, index) only. */
+  runPath(index: number): PathResult {
+    return runPath(this.model, this.marketFor(index), index, { days: this.spec.days, seed: this.spec.seed });
+  }
+}
+
+/** One range of paths, flattened: row i of each array belongs to path `from + i`. */
+export interface ChunkResult {
+  from: number;
+  count: number;
+  /** packs, spend, payout, listing, holdings, net, maxDd, ruined: 8 per path. */
+  totals: Float64Array;
+  /** (days + 1) per path. */
+  equity: Float64Array;
+  /** pools × 3 per path: packs, spend, value. */
+  pools: Float64Array;
+  /** Most packs opened on one UTC day, per path. */
+  maxDaily: Float64Array;
+}
+
+export const TOTALS = 8;
+
+export function runChunk(engine: Engine, from: number, to: number, stop?: () => boolean): ChunkResult {
+  const days = engine.spec.days;
+  const nPools = engine.model.pools.length;
+  const n = to - from;
+  const totals = new Float64Array(n * TOTALS);
+  const equity = new Float64Array(n * (days + 1));
+  const pools = new Float64Array(n * nPools * 3);
+  const maxDaily = new Float64Array(n);
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    if (stop?.()) break;
+    const r = engine.runPath(i);
+    const k = i - from;
+    totals.set(
+      [
+        r.packs,
+        r.spendCents,
+        r.payoutCents,
+        r.listingCents,
+        r.holdingsCents,
+        r.netPnlCents,
+        r.maxDrawdownCents,
+        r.ruined ? 1 : 0,
+      ],
+      k * TOTALS,
+    );
+    equity.set(r.equity, k * (days + 1));
+    for (let p = 0; p < nPools; p++) {
+      const o = (k * nPools + p) * 3;
+      pools[o] = r.poolPacks[p]!;
+      pools[o + 1] = r.poolSpend[p]!;
+      pools[o + 2] = r.poolValue[p]!;
+    }
+    let m = 0;
+    for (const v of r.packsByUtcDay) if (v !== undefined && v > m) m = v;
+    maxDaily[k] = m;
+    count++;
+  }
+  return {
+    from,
+    count,
+    totals: totals.subarray(0, count * TOTALS),
+    equity: equity.subarray(0, count * (days + 1)),
+    pools: pools.subarray(0, count * nPools * 3),
+    maxDaily: maxDaily.subarray(0, count),
+  };
+}

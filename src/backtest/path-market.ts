@@ -1,0 +1,53 @@
+/**
+ * The market a backtest path trades against. Two models share one interface so that the path's
+ * scheduling and decision replay is the same code for both:
+ * - static: pools never change (draws with replacement) and listings follow the scorer's fill
+ *   model: exactly what `packbot score` assumes, so means converge to its realized EV;
+ * - dynamic: the simulator's world dynamics (depletion, restock, other users, value drift, the
+ *   market's own listing fill model) — see dynamic-market.ts.
+ */
+
+import type { Rng } from '../core/prng.js';
+import type { ScoreRow } from '../strategy/score.js';
+
+/** A card we listed. Times in ms, amounts in cents. */
+export interface Listing {
+  pool: number;
+  plan: number;
+  category: string;
+  pulledAt: number;
+  listedAt: number;
+  basisCents: number;
+  priceCents: number;
+  /** The category's value index when the card was pulled (dynamic value drift). */
+  anchorIndex: number;
+  /** Next time this listing needs attention (it sells, or a decision is due). */
+  eventAt: number;
+  /** Static model: the outcome decided at listing time. */
+  outcome: 'sold' | 'sold_back' | 'pending';
+  amountCents: number;
+}
+
+export const STEP_CONTINUE = 0;
+export const STEP_SOLD = 1;
+export const STEP_SOLD_BACK = 2;
+
+export interface PathMarket {
+  /** Brings the market's own processes (other users, restock, drift) up to `now`. */
+  advance(now: number): void;
+  /** The score rows the bot would decide from now, at a balance of `balanceCents`. */
+  rows(balanceCents: number, now: number): readonly ScoreRow[];
+  /** When rows should be looked at again even if nothing of ours changed (Infinity: never). */
+  nextRefreshAt(now: number): number;
+  /**
+   * Opens `qty` packs of pool `pool` as one all-or-nothing order: writes each pull's plan index
+   * into `out` and returns `qty`, or returns -1 when the order fails (nothing pulled or charged).
+   */
+  open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number;
+  /** Schedules a new listing's first event. */
+  list(l: Listing, now: number, rng: Rng): void;
+  /** Handles a listing's due event: STEP_SOLD / STEP_SOLD_BACK (amountCents set) or STEP_CONTINUE. */
+  step(l: Listing, now: number, rng: Rng): number;
+  /** What selling a listed card back would pay at `now` (equity is marked at sell-back value). */
+  holdValue(l: Listing, now: number): number;
+}

@@ -1,0 +1,269 @@
+/**
+ * One Monte Carlo path: the bot's schedule replayed on virtual time. At every purchase slot the
+ * strategy's own `decideOpen` picks what to open from the strategy's own score rows; each pull is
+ * handled as `decidePull` decided (cached per value in PullPlans); listings follow the market
+ * model. Everything is integer cents except sealed-pack worth (a fraction of a value), which is
+ * rounded once at the end. No IO, no promises, no per-pull objects.
+ */
+import { DAY_MS, nextUtcMidnight } from '../core/clock.js';
+import { roundHalfAway, toCents } from '../core/money.js';
+import { Rng } from '../core/prng.js';
+import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
+import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import type { BacktestModel } from './model.js';
+import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD } from './path-market.js';
+import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
+
+/** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
+const BUCKET = Math.log(1.005);
+export function balanceBucketCents(cents: number): number {
+  if (cents <= 100) return Math.max(0, Math.floor(cents));
+  return Math.floor(Math.exp(Math.floor(Math.log(cents) / BUCKET) * BUCKET));
+}
+
+/** Path i's random stream: a function of (seed, i) only, whatever worker runs it. */
+export function pathRng(seed: number, index: number): Rng {
+  return new Rng(seed).fork(index);
+}
+
+export interface PathResult {
+  index: number;
+  /** Equity (cash + holdings at sell-back value), cents, at the start and after each day. */
+  equity: Float64Array;
+  packs: number;
+  spendCents: number;
+  payoutCents: number;
+  listingCents: number;
+  holdingsCents: number;
+  netPnlCents: number;
+  maxDrawdownCents: number;
+  /** Stopped by the stop-loss, or left unable to afford any pack above the reserve. */
+  ruined: boolean;
+  /** Per pool (model.pools order): packs opened, spend and value realised (cents). */
+  poolPacks: Float64Array;
+  poolSpend: Float64Array;
+  poolValue: Float64Array;
+  /** Purchases per UTC day (index: day since the start's UTC day). */
+  packsByUtcDay: number[];
+}
+
+export interface PathOptions {
+  days: number;
+  seed: number;
+}
+
+export function runPath(
+  model: BacktestModel,
+  market: PathMarket,
+  index: number,
+  opts: PathOptions,
+): PathResult {
+  const rng = pathRng(opts.seed, index);
+  const strategy = model.strategy;
+  const plans = model.plans;
+  const pools = model.pools;
+  const nPools = pools.length;
+  const start = model.startMs;
+  const end = start + opts.days * DAY_MS;
+  const startCash = model.startBalanceCents;
+  const minGap = model.limits.minSecondsBetween * 1000;
+  const reserve = toCents(strategy.budget.min_balance_usd);
+  let cheapest = Number.POSITIVE_INFINITY;
+  for (const p of pools)
+    if (p.dist && p.row?.decision.action === 'open') cheapest = Math.min(cheapest, p.priceCents);
+
+  const equity = new Float64Array(opts.days + 1);
+  const poolPacks = new Float64Array(nPools);
+  const poolSpend = new Float64Array(nPools);
+  const poolValue = new Float64Array(nPools);
+  const packsByUtcDay: number[] = [];
+  const firstUtcDay = Math.floor(start / DAY_MS);
+  const out = new Int32Array(10);
+  const listings: Listing[] = [];
+
+  const state: OpenState = {
+    balanceCents: startCash,
+    spentTodayCents: 0,
+    spentTotalCents: 0,
+    realizedPnlCents: 0,
+    killSwitch: false,
+    packsLeftToday: model.limits.packsLeftFirstDay,
+    nextPurchaseAt: null,
+    resetsAt: nextUtcMidnight(start),
+    lastPurchaseAt: null,
+  };
+  let cash = startCash;
+  let packs = 0;
+  let spend = 0;
+  let payout = 0;
+  let listingProceeds = 0;
+  let sealedWorth = 0; // fractional cents
+  let listedHold = 0;
+  let peak = startCash;
+  let maxDd = 0;
+  let ruined = false;
+
+  const mark = () => {
+    const eq = cash + sealedWorth + listedHold;
+    if (eq > peak) peak = eq;
+    else if (peak - eq > maxDd) maxDd = peak - eq;
+  };
+  const holdingsAt = (now: number) => {
+    let h = sealedWorth;
+    for (const l of listings) h += market.holdValue(l, now);
+    return h;
+  };
+
+  let nextMidnight = nextUtcMidnight(start);
+  let nextSample = start + DAY_MS;
+  let sample = 1;
+  let tDecide = start;
+  let nextListing = Number.POSITIVE_INFINITY;
+  equity[0] = startCash;
+
+  for (;;) {
+    const t = Math.min(tDecide, nextListing, nextMidnight, nextSample);
+    if (t >= end) break;
+    if (nextListing <= t) {
+      // Listing events: sales, delists with sell-back, repricing checks.
+      market.advance(t);
+      nextListing = Number.POSITIVE_INFINITY;
+      for (let i = listings.length - 1; i >= 0; i--) {
+        const l = listings[i]!;
+        if (l.eventAt <= t) {
+          listedHold -= market.holdValue(l, l.listedAt);
+          const r = market.step(l, t, rng);
+          if (r === STEP_CONTINUE) {
+            listedHold += market.holdValue(l, l.listedAt);
+          } else {
+            cash += l.amountCents;
+            poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
+            if (r === STEP_SOLD) listingProceeds += l.amountCents;
+            else payout += l.amountCents;
+            listings[i] = listings[listings.length - 1]!;
+            listings.pop();
+            tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
+            mark();
+            continue;
+          }
+        }
+        if (l.eventAt < nextListing) nextListing = l.eventAt;
+      }
+      continue;
+    }
+    if (nextMidnight <= t) {
+      state.packsLeftToday = model.limits.maxPacksPerDay;
+      state.spentTodayCents = 0;
+      nextMidnight += DAY_MS;
+      state.resetsAt = nextMidnight;
+      tDecide = Math.min(tDecide, t);
+      continue;
+    }
+    if (nextSample <= t) {
+      market.advance(t);
+      equity[sample++] = roundHalfAway(cash + holdingsAt(t));
+      nextSample += DAY_MS;
+      continue;
+    }
+
+    // A purchase slot.
+    market.advance(t);
+    state.balanceCents = cash;
+    state.realizedPnlCents = cash - startCash;
+    const rows = market.rows(balanceBucketCents(cash), t);
+    const d = decideOpen(state, rows, strategy, t);
+    if (d.action === 'wait') {
+      if (!ruined) {
+        const block = budgetBlock(state, strategy);
+        if (block?.guard === 'stop_loss') ruined = true;
+        else if (cash - reserve < cheapest && spendHeadroom(state, strategy).limitedBy === 'balance_reserve')
+          ruined = listings.length === 0;
+      }
+      tDecide = d.until !== undefined ? Math.max(d.until, t + 1) : market.nextRefreshAt(t);
+      continue;
+    }
+    const pi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
+    const got = pi === undefined ? -1 : market.open(pi, d.quantity, t, rng, out);
+    if (pi === undefined || got < 0) {
+      // A failed order is refunded and gives its slot back; the market has marked the pack.
+      tDecide = t + 1000;
+      continue;
+    }
+    const cost = d.quantity * d.priceCents;
+    cash -= cost;
+    spend += cost;
+    packs += d.quantity;
+    poolPacks[pi] = poolPacks[pi]! + d.quantity;
+    poolSpend[pi] = poolSpend[pi]! + cost;
+    const day = Math.floor(t / DAY_MS) - firstUtcDay;
+    packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
+    state.packsLeftToday -= d.quantity;
+    state.spentTodayCents += cost;
+    state.spentTotalCents += cost;
+    state.lastPurchaseAt = t;
+    state.nextPurchaseAt = t + minGap;
+    for (let k = 0; k < got; k++) {
+      const j = out[k]!;
+      const act = plans.action[j]!;
+      if (act === ACT_SELL) {
+        const a = plans.amount[j]!;
+        cash += a;
+        payout += a;
+        poolValue[pi] = poolValue[pi]! + a;
+      } else if (act === ACT_HOLD) {
+        const a = plans.amount[j]!;
+        sealedWorth += a;
+        poolValue[pi] = poolValue[pi]! + a;
+      } else if (act === ACT_LIST) {
+        const l: Listing = {
+          pool: pi,
+          plan: j,
+          category: pools[pi]!.category,
+          pulledAt: t,
+          listedAt: t,
+          basisCents: plans.value[j]!,
+          priceCents: plans.listPrice[j]!,
+          anchorIndex: 1,
+          eventAt: t,
+          outcome: 'pending',
+          amountCents: 0,
+        };
+        market.list(l, t, rng);
+        listings.push(l);
+        listedHold += market.holdValue(l, t);
+        if (l.eventAt < nextListing) nextListing = l.eventAt;
+      }
+    }
+    mark();
+    tDecide = state.nextPurchaseAt;
+  }
+
+  market.advance(end);
+  let holdings = sealedWorth;
+  for (const l of listings) {
+    const h = market.holdValue(l, end);
+    holdings += h;
+    poolValue[l.pool] = poolValue[l.pool]! + h;
+  }
+  const holdingsCents = roundHalfAway(holdings);
+  while (sample <= opts.days) equity[sample++] = cash + holdingsCents;
+  const finalEquity = cash + holdingsCents;
+  if (peak - finalEquity > maxDd) maxDd = peak - finalEquity;
+  for (let i = 0; i < nPools; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
+  return {
+    index,
+    equity,
+    packs,
+    spendCents: spend,
+    payoutCents: payout,
+    listingCents: listingProceeds,
+    holdingsCents,
+    netPnlCents: finalEquity - startCash,
+    maxDrawdownCents: roundHalfAway(maxDd),
+    ruined,
+    poolPacks,
+    poolSpend,
+    poolValue,
+    packsByUtcDay,
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * The `packbot.backtest/v1` report: distributions over paths (USD at the boundary), the scorer's
+ * analytic numbers for comparison, a per-pack breakdown, the equity fan and the P&L histogram.
+ * Every aggregate is computed in path-index order from integer cents, so it does not depend on
+ * how the paths were spread over workers.
+ */
+import { roundHalfAway } from '../core/money.js';
+import type { Engine } from './engine.js';
+import { TOTALS } from './engine.js';
+import type { Collected } from './run.js';
+import { describe, quantile, type Stat } from './stats.js';
+
+export const BACKTEST_FORMAT = 'packbot.backtest/v1';
+
+export interface PackBreakdown {
+  category: string;
+  pack_type: string;
+  risk_level: string;
+  price_usd: number;
+  ev_usd: number | null;
+  realized_ev_usd: number | null;
+  /** What the scorer decided without a balance (open or wait: reason). */
+  decision: string;
+  packs_opened_mean: number;
+  share_of_packs: number;
+  spend_usd_mean: number;
+  /** Value realised per pack opened (sell-backs, sales, holdings at the end), over all paths. */
+  value_per_pack_usd: number | null;
+  net_per_pack_usd: number | null;
+}
+
+export interface BacktestReport {
+  format: typeof BACKTEST_FORMAT;
+  paths: number;
+  paths_requested: number;
+  days: number;
+  seed: number;
+  market: 'static' | 'dynamic';
+  strategy: { name: string; source: string };
+  snapshot: { source: string; taken_at: string; pools: number };
+  start_balance_usd: number;
+  limits: { max_packs_per_day: number; min_seconds_between_purchases: number; packs_left_first_day: number };
+  summary: {
+    packs_opened: Stat;
+    spend_usd: Stat;
+    payout_usd: Stat;
+    listing_proceeds_usd: Stat;
+    holdings_value_usd: Stat;
+    net_pnl_usd: Stat;
+    roi: Stat;
+    max_drawdown_usd: Stat;
+    p_ruin: number;
+    p_loss: number;
+    /** Most packs any path opened on one UTC day (never above the account's ceiling). */
+    max_packs_per_utc_day: number;
+  };
+  analytic: {
+    /** The scorer's EV and realized EV per pack, weighted by the packs the paths opened. */
+    ev_per_pack: number | null;
+    realized_ev_per_pack: number | null;
+    /** The backtest's own value per pack opened, and its standard error. */
+    backtest_value_per_pack: number | null;
+    backtest_value_per_pack_stderr: number | null;
+  };
+  per_pack: PackBreakdown[];
+  equity_by_day: { day: number; mean: number; p5: number; p50: number; p95: number }[];
+  pnl_histogram: { lo: number; hi: number; count: number }[];
+  elapsed_ms: number;
+  partial: boolean;
+}
+
+const usd = (cents: number): number => roundHalfAway(cents) / 100;
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export interface ReportInput {
+  engine: Engine;
+  collected: Collected;
+  requested: number;
+  partial: boolean;
+  strategyLabel: string;
+  snapshotLabel: string;
+  elapsedMs: number;
+}
+
+export function buildReport(input: ReportInput): BacktestReport {
+  const { engine, collected: c } = input;
+  const { model, spec } = engine;
+  const days = spec.days;
+  const nPools = model.pools.length;
+  const idx: number[] = [];
+  for (let i = 0; i < c.done.length; i++) if (c.done[i]) idx.push(i);
+  const n = idx.length;
+  const col = (k: number) => Float64Array.from(idx, (i) => c.totals[i * TOTALS + k]!);
+  const packs = col(0);
+  const spend = col(1);
+  const net = col(5);
+  const roi = Float64Array.from(idx, (_, j) => (spend[j]! > 0 ? net[j]! / spend[j]! : 0));
+  let ruined = 0;
+  let losing = 0;
+  let maxDaily = 0;
+  for (let j = 0; j < n; j++) {
+    const i = idx[j]!;
+    if (c.totals[i * TOTALS + 7]) ruined++;
+    if (net[j]! < 0) losing++;
+    maxDaily = Math.max(maxDaily, c.maxDaily[i]!);
+  }
+
+  // Per pool: integer cents summed in path order.
+  const pPacks = new Float64Array(nPools);
+  const pSpend = new Float64Array(nPools);
+  const pValue = new Float64Array(nPools);
+  for (const i of idx)
+    for (let p = 0; p < nPools; p++) {
+      const o = (i * nPools + p) * 3;
+      pPacks[p] = pPacks[p]! + c.pools[o]!;
+      pSpend[p] = pSpend[p]! + c.pools[o + 1]!;
+      pValue[p] = pValue[p]! + c.pools[o + 2]!;
+    }
+  let allPacks = 0;
+  for (let p = 0; p < nPools; p++) allPacks += pPacks[p]!;
+  let evW = 0;
+  let revW = 0;
+  let valueAll = 0;
+  const perPack: PackBreakdown[] = model.pools.map((pool, p) => {
+    const row = pool.row;
+    const k = pPacks[p]!;
+    if (row && k > 0) {
+      evW += row.ev * k;
+      revW += row.realized_ev * k;
+    }
+    valueAll += pValue[p]!;
+    return {
+      category: pool.category,
+      pack_type: pool.packType,
+      risk_level: pool.risk,
+      price_usd: usd(pool.priceCents),
+      ev_usd: row?.ev ?? null,
+      realized_ev_usd: row?.realized_ev ?? null,
+      decision: !row
+        ? 'wait: nothing can be pulled'
+        : row.decision.action === 'open'
+          ? `open up to ${row.decision.quantity}`
+          : `wait: ${row.decision.reason}`,
+      packs_opened_mean: n > 0 ? r6(k / n) : 0,
+      share_of_packs: allPacks > 0 ? r6(k / allPacks) : 0,
+      spend_usd_mean: n > 0 ? usd(pSpend[p]! / n) : 0,
+      value_per_pack_usd: k > 0 ? r6(pValue[p]! / k / 100) : null,
+      net_per_pack_usd: k > 0 ? r6((pValue[p]! - pSpend[p]!) / k / 100) : null,
+    };
+  });
+
+  // Standard error of value per pack (ratio estimator over paths).
+  let stderr: number | null = null;
+  if (allPacks > 0 && n > 1) {
+    const ratio = valueAll / allPacks;
+    const meanPacks = allPacks / n;
+    let ss = 0;
+    for (const i of idx) {
+      let v = 0;
+      let k = 0;
+      for (let p = 0; p < nPools; p++) {
+        k += c.pools[(i * nPools + p) * 3]!;
+        v += c.pools[(i * nPools + p) * 3 + 2]!;
+      }
+      ss += (v - ratio * k) ** 2;
+    }
+    stderr = r6(Math.sqrt(ss / (n - 1) / n) / meanPacks / 100);
+  }
+
+  const equity: BacktestReport['equity_by_day'] = [];
+  for (let d = 0; d <= days; d++) {
+    const v = Float64Array.from(idx, (i) => c.equity[i * (days + 1) + d]! - model.startBalanceCents);
+    const s = describe(v, 100);
+    equity.push({ day: d, mean: s.mean, p5: s.p5, p50: s.p50, p95: s.p95 });
+  }
+
+  return {
+    format: BACKTEST_FORMAT,
+    paths: n,
+    paths_requested: input.requested,
+    days,
+    seed: spec.seed,
+    market: spec.market,
+    strategy: { name: model.strategy.name, source: input.strategyLabel },
+    snapshot: { source: input.snapshotLabel, taken_at: model.snapshot.taken_at, pools: model.pools.length },
+    start_balance_usd: usd(model.startBalanceCents),
+    limits: {
+      max_packs_per_day: model.limits.maxPacksPerDay,
+      min_seconds_between_purchases: model.limits.minSecondsBetween,
+      packs_left_first_day: model.limits.packsLeftFirstDay,
+    },
+    summary: {
+      packs_opened: describe(packs),
+      spend_usd: describe(spend, 100),
+      payout_usd: describe(col(2), 100),
+      listing_proceeds_usd: describe(col(3), 100),
+      holdings_value_usd: describe(col(4), 100),
+      net_pnl_usd: describe(net, 100),
+      roi: describe(roi, 1, 6),
+      max_drawdown_usd: describe(col(6), 100),
+      p_ruin: n > 0 ? r6(ruined / n) : 0,
+      p_loss: n > 0 ? r6(losing / n) : 0,
+      max_packs_per_utc_day: maxDaily,
+    },
+    analytic: {
+      ev_per_pack: allPacks > 0 ? r6(evW / allPacks) : null,
+      realized_ev_per_pack: allPacks > 0 ? r6(revW / allPacks) : null,
+      backtest_value_per_pack: allPacks > 0 ? r6(valueAll / allPacks / 100) : null,
+      backtest_value_per_pack_stderr: stderr,
+    },
+    per_pack: perPack,
+    equity_by_day: equity,
+    pnl_histogram: histogram(net),
+    elapsed_ms: input.elapsedMs,
+    partial: input.partial,
+  };
+}
+
+/** Final P&L in about 30 bins between the 0.5th and 99.5th percentiles (tails go to the end bins). */
+function histogram(netCents: Float64Array): BacktestReport['pnl_histogram'] {
+  if (netCents.length === 0) return [];
+  const sorted = Float64Array.from(netCents).sort();
+  let lo = quantile(sorted, 0.005);
+  let hi = quantile(sorted, 0.995);
+  if (hi <= lo) {
+    lo -= 100;
+    hi += 100;
+  }
+  const bins = 30;
+  const w = (hi - lo) / bins;
+  const counts = new Array<number>(bins).fill(0);
+  for (const v of netCents) {
+    const b = Math.min(bins - 1, Math.max(0, Math.floor((v - lo) / w)));
+    counts[b]!++;
+  }
+  return counts.map((count, b) => ({ lo: usd(lo + b * w), hi: usd(lo + (b + 1) * w), count }));
+}
