@@ -246,6 +246,48 @@ describe('Ledger (in memory)', () => {
     expect(ledger.expectedBalance('other')).toBeUndefined();
   });
 
+  it('records a card purchase as an order without pulls', () => {
+    ledger.recordIntent({
+      key: 'card-key-001',
+      account: 'main',
+      operation: 'card',
+      body: { card_id: 'c-9', max_price: 25 },
+    });
+    ledger.markIntentSent('card-key-001');
+    const res = ledger.confirmIntent('card-key-001', {
+      checkout_id: 'co-card',
+      transaction_id: 'tx-1',
+      card_id: 'c-9',
+      source: 'shop',
+      listing_id: null,
+      price: 24.5,
+      fee: 1,
+      total_charged: 25.5,
+      remaining_balance: 974.5,
+      item: { id: 'c-9', name: 'Nine', market_value: 30, category: 'onepiece' },
+    });
+    expect(res.order).toMatchObject({
+      operation: 'card',
+      cardId: 'c-9',
+      category: 'onepiece',
+      packType: null,
+      riskLevel: null,
+      quantity: 1,
+      totalChargedCents: 2550,
+    });
+    expect(res.pulls).toEqual([]);
+  });
+
+  it('a failed intent confirmed later (a replay succeeded after all) keeps its pulls', () => {
+    ledger.recordIntent({ key: 'late-success', account: 'main', operation: 'pack', body: BODY });
+    ledger.markIntentSent('late-success');
+    ledger.failIntent('late-success', 'SERVER_ERROR');
+    ledger.markIntentSent('late-success');
+    const res = ledger.confirmIntent('late-success', packResponse('co-late', [sealedPull('s', 1)], 5, 95));
+    expect(res.recorded).toBe(true);
+    expect(ledger.getIntent('late-success')?.state).toBe('confirmed');
+  });
+
   it('records balance observations', () => {
     ledger.recordBalance('main', 100_00, 'account');
     clock.advanceSync(5);
@@ -334,6 +376,16 @@ describe('Ledger on disk: crash safety', () => {
     expect(writer.durability()).toEqual({ journalMode: 'wal', synchronous: 'full' });
     reader.close();
     writer.close();
+  });
+
+  it('reopening runs no migration twice and keeps the data', () => {
+    const path = join(dir, 'bot.db');
+    const first = Ledger.open(path);
+    first.recordBalance('main', 5, 'account');
+    first.close();
+    const again = Ledger.open(path);
+    expect(again.latestBalance('main')?.balanceCents).toBe(5);
+    again.close();
   });
 
   it('refuses a ledger written by a newer packbot', () => {
