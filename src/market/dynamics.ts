@@ -1,7 +1,8 @@
 /**
  * The rest of the world, advanced lazily up to "now" on every call: other users open packs and buy
- * shop cards (Poisson processes), new cards arrive (restock), market values drift and simulated
- * buyers fill listings at a price-sensitive rate (on a fixed tick). Events are applied in time
+ * shop cards (Poisson processes); on a fixed tick new cards arrive (each band and shop refills a
+ * share of its gap to its initial size), market values drift and simulated buyers fill listings at
+ * a price-sensitive rate. Events are applied in time
  * order and never before the last synced time, so a closed report window never changes.
  */
 import { CATEGORIES, type Category, type RiskLevel } from '../api/schemas.js';
@@ -19,7 +20,7 @@ import { addOtherListing, type MarketState, record } from './state.js';
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-type Process = 'open' | 'shop_buy' | 'restock' | 'shop_restock';
+type Process = 'open' | 'shop_buy' | 'arrival';
 
 function ratePerHour(s: MarketState, p: Process): number {
   const d = s.world.dynamics;
@@ -28,14 +29,12 @@ function ratePerHour(s: MarketState, p: Process): number {
       return d.others_pack_openings_per_hour;
     case 'shop_buy':
       return d.others_shop_purchases_per_hour;
-    case 'restock':
+    case 'arrival':
       return d.restock_cards_per_hour_per_pack * s.inv.pools.length;
-    case 'shop_restock':
-      return d.shop_restock_per_hour;
   }
 }
 
-const PROCESSES: Process[] = ['open', 'shop_buy', 'restock', 'shop_restock'];
+const PROCESSES: Process[] = ['open', 'shop_buy', 'arrival'];
 
 function schedule(s: MarketState, p: Process, from: number): number {
   const r = ratePerHour(s, p);
@@ -76,11 +75,8 @@ function fire(s: MarketState, p: Process, at: number): void {
     case 'shop_buy':
       otherShopPurchase(s, at);
       break;
-    case 'restock':
-      restock(s);
-      break;
-    case 'shop_restock':
-      shopRestock(s);
+    case 'arrival':
+      arrival(s);
       break;
   }
 }
@@ -148,7 +144,8 @@ function otherShopPurchase(s: MarketState, _at: number): void {
   }
 }
 
-function restock(s: MarketState): void {
+/** One new card in a random pack's band that is below its initial size (continuous arrivals). */
+function arrival(s: MarketState): void {
   if (s.inv.pools.length === 0) return;
   const pool = s.inv.pools[s.dyn.int(s.inv.pools.length)]!;
   let total = 0;
@@ -165,14 +162,28 @@ function restock(s: MarketState): void {
   }
 }
 
-function shopTarget(s: MarketState, c: Category): number {
-  const shop = s.world.categories[c]?.shop;
-  return shop ? (shop.generate?.count ?? 0) : 0;
+/** Whole number of new cards for a gap: expected gap·(1−e^(−rate·dt)), rounded stochastically. */
+function refillCount(s: MarketState, gap: number, ratePerHour: number, dtHours: number): number {
+  if (gap <= 0 || ratePerHour <= 0) return 0;
+  const expected = gap * (1 - Math.exp(-ratePerHour * dtHours));
+  const whole = Math.floor(expected);
+  return Math.min(gap, whole + (s.dyn.next() < expected - whole ? 1 : 0));
 }
 
-function shopRestock(s: MarketState): void {
-  const cat = pickCategory(s, (c) => Math.max(0, shopTarget(s, c) - s.inv.shop[c].size));
-  if (cat) generateShopCard(s.inv, cat, s.dyn);
+/** New cards arrive: each band and each shop refills part of its gap to its initial size. */
+function restock(s: MarketState, dtHours: number): void {
+  const rate = s.world.dynamics.restock_fraction_per_hour;
+  for (const pool of s.inv.pools)
+    for (const b of pool.bands) {
+      const n = refillCount(s, b.initialCount - b.bag.count, rate, dtHours);
+      for (let i = 0; i < n; i++) generateBandCard(s.inv, pool, b, s.dyn);
+    }
+  const shopRate = s.world.dynamics.shop_restock_fraction_per_hour;
+  for (const c of CATEGORIES) {
+    const target = s.world.categories[c]?.shop.generate?.count ?? 0;
+    const n = refillCount(s, target - s.inv.shop[c].size, shopRate, dtHours);
+    for (let i = 0; i < n; i++) generateShopCard(s.inv, c, s.dyn);
+  }
 }
 
 function tick(s: MarketState, at: number): void {
@@ -184,6 +195,7 @@ function tick(s: MarketState, at: number): void {
       (d.value_daily_trend - (sigma * sigma) / 2) * dtDays + sigma * Math.sqrt(dtDays) * s.dyn.normal();
     s.inv.index[c] *= Math.exp(step);
   }
+  restock(s, dtDays * 24);
   fillListings(s, at, dtDays);
   for (const c of CATEGORIES) {
     let have = 0;

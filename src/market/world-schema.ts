@@ -144,8 +144,13 @@ export const DynamicsSpec = z.strictObject({
   others_internal_fraction: Prob.default(0.02),
   other_users: z.number().int().min(1).default(300),
   others_shop_purchases_per_hour: Rate.default(3),
-  restock_cards_per_hour_per_pack: Rate.default(3),
-  shop_restock_per_hour: Rate.default(3),
+  restock_cards_per_hour_per_pack: Rate.default(3).describe(
+    'random arrivals into bands below their initial size',
+  ),
+  restock_fraction_per_hour: Rate.default(0.3).describe(
+    'share of a band gap (to its initial size) refilled per hour',
+  ),
+  shop_restock_fraction_per_hour: Rate.default(0.2),
   tick_seconds: z.number().int().min(60).default(3600).describe('step of value drift and listing fills'),
   value_daily_volatility: Rate.default(0.02),
   value_daily_trend: z.number().finite().default(0),

@@ -23,7 +23,8 @@ describe('shop catalog', () => {
     const ids = all.cards.map((c) => c.id);
     expect(ids).toEqual([...ids].sort());
     const pages = [];
-    for (let p = 1; p <= 3; p++) pages.push(...(await shop({ page: p, per_page: 10 })).cards.map((c) => c.id));
+    for (let p = 1; p <= 3; p++)
+      pages.push(...(await shop({ page: p, per_page: 10 })).cards.map((c) => c.id));
     expect(pages).toEqual(ids);
     for (const c of all.cards) expect(c.sale_status).toBe('shop');
     for (const q of [{ page: 0 }, { per_page: 1001 }, { per_page: 'x' }, { category: 'cars' }])
@@ -37,7 +38,13 @@ describe('card purchase', () => {
     const r = await buyCard(card.id, card.price);
     expect(r.status).toBe(200);
     const body = CardPurchaseResponse.parse(r.json);
-    expect(body).toMatchObject({ source: 'shop', listing_id: null, price: card.price, fee: 1, card_id: card.id });
+    expect(body).toMatchObject({
+      source: 'shop',
+      listing_id: null,
+      price: card.price,
+      fee: 1,
+      card_id: card.id,
+    });
     expect(body.total_charged).toBeCloseTo(card.price + 1, 5);
     expect((await shop()).total).toBe(24);
     const vault = VaultPage.parse((await sim.call('GET', '/vault')).json);
@@ -45,7 +52,11 @@ describe('card purchase', () => {
     // Sell-back id of a bought card is its transaction_id; basis = min(price paid, value at purchase).
     expect(entry.pull_id).toBe(body.transaction_id);
     expect(entry.buyback!.basis_value).toBe(Math.min(card.price, card.market_value));
-    const sold = (await sim.call('POST', '/cards/sell-back', { body: { items: [{ card_id: card.id, pull_id: body.transaction_id }] } })).json;
+    const sold = (
+      await sim.call('POST', '/cards/sell-back', {
+        body: { items: [{ card_id: card.id, pull_id: body.transaction_id }] },
+      })
+    ).json;
     expect(sold.results[0]).toMatchObject({ status: 'sold', payout_rate: 0.8 });
     const again = await buyCard(card.id, 1000);
     expect(again.status).toBe(409);
@@ -56,15 +67,28 @@ describe('card purchase', () => {
     const card = (await shop()).cards[1]!;
     const r = await buyCard(card.id, card.price - 0.01);
     expect(r.status).toBe(409);
-    expect(r.json).toEqual({ error: expect.any(String), code: 'PRICE_CHANGED', card_id: card.id, price: card.price, max_price: card.price - 0.01 });
+    expect(r.json).toEqual({
+      error: expect.any(String),
+      code: 'PRICE_CHANGED',
+      card_id: card.id,
+      price: card.price,
+      max_price: card.price - 0.01,
+    });
     expect(sim.market.ledger()).toHaveLength(0);
   });
 
   it('404 for no such card; 400 for a bad body or missing key', async () => {
     expect((await buyCard('no-such-card', 10)).status).toBe(404);
-    expect((await sim.call('POST', '/cards/purchase', { body: { card_id: 'x' }, idem: ikey() })).status).toBe(400);
-    expect((await sim.call('POST', '/cards/purchase', { body: { card_id: '', max_price: 1 }, idem: ikey() })).status).toBe(400);
-    expect((await sim.call('POST', '/cards/purchase', { body: { card_id: 'x', max_price: 1 } })).status).toBe(400);
+    expect((await sim.call('POST', '/cards/purchase', { body: { card_id: 'x' }, idem: ikey() })).status).toBe(
+      400,
+    );
+    expect(
+      (await sim.call('POST', '/cards/purchase', { body: { card_id: '', max_price: 1 }, idem: ikey() }))
+        .status,
+    ).toBe(400);
+    expect((await sim.call('POST', '/cards/purchase', { body: { card_id: 'x', max_price: 1 } })).status).toBe(
+      400,
+    );
   });
 
   it('buys another user listing (source listing, seller paid) and refuses OWN_LISTING', async () => {
@@ -78,7 +102,10 @@ describe('card purchase', () => {
     expect(own.json.code).toBe('OWN_LISTING');
     const r = CardPurchaseResponse.parse((await buyCard(card.id, price)).json);
     expect(r).toMatchObject({ source: 'listing', listing_id: listing.json.listing_id, price });
-    const bobLedger = sim.market.ledger().filter((e) => e.accountId === 'acct_b').map((e) => e.kind);
+    const bobLedger = sim.market
+      .ledger()
+      .filter((e) => e.accountId === 'acct_b')
+      .map((e) => e.kind);
     expect(bobLedger).toEqual(['card_purchase', 'card_fee', 'listing_sale', 'seller_fee']);
     // Simulated other users' listings can be bought too (ids from the admin API).
     const others = (await sim.call('GET', '/sim/v1/listings')).json.listings;
@@ -109,7 +136,9 @@ describe('card purchase', () => {
   });
 
   it('needs_review can be injected; replays return the stored result', async () => {
-    await sim.call('POST', '/sim/v1/faults', { body: { 'POST /cards/purchase': { needs_review_rate: 1, times: 1 } } });
+    await sim.call('POST', '/sim/v1/faults', {
+      body: { 'POST /cards/purchase': { needs_review_rate: 1, times: 1 } },
+    });
     const card = (await shop()).cards[3]!;
     const k = ikey();
     const r = await buyCard(card.id, card.price, 'sk_sim_full', k);
@@ -140,7 +169,9 @@ describe('listings', () => {
     expect(ok.json.title).toBe(p.item.name);
     const v1 = VaultPage.parse((await sim.call('GET', '/vault')).json).cards[0]!;
     expect(v1).toMatchObject({ listed: true, buyback: null });
-    expect((await sim.call('DELETE', '/listings', { body: { card_id: p.item.id }, key: 'sk_bob' })).status).toBe(404);
+    expect(
+      (await sim.call('DELETE', '/listings', { body: { card_id: p.item.id }, key: 'sk_bob' })).status,
+    ).toBe(404);
     const del = await sim.call('DELETE', '/listings', { body: { card_id: p.item.id } });
     expect(del.json).toEqual({ card_id: p.item.id, delisted: true });
     const v2 = VaultPage.parse((await sim.call('GET', '/vault')).json).cards[0]!;
@@ -153,7 +184,11 @@ describe('listings', () => {
     const p = await pulledCard();
     expect((await sim.call('POST', '/sim/v1/ship', { body: { card_id: p.item.id } })).status).toBe(200);
     expect((await sim.call('GET', '/vault')).json.total).toBe(0);
-    const r = (await sim.call('POST', '/cards/sell-back', { body: { items: [{ card_id: p.item.id, pull_id: p.pull_id }] } })).json;
+    const r = (
+      await sim.call('POST', '/cards/sell-back', {
+        body: { items: [{ card_id: p.item.id, pull_id: p.pull_id }] },
+      })
+    ).json;
     expect(r.results[0].status).toBe('failed');
   });
 });

@@ -6,7 +6,15 @@ import type { WorldInput } from '../../src/market/world-schema.js';
 
 export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-const ALL = ['read:catalog', 'read:account', 'read:pulls', 'rip:packs', 'buy:cards', 'sell:cards', 'write:listings'] as const;
+const ALL = [
+  'read:catalog',
+  'read:account',
+  'read:pulls',
+  'rip:packs',
+  'buy:cards',
+  'sell:cards',
+  'write:listings',
+] as const;
 
 /** A small, frozen world (no background dynamics) where every rule can be driven exactly. */
 export function testWorld(over: Partial<WorldInput> = {}): WorldInput {
@@ -39,7 +47,10 @@ export function testWorld(over: Partial<WorldInput> = {}): WorldInput {
                 max_value: 4,
                 is_consolation: true,
                 odds: { chill: 0.5, standard: 0.2 },
-                cards: [{ name: 'Sealed A', value: 3 }, { name: 'Sealed B', value: 3 }],
+                cards: [
+                  { name: 'Sealed A', value: 3 },
+                  { name: 'Sealed B', value: 3 },
+                ],
               },
               {
                 bucket_id: 'low',
@@ -53,10 +64,18 @@ export function testWorld(over: Partial<WorldInput> = {}): WorldInput {
                 min_value: 20,
                 max_value: 40,
                 odds: { standard: 0.2, aggressive: 0.3 },
-                cards: [{ name: 'High A', value: 20 }, { name: 'High B', value: 40 }],
+                cards: [
+                  { name: 'High A', value: 20 },
+                  { name: 'High B', value: 40 },
+                ],
               },
             ],
-            chase: { card: { name: 'Chase Card', value: 500 }, probability: 0.01, label: 'Big one', ends_at: null },
+            chase: {
+              card: { name: 'Chase Card', value: 500 },
+              probability: 0.01,
+              label: 'Big one',
+              ends_at: null,
+            },
           },
           {
             pack_type: 'single',
@@ -64,16 +83,49 @@ export function testWorld(over: Partial<WorldInput> = {}): WorldInput {
             price: 100,
             max_quantity: 1,
             risk_levels: ['standard'],
-            bands: [{ bucket_id: 'only', min_value: 50, max_value: 150, odds: { standard: 1 }, generate: { count: 30 } }],
+            bands: [
+              {
+                bucket_id: 'only',
+                min_value: 50,
+                max_value: 150,
+                odds: { standard: 1 },
+                generate: { count: 30 },
+              },
+            ],
           },
           {
             pack_type: 'tiny',
             name: 'Tiny',
             price: 1,
-            bands: [{ bucket_id: 'one', min_value: 1, max_value: 1, odds: { standard: 1, chill: 1, aggressive: 1 }, cards: [{ name: 'Only', value: 1 }] }],
+            bands: [
+              {
+                bucket_id: 'one',
+                min_value: 1,
+                max_value: 1,
+                odds: { standard: 1, chill: 1, aggressive: 1 },
+                cards: [{ name: 'Only', value: 1 }],
+              },
+            ],
           },
-          { pack_type: 'hidden', name: 'Hidden', price: 5, purchasable: false, bands: [{ bucket_id: 'x', min_value: 1, max_value: 2, odds: { standard: 1 }, generate: { count: 3 } }] },
-          { pack_type: 'soldout', name: 'Sold out', price: 5, available: false, reason: 'out of stock', bands: [{ bucket_id: 'x', min_value: 1, max_value: 2, odds: { standard: 1 }, generate: { count: 3 } }] },
+          {
+            pack_type: 'hidden',
+            name: 'Hidden',
+            price: 5,
+            purchasable: false,
+            bands: [
+              { bucket_id: 'x', min_value: 1, max_value: 2, odds: { standard: 1 }, generate: { count: 3 } },
+            ],
+          },
+          {
+            pack_type: 'soldout',
+            name: 'Sold out',
+            price: 5,
+            available: false,
+            reason: 'out of stock',
+            bands: [
+              { bucket_id: 'x', min_value: 1, max_value: 2, odds: { standard: 1 }, generate: { count: 3 } },
+            ],
+          },
         ],
         shop: { generate: { count: 25 }, min_value: 5, max_value: 50, markup: 1.2 },
       },
@@ -81,8 +133,9 @@ export function testWorld(over: Partial<WorldInput> = {}): WorldInput {
     dynamics: {
       others_pack_openings_per_hour: 0,
       others_shop_purchases_per_hour: 0,
+      restock_fraction_per_hour: 0,
       restock_cards_per_hour_per_pack: 0,
-      shop_restock_per_hour: 0,
+      shop_restock_fraction_per_hour: 0,
       value_daily_volatility: 0,
       listing_fills_per_day_at_value: 0,
       others_listings_per_category: 2,
@@ -99,7 +152,14 @@ export interface Sim {
   call(
     method: string,
     path: string,
-    opts?: { key?: string | null; body?: unknown; raw?: string; idem?: string; query?: Record<string, string | number>; headers?: Record<string, string> },
+    opts?: {
+      key?: string | null;
+      body?: unknown;
+      raw?: string;
+      idem?: string;
+      query?: Record<string, string | number | undefined>;
+      headers?: Record<string, string>;
+    },
   ): Promise<{ status: number; headers: Headers; json: any }>;
   advance(seconds: number): Promise<void>;
   close(): Promise<void>;
@@ -111,7 +171,8 @@ export async function startSim(world: WorldInput = testWorld(), seed = 7, start 
   const server = await startSimServer({ market, clock });
   const call: Sim['call'] = async (method, path, opts = {}) => {
     const url = new URL(path.startsWith('/sim/') ? path : `/api/partner/v1${path}`, server.url);
-    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? 'sk_sim_full' : opts.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorBody, PackPool, PackPurchaseResponse, Account, VaultPage, SellBackResponse } from '../../src/api/schemas.js';
+import {
+  Account,
+  ErrorBody,
+  PackPool,
+  PackPurchaseResponse,
+  SellBackResponse,
+  VaultPage,
+} from '../../src/api/schemas.js';
 import { ikey, type Sim, startSim, T0 } from './helpers.js';
 
 let sim: Sim;
@@ -11,7 +18,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const buy = (body: unknown, idem = ikey(), key = 'sk_sim_full') => sim.call('POST', '/packs/purchase', { body, idem, key });
+const buy = (body: unknown, idem = ikey(), key = 'sk_sim_full') =>
+  sim.call('POST', '/packs/purchase', { body, idem, key });
 
 describe('pack purchase', () => {
   it('charges, lands cards in the vault and offers 0.9 for 5 minutes then 0.8 of the value at pull', async () => {
@@ -68,7 +76,11 @@ describe('pack purchase', () => {
     const single = await buy({ pack_type: 'single', quantity: 2 });
     expect(single.json.error).toMatch(/multiples/);
     // 1000 USD buys 10 singles at most; the 11th is refused for balance, never overdrawn.
-    const poor = await sim.call('POST', '/packs/purchase', { body: { pack_type: 'basic', quantity: 10 }, idem: ikey(), key: 'sk_bob' });
+    const poor = await sim.call('POST', '/packs/purchase', {
+      body: { pack_type: 'basic', quantity: 10 },
+      idem: ikey(),
+      key: 'sk_bob',
+    });
     expect(poor.status).toBe(200);
     expect(sim.market.ledger()).toHaveLength(1);
   });
@@ -93,7 +105,12 @@ describe('pack purchase', () => {
     expect(r.headers.get('retry-after')).toBe('40');
     const acct = Account.parse((await sim.call('GET', '/account')).json);
     expect(acct.limits.next_purchase_at).toBe(new Date(T0 + 60_000).toISOString());
-    expect(acct.limits).toMatchObject({ packs_today: 1, packs_left_today: 99, max_packs_per_day: 100, min_seconds_between_purchases: 60 });
+    expect(acct.limits).toMatchObject({
+      packs_today: 1,
+      packs_left_today: 99,
+      max_packs_per_day: 100,
+      min_seconds_between_purchases: 60,
+    });
     // Another key has its own speed limit.
     expect((await buy({ pack_type: 'basic' }, ikey(), 'sk_bob')).status).toBe(200);
     await sim.advance(40);
@@ -105,7 +122,12 @@ describe('pack purchase', () => {
     await sim.advance(60);
     const r = await buy({ pack_type: 'basic', quantity: 2 }, ikey(), 'sk_small');
     expect(r.status).toBe(429);
-    expect(r.json).toMatchObject({ code: 'DAILY_LIMIT_REACHED', limit: 5, used: 4, resets_at: '2026-01-02T00:00:00.000Z' });
+    expect(r.json).toMatchObject({
+      code: 'DAILY_LIMIT_REACHED',
+      limit: 5,
+      used: 4,
+      resets_at: '2026-01-02T00:00:00.000Z',
+    });
     expect((await buy({ pack_type: 'basic', quantity: 1 }, ikey(), 'sk_small')).status).toBe(200);
     await sim.advance(60);
     expect((await buy({ pack_type: 'basic' }, ikey(), 'sk_small')).json.code).toBe('DAILY_LIMIT_REACHED');
@@ -132,7 +154,9 @@ describe('pack purchase', () => {
   });
 
   it('idempotency: running gives 409 (same body) or 422 (other body), then finishes', async () => {
-    await sim.call('POST', '/sim/v1/faults', { body: { faults: { 'POST /packs/purchase': { latency_ms: 2000, times: 1 } } } });
+    await sim.call('POST', '/sim/v1/faults', {
+      body: { faults: { 'POST /packs/purchase': { latency_ms: 2000, times: 1 } } },
+    });
     const k = ikey();
     const slow = buy({ pack_type: 'basic' }, k);
     await new Promise((r) => setTimeout(r, 50)); // let the first request reach the market
@@ -145,12 +169,16 @@ describe('pack purchase', () => {
   });
 
   it('a failed order is refunded as a whole, gives its slot back and its key runs again', async () => {
-    await sim.call('POST', '/sim/v1/faults', { body: { 'POST /packs/purchase': { error_rate: 1, times: 1 } } });
+    await sim.call('POST', '/sim/v1/faults', {
+      body: { 'POST /packs/purchase': { error_rate: 1, times: 1 } },
+    });
     const k = ikey();
     const failed = await buy({ pack_type: 'basic', quantity: 5 }, k);
     expect(failed.status).toBe(500);
     expect(sim.market.balanceCents('acct_a')).toBe(100000);
-    const pool = PackPool.parse((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json);
+    const pool = PackPool.parse(
+      (await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json,
+    );
     expect(pool.total_cards).toBe(14);
     expect((await sim.call('GET', '/account')).json.limits.packs_today).toBe(0);
     const retry = await buy({ pack_type: 'basic', quantity: 5 }, k);
@@ -165,7 +193,10 @@ describe('pack purchase', () => {
     expect(sim.market.balanceCents('acct_a')).toBe(100000);
     expect((await buy({ pack_type: 'tiny', quantity: 1 })).status).toBe(200);
     const list = (await sim.call('GET', '/catalog/packs')).json.packs;
-    expect(list.find((p: { pack_type: string }) => p.pack_type === 'tiny')).toMatchObject({ available: false, reason: expect.any(String) });
+    expect(list.find((p: { pack_type: string }) => p.pack_type === 'tiny')).toMatchObject({
+      available: false,
+      reason: expect.any(String),
+    });
   });
 });
 
@@ -174,23 +205,36 @@ describe('sell-back', () => {
     const r = await buy({ pack_type: 'basic', quantity: n });
     return PackPurchaseResponse.parse(r.json).pulls;
   }
-  const sell = (items: unknown[], key = 'sk_sim_full') => sim.call('POST', '/cards/sell-back', { body: { items }, key });
+  const sell = (items: unknown[], key = 'sk_sim_full') =>
+    sim.call('POST', '/cards/sell-back', { body: { items }, key });
 
   it('pays 0.9 within 5 minutes, then 0.8 of the value at pull, then 0.8 of the market value; once per pull', async () => {
     const pulls = (await pullCards()).filter((p) => p.kind === 'card');
     const [a, b, c] = pulls;
     const r1 = SellBackResponse.parse((await sell([{ card_id: a!.item.id, pull_id: a!.pull_id }])).json);
-    expect(r1.results[0]).toMatchObject({ status: 'sold', payout_rate: 0.9, payout_amount: a!.buyback!.amount });
+    expect(r1.results[0]).toMatchObject({
+      status: 'sold',
+      payout_rate: 0.9,
+      payout_amount: a!.buyback!.amount,
+    });
     expect(r1.total_paid).toBe(a!.buyback!.amount);
     await sim.advance(301);
     const r2 = (await sell([{ card_id: b!.item.id, pull_id: b!.pull_id }])).json;
-    expect(r2.results[0]).toMatchObject({ status: 'sold', payout_rate: 0.8, payout_amount: b!.buyback!.after.amount });
+    expect(r2.results[0]).toMatchObject({
+      status: 'sold',
+      payout_rate: 0.8,
+      payout_amount: b!.buyback!.after.amount,
+    });
     await sim.advance(7 * 86400);
     const vault = (await sim.call('GET', '/vault')).json;
     const entry = vault.cards.find((e: { card_id: string }) => e.card_id === c!.item.id);
     expect(entry.buyback.locked_value_until).toBeNull();
     const r3 = (await sell([{ card_id: c!.item.id, pull_id: c!.pull_id }])).json;
-    expect(r3.results[0]).toMatchObject({ status: 'sold', payout_rate: 0.8, payout_amount: entry.buyback.amount });
+    expect(r3.results[0]).toMatchObject({
+      status: 'sold',
+      payout_rate: 0.8,
+      payout_amount: entry.buyback.amount,
+    });
     const again = (await sell([{ card_id: a!.item.id, pull_id: a!.pull_id }])).json;
     expect(again.results[0]).toMatchObject({
       status: 'already_sold',
@@ -206,7 +250,10 @@ describe('sell-back', () => {
     const cards = pulls.filter((p) => p.kind === 'card');
     const sealed = pulls.find((p) => p.kind === 'sealed_pack');
     const [ok, listed, other] = cards;
-    expect((await sim.call('POST', '/listings', { body: { card_id: listed!.item.id, price: listed!.value } })).status).toBe(200);
+    expect(
+      (await sim.call('POST', '/listings', { body: { card_id: listed!.item.id, price: listed!.value } }))
+        .status,
+    ).toBe(200);
     const items = [
       { card_id: 'nope', pull_id: ok!.pull_id },
       { card_id: ok!.item.id, pull_id: other!.pull_id },
@@ -219,30 +266,49 @@ describe('sell-back', () => {
     for (const x of r.results.slice(0, -1)) expect(x.error).toEqual(expect.any(String));
     const notHolder = (await sell([{ card_id: other!.item.id, pull_id: other!.pull_id }], 'sk_bob')).json;
     expect(notHolder.results[0]).toMatchObject({ status: 'failed' });
-    for (const bad of [[], Array.from({ length: 11 }, () => ({ card_id: 'a', pull_id: 'b' })), [{ card_id: 1 }]])
+    for (const bad of [
+      [],
+      Array.from({ length: 11 }, () => ({ card_id: 'a', pull_id: 'b' })),
+      [{ card_id: 1 }],
+    ])
       expect((await sell(bad)).status).toBe(400);
   });
 });
 
 describe('pack pool', () => {
   it('reports bands, EV from the pricing model, zero-odds bands without cards, cards highest first', async () => {
-    const std = PackPool.parse((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json);
+    const std = PackPool.parse(
+      (await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json,
+    );
     expect(std.risk_level).toBe('standard');
     expect(std.bands.map((b) => b.odds)).toEqual([0.2, 0.6, 0.2].map((x) => expect.closeTo(x, 10)));
     const values = std.cards.map((c) => c.market_value);
     expect(values).toEqual([...values].sort((a, b) => b - a));
     const ev = 0.01 * 500 + 0.99 * (0.2 * 3 + 0.6 * 7.1 + 0.2 * 30);
     expect(std.expected_value).toBeCloseTo(Math.round(ev * 100) / 100, 5);
-    expect(std.chase).toMatchObject({ probability: 0.01, label: 'Big one', odds_label: '1 in 100', ends_at: null });
-    const chill = PackPool.parse((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic', risk_level: 'chill' } })).json);
+    expect(std.chase).toMatchObject({
+      probability: 0.01,
+      label: 'Big one',
+      odds_label: '1 in 100',
+      ends_at: null,
+    });
+    const chill = PackPool.parse(
+      (await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic', risk_level: 'chill' } }))
+        .json,
+    );
     const high = chill.bands.find((b) => b.bucket_id === 'high')!;
     expect(high).toMatchObject({ odds: 0, hittable_cards: 0 });
     expect(chill.cards.some((c) => c.bucket_id === 'high')).toBe(false);
     expect(chill.total_cards).toBe(12);
-    expect((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'hidden' } })).status).toBe(404);
+    expect((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'hidden' } })).status).toBe(
+      404,
+    );
     expect((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'nope' } })).status).toBe(404);
     expect((await sim.call('GET', '/catalog/packs/pool', {})).status).toBe(400);
-    expect((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic', risk_level: 'x' } })).status).toBe(400);
+    expect(
+      (await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic', risk_level: 'x' } }))
+        .status,
+    ).toBe(400);
   });
 
   it('a band that runs out gets odds 0 and the others are renormalised', async () => {
@@ -255,7 +321,9 @@ describe('pack pool', () => {
       expect(r.status).toBe(200);
       await sim.advance(60);
     }
-    const pool = PackPool.parse((await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json);
+    const pool = PackPool.parse(
+      (await sim.call('GET', '/catalog/packs/pool', { query: { pack_type: 'basic' } })).json,
+    );
     const bands = Object.fromEntries(pool.bands.map((b) => [b.bucket_id, b]));
     expect(bands.high!.odds).toBe(0);
     const live = pool.bands.filter((b) => b.hittable_cards > 0);
