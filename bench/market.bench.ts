@@ -1,0 +1,56 @@
+/**
+ * Model draws/s (the market's pricing-model draw with depletion: chase, renormalised band odds,
+ * uniform card within the band, card removed and put back) as a ratio to a raw alias-sampling
+ * loop over the same pool's cards, both measured in this run.
+ */
+import { VirtualClock } from '../src/core/clock.js';
+import { Rng } from '../src/core/prng.js';
+import { drawPull, undoDraw } from '../src/market/inventory.js';
+import { AliasTable } from '../src/market/sampler.js';
+import { buildState } from '../src/market/state.js';
+import { loadWorld } from '../src/market/world.js';
+import { type Benchmark, fmtRate, opsPerSecond } from './lib.js';
+
+const bench: Benchmark = {
+  name: 'market',
+  async run() {
+    const world = loadWorld();
+    const now = new VirtualClock().now();
+    const state = buildState(world, 1, now);
+    const pool = state.inv.pools.find((p) => p.spec.pack_type === 'collector')!;
+    // Baseline: alias table over every card of the pool, weighted by its band odds / band size.
+    const weights: number[] = [];
+    for (const b of pool.bands)
+      for (let i = 0; i < b.bag.count; i++) weights.push(b.weights.standard / b.bag.count);
+    const alias = new AliasTable(weights);
+    const rng = new Rng(1);
+    const BATCH = 10_000;
+    let sink = 0;
+    const raw = opsPerSecond(() => {
+      for (let i = 0; i < BATCH; i++) sink += alias.draw(rng);
+      return BATCH;
+    });
+    const model = opsPerSecond(() => {
+      for (let i = 0; i < BATCH; i++) {
+        const d = drawPull(state.inv, pool, 'standard', now, rng);
+        if (!d) throw new Error('pool ran dry');
+        sink += d.slot;
+        undoDraw(state.inv, pool, d);
+      }
+      return BATCH;
+    });
+    if (sink === -1) console.log(sink);
+    const ratio = model / raw;
+    return [
+      { name: 'market raw alias draws', value: fmtRate(raw, 'draws') },
+      {
+        name: 'market model draws (depletion)',
+        value: fmtRate(model, 'draws'),
+        ratio,
+        goal: '>= 0.10 of raw alias sampling',
+        ok: ratio >= 0.1,
+      },
+    ];
+  },
+};
+export default bench;
