@@ -4,7 +4,7 @@
  * pending → sent → confirmed | failed | in_doubt, and every re-send uses the stored key and body.
  *
  * How the answer's error class maps to the intent:
- * - rejected (400, 429 daily, refunded 500): the service charged nothing → failed;
+ * - rejected (400, 429 daily, refunded 500) and 429 RATE_LIMITED: nothing was charged → failed;
  * - retryable after the client's own retries (transport, 5xx, 409 in progress): → in_doubt;
  * - invalid-data on the response: the order may have gone through → in_doubt (re-send replays it);
  *   invalid-data on the request (refused before IO) → failed;
@@ -13,6 +13,7 @@
 import {
   isPartnerApiError,
   type PartnerApiError,
+  RateLimitedError,
   RequestValidationError,
   TransportError,
 } from '../api/errors.js';
@@ -35,7 +36,7 @@ export interface PurchasePlan {
 }
 
 /** Points where a test can simulate a crash (the process dying at that instant). */
-export type CrashPoint = 'after_intent' | 'after_send' | 'after_answer';
+export type CrashPoint = 'after_intent' | 'before_send' | 'after_answer';
 
 export interface ExecutorOptions {
   account: string;
@@ -73,7 +74,7 @@ export class PurchaseExecutor {
     ledger.markIntentSent(key);
     let response: PackPurchaseResponse;
     try {
-      this.o.crashAt?.('after_send', key);
+      this.o.crashAt?.('before_send', key);
       response = await this.o.api.purchasePacks(intent.body as PackPurchaseRequest, key);
     } catch (e) {
       if (!isPartnerApiError(e)) throw e;
@@ -123,6 +124,8 @@ export class PurchaseExecutor {
   /** Whether the service may have charged for the request that failed with `e`. */
   private charged(e: PartnerApiError): 'no' | 'maybe' {
     if (e instanceof RequestValidationError) return 'no';
+    // Refused for speed: the order never ran (retryable only in the sense "later, same key").
+    if (e instanceof RateLimitedError) return 'no';
     // A transport failure, even "connect", may follow an earlier attempt that did reach the service.
     if (e instanceof TransportError) return 'maybe';
     if (e.kind === 'rejected' || e.kind === 'fatal') return 'no';

@@ -72,8 +72,7 @@ export class SellSide {
     const now = this.o.clock.now();
     for (const row of ledger.undecidedPulls(account)) {
       const decision = decidePull(pullFromRow(row), strategy, now);
-      const late = row.buybackValidUntil !== null && now >= row.buybackValidUntil;
-      if (late && this.wasMeantForWindow(row)) {
+      if (this.missedWindow(row, now)) {
         metrics.sellbackWindowMissed();
         log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
       }
@@ -95,10 +94,16 @@ export class SellSide {
     }
   }
 
-  /** A pull is "meant for the window" unless its first decision already chose something else. */
-  private wasMeantForWindow(row: PullRow): boolean {
+  /**
+   * Missed: the window is over, and deciding inside it would have sold back (a pull the strategy
+   * lists, or one first decided otherwise, had no window to miss).
+   */
+  private missedWindow(row: PullRow, now: number): boolean {
+    if (row.buybackValidUntil === null || now < row.buybackValidUntil) return false;
     const first = this.o.ledger.decisionsFor(row.pullId)[0];
-    return first === undefined || first.action === 'sell_back';
+    if (first !== undefined) return first.action === 'sell_back';
+    const inWindow = decidePull(pullFromRow(row), this.o.strategy, row.buybackValidUntil - 1);
+    return inWindow.action === 'sell_back';
   }
 
   /** Sells every `sell_pending` pull, soonest window first, in batches. */
@@ -158,6 +163,7 @@ export class SellSide {
   /** Lists every `list_pending` pull at the price its decision chose. */
   async flushListings(): Promise<void> {
     const { ledger, account, api, log } = this.o;
+    let refused = 0;
     for (const pull of ledger.pullsAwaitingListing(account)) {
       const decision = ledger.decisionsFor(pull.pullId).at(-1);
       const priceCents = decision?.priceCents;
@@ -181,6 +187,7 @@ export class SellSide {
         if (e.kind === 'rejected' || e.kind === 'invalid-data') {
           // The marketplace refused: fall back to selling back (the late rate if the window passed).
           log.warn({ pull: pull.pullId, code: e.code }, `listing refused, selling back: ${e.message}`);
+          refused++;
           ledger.recordDecision({
             pullId: pull.pullId,
             action: 'sell_back',
@@ -194,7 +201,7 @@ export class SellSide {
     }
     this.o.metrics.listingsActive(ledger.activeListings(account).length);
     // Listings refused above became sell-backs: send them now rather than at the next sweep.
-    if (ledger.pullsAwaitingSale(account).length > 0) await this.flushSells();
+    if (refused > 0) await this.flushSells();
   }
 
   /** Delists a card that may or may not be listed; "not listed" is fine. */

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { TransportError } from '../../src/api/errors.js';
+import type { PartnerApi } from '../../src/api/partner-api.js';
+import type { PackPurchaseRequest } from '../../src/api/schemas.js';
+import { type CrashPoint, PurchaseExecutor } from '../../src/bot/executor.js';
+import { charges, fixture } from './helpers.js';
+
+const BODY: PackPurchaseRequest = {
+  pack_type: 'lucky',
+  category: 'pokemon',
+  quantity: 2,
+  risk_level: 'standard',
+};
+
+class Crash extends Error {}
+
+describe('PurchaseExecutor', () => {
+  it('has the intent, key and exact body in the ledger (state sent) before the request leaves', async () => {
+    const f = fixture();
+    const seen: { state: string | undefined; body: string | undefined }[] = [];
+    const api: PartnerApi = {
+      ...f.api,
+      purchasePacks: async (body, key) => {
+        const intent = f.ledger.getIntent(key);
+        seen.push({ state: intent?.state, body: intent?.bodyJson });
+        expect(JSON.stringify(body)).toBe(intent?.bodyJson);
+        return f.api.purchasePacks(body, key);
+      },
+    };
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const out = await ex.open({ body: BODY });
+    expect(seen).toEqual([{ state: 'sent', body: JSON.stringify(BODY) }]);
+    expect(out.status).toBe('confirmed');
+    if (out.status !== 'confirmed') return;
+    expect(out.confirmed.pulls).toHaveLength(2);
+    expect(f.ledger.getIntent(out.intent.key)?.state).toBe('confirmed');
+    expect(charges(f.market).purchases).toBe(1);
+  });
+
+  it('marks a refunded or rate-limited order failed: nothing was charged', async () => {
+    const f = fixture();
+    f.market.setFaults({ 'POST /packs/purchase': { error_rate: 1, times: 1 } });
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const refunded = await ex.open({ body: BODY });
+    expect(refunded.status).toBe('failed');
+    expect(refunded.intent.errorCode).toBe('ORDER_REFUNDED');
+    const tooSoon = await ex.open({ body: BODY });
+    expect(tooSoon.status).toBe('confirmed');
+    const limited = await ex.open({ body: BODY });
+    expect(limited.status).toBe('failed');
+    expect(limited.intent.errorCode).toBe('RATE_LIMITED');
+    await f.clock.advance(61_000);
+    expect((await ex.open({ body: BODY })).status).toBe('confirmed');
+    const c = charges(f.market);
+    expect(c.purchases - c.refunds).toBe(2);
+  });
+
+  it('an answer lost in transport leaves the order in doubt; re-sending replays it without a second charge', async () => {
+    const f = fixture();
+    let drop = true;
+    const api: PartnerApi = {
+      ...f.api,
+      purchasePacks: async (body, key) => {
+        const r = await f.api.purchasePacks(body, key);
+        if (drop) {
+          drop = false;
+          throw new TransportError(
+            'reset',
+            'connection reset after the order committed',
+            'POST /packs/purchase',
+          );
+        }
+        return r;
+      },
+    };
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const first = await ex.open({ body: BODY });
+    expect(first.status).toBe('in_doubt');
+    const again = await ex.send(first.intent);
+    expect(again.status).toBe('confirmed');
+    if (again.status !== 'confirmed') return;
+    expect(again.response.idempotent_replay).toBe(true);
+    expect(again.confirmed.recorded).toBe(true);
+    expect(charges(f.market).purchases).toBe(1);
+    expect(f.ledger.pullsOfOrder(again.response.checkout_id)).toHaveLength(2);
+  });
+});
+
+describe('crash recovery: a process killed at any instant never pays twice nor loses a pull', () => {
+  const points: (CrashPoint | 'in_flight')[] = ['after_intent', 'before_send', 'in_flight', 'after_answer'];
+  for (const point of points) {
+    it(`killed ${point}`, async () => {
+      const f = fixture();
+      const crashAt = (p: CrashPoint) => {
+        if (p === point) throw new Crash(p);
+      };
+      // in_flight: the service processed the request, the process died before reading the answer.
+      const api: PartnerApi =
+        point === 'in_flight'
+          ? {
+              ...f.api,
+              purchasePacks: async (b, k) => {
+                await f.api.purchasePacks(b, k);
+                throw new Crash('in flight');
+              },
+            }
+          : f.api;
+      const dying = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log, crashAt });
+      await expect(dying.open({ body: BODY })).rejects.toBeInstanceOf(Crash);
+
+      // Restart: a fresh executor over the same ledger and the same service.
+      const restarted = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const outcomes = await restarted.resolveUnresolved();
+      expect(f.ledger.unresolvedCount()).toBe(0);
+      const charged = charges(f.market).purchases;
+      if (point === 'after_intent') {
+        // Never left: dropped, nothing charged.
+        expect(outcomes).toHaveLength(0);
+        expect(charged).toBe(0);
+        return;
+      }
+      expect(charged).toBe(1);
+      expect(outcomes.map((o) => o.status)).toEqual(['confirmed']);
+      const out = outcomes[0]!;
+      if (out.status !== 'confirmed') return;
+      // Every pull of the one order the service charged is in the ledger.
+      const vault = await f.api.getVault({ category: 'pokemon' });
+      expect(vault.cards.map((c) => c.pull_id).sort()).toEqual(
+        f.ledger
+          .pullsOfOrder(out.response.checkout_id)
+          .map((p) => p.pullId)
+          .sort(),
+      );
+      // And a second restart changes nothing.
+      expect(await restarted.resolveUnresolved()).toEqual([]);
+      expect(charges(f.market).purchases).toBe(1);
+    });
+  }
+});

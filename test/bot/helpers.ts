@@ -1,0 +1,185 @@
+/**
+ * Shared fixtures for the runner's tests: a small world whose one pack the test strategy opens
+ * (a low band sold back, a high band listed), the strategy, an in-memory ledger, collected logs,
+ * and a clock wrapper that tells a driver when every loop is asleep.
+ */
+import { Writable } from 'node:stream';
+import type { PartnerApi } from '../../src/api/partner-api.js';
+import type { Clock } from '../../src/core/clock.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Market } from '../../src/market/market.js';
+import { devKeys, parseWorld } from '../../src/market/world.js';
+import type { World, WorldInput } from '../../src/market/world-schema.js';
+import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';
+import { Metrics } from '../../src/obs/metrics.js';
+import { Ledger } from '../../src/store/ledger.js';
+import { type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
+
+export const KEY = 'sk_sim_full';
+export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
+
+export function testWorld(overrides: Partial<WorldInput> = {}): World {
+  return parseWorld({
+    format: 'packbot.world/v1',
+    name: 'runner test world',
+    accounts: [{ id: 'acct_t', username: 'tester', balance: 5000 }],
+    keys: devKeys('acct_t'),
+    categories: {
+      pokemon: {
+        packs: [
+          {
+            pack_type: 'lucky',
+            name: 'Lucky Pack',
+            price: 10,
+            max_quantity: 10,
+            risk_levels: ['standard'],
+            bands: [
+              {
+                bucket_id: 'low',
+                min_value: 5,
+                max_value: 9,
+                odds: { standard: 0.7 },
+                generate: { count: 400, distribution: 'uniform' },
+              },
+              {
+                bucket_id: 'high',
+                min_value: 30,
+                max_value: 60,
+                odds: { standard: 0.3 },
+                generate: { count: 200, distribution: 'uniform' },
+              },
+            ],
+          },
+        ],
+      },
+    },
+    dynamics: {
+      others_pack_openings_per_hour: 0,
+      others_shop_purchases_per_hour: 0,
+      value_daily_volatility: 0,
+    },
+    ...overrides,
+  });
+}
+
+export function testStrategy(over: Record<string, unknown> = {}): Strategy {
+  return StrategyFile.parse({
+    format: 'packbot.strategy/v1',
+    name: 'test',
+    packs: { categories: ['pokemon'], risk_levels: ['standard'] },
+    open: { min_ev_ratio: 1, max_quantity: 3, sizing: 'fixed' },
+    budget: {
+      max_daily_spend_usd: 100_000,
+      max_total_spend_usd: 1_000_000,
+      min_balance_usd: 0,
+      stop_loss_usd: 1_000_000,
+    },
+    sell: { threshold_usd: 25, list: { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false } },
+    ...over,
+  });
+}
+
+export class LogSink extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    for (const l of chunk.toString('utf8').split('\n')) if (l) this.lines.push(l);
+    cb();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+  messages(): string[] {
+    return this.lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
+  }
+}
+
+export function testLogger(
+  sink = new LogSink(),
+  secrets = new SecretRegistry(),
+): { log: Logger; sink: LogSink } {
+  secrets.add(KEY);
+  return { log: createLogger({ level: 'debug', pretty: 'never', destination: sink, secrets }), sink };
+}
+
+export interface Fixture {
+  clock: VirtualClock;
+  market: Market;
+  api: PartnerApi;
+  ledger: Ledger;
+  metrics: Metrics;
+  log: Logger;
+  sink: LogSink;
+  strategy: Strategy;
+}
+
+export function fixture(opts: { world?: World; strategy?: Strategy; clock?: VirtualClock } = {}): Fixture {
+  const clock = opts.clock ?? new VirtualClock(START);
+  const market = new Market(opts.world ?? testWorld(), { clock, seed: 7 });
+  const { log, sink } = testLogger();
+  return {
+    clock,
+    market,
+    api: market.api(KEY),
+    ledger: Ledger.open(':memory:', { clock }),
+    metrics: new Metrics({ defaultMetrics: false }),
+    log,
+    sink,
+    strategy: opts.strategy ?? testStrategy(),
+  };
+}
+
+/** Every money movement of the simulated account, by kind. */
+export function charges(market: Market): { purchases: number; refunds: number; sellbacks: number } {
+  const out = { purchases: 0, refunds: 0, sellbacks: 0 };
+  for (const e of market.ledger()) {
+    if (e.accountId !== 'acct_t') continue;
+    if (e.kind === 'pack_purchase') out.purchases++;
+    if (e.kind === 'pack_refund') out.refunds++;
+    if (e.kind === 'sell_back') out.sellbacks++;
+  }
+  return out;
+}
+
+/**
+ * Wraps a VirtualClock and counts sleepers, so a test can advance time only once every loop of
+ * the bot is asleep (no request in flight): behaviour, never wall-clock timing, decides the pace.
+ */
+export class TrackingClock implements Clock {
+  pending = 0;
+  constructor(readonly inner: VirtualClock) {}
+  now(): number {
+    return this.inner.now();
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.pending++;
+    try {
+      await this.inner.sleep(ms, signal);
+    } finally {
+      this.pending--;
+    }
+  }
+}
+
+/** Advances `clock` to `until`, jumping from wake-up to wake-up once `sleepers` loops are asleep. */
+export async function driveUntil(clock: TrackingClock, until: number, sleepers: number): Promise<void> {
+  for (;;) {
+    await quiet(clock, sleepers);
+    const next = clock.inner.nextWakeAt();
+    if (next === undefined || next > until) {
+      await clock.inner.advance(Math.max(0, until - clock.now()));
+      await quiet(clock, sleepers);
+      return;
+    }
+    await clock.inner.advance(Math.max(0, next - clock.now()));
+  }
+}
+
+async function quiet(clock: TrackingClock, sleepers: number): Promise<void> {
+  let calm = 0;
+  for (let i = 0; i < 200_000; i++) {
+    await new Promise<void>((r) => setImmediate(r));
+    calm = clock.pending >= sleepers ? calm + 1 : 0;
+    if (calm >= 3) return;
+  }
+  throw new Error(`the bot never went quiet (${clock.pending}/${sleepers} asleep)`);
+}
