@@ -274,8 +274,3 @@ export function storePathOf(raw: BotConfigFile, cwd: string = process.cwd()): st
 function isFile(p: string): boolean {
   return existsSync(p) && statSync(p).isFile();
 }
-
-/** JSON Schema of the file, for editors (`# yaml-language-server: $schema=...`). */
-export function botConfigJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(BotConfigFile, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
-}

@@ -2,12 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  BotConfigFile,
-  botConfigJsonSchema,
-  EMBEDDED_DEV_KEY,
-  loadBotConfig,
-} from '../../src/config/bot-config.js';
+import { BotConfigFile, EMBEDDED_DEV_KEY, loadBotConfig } from '../../src/config/bot-config.js';
 import { InputFileError, parseSource, validateSource } from '../../src/config/load.js';
 
 let dir: string;
@@ -163,13 +158,5 @@ describe('loadBotConfig', () => {
     const parsed = validateSource(parseSource(text, 'config/bot.yaml'), BotConfigFile);
     expect(parsed.api.base_url).toBe('embedded');
     expect(parsed.accounts[0]?.strategy).toBe('../strategies/balanced.yaml');
-  });
-
-  it('exports a JSON Schema', () => {
-    const schema = botConfigJsonSchema();
-    expect(schema.type).toBe('object');
-    expect(Object.keys(schema.properties as object)).toEqual(
-      expect.arrayContaining(['format', 'mode', 'api', 'accounts', 'store', 'metrics', 'log', 'polling']),
-    );
   });
 });
