@@ -4,7 +4,7 @@
  * every pool is validated with the API's own schema.
  */
 import { z } from 'zod';
-import { Account, PackPool, Timestamp } from '../api/schemas.js';
+import { Account, PackList, PackPool, Timestamp } from '../api/schemas.js';
 
 export const SNAPSHOT_FORMAT = 'packbot.snapshot/v1';
 
@@ -14,5 +14,7 @@ export const SnapshotFile = z.looseObject({
   source: z.string(),
   account: Account.nullable(),
   pools: z.array(PackPool),
+  /** Optional: the pack lists as recorded (`GET /catalog/packs` bodies), for `max_quantity`. */
+  catalog: z.array(PackList).optional(),
 });
 export type SnapshotFile = z.infer<typeof SnapshotFile>;

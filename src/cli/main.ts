@@ -28,14 +28,8 @@ export const COMMANDS: Record<string, Loader> = {
   run: async () => (await import('./run.js')).command,
   sim: async () => (await import('./sim.js')).command,
   score: async () => (await import('./score.js')).command,
-  snapshot: notYet(
-    'record pools and account into a snapshot file',
-    'packbot snapshot --out F [--config F] [--categories a,b]',
-  ),
-  backtest: notYet(
-    'Monte Carlo backtest of a strategy against a snapshot',
-    'packbot backtest --snapshot F --strategy F [--days N] [--paths N] [--seed N] [--json F] [--html F]',
-  ),
+  snapshot: async () => (await import('./snapshot.js')).command,
+  backtest: async () => (await import('./backtest.js')).command,
   validate: async () => (await import('./validate.js')).command,
   report: async () => (await import('./report.js')).command,
 };

@@ -1,0 +1,36 @@
+/** Terminal output of a backtest: a progress bar (TTY only) and a short summary. */
+import type { BacktestReport } from './report.js';
+import type { Stat } from './stats.js';
+
+export function progressBar(done: number, total: number, width = 30): string {
+  const f = total > 0 ? done / total : 1;
+  const n = Math.round(f * width);
+  return `[${'#'.repeat(n)}${'.'.repeat(width - n)}] ${done}/${total} paths`;
+}
+
+const money = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toFixed(2)}`;
+const line = (name: string, s: Stat, fmt: (x: number) => string = money) =>
+  `  ${name.padEnd(20)} mean ${fmt(s.mean).padStart(11)}  p5 ${fmt(s.p5).padStart(11)}  p50 ${fmt(s.p50).padStart(11)}  p95 ${fmt(s.p95).padStart(11)}`;
+
+export function terminalSummary(r: BacktestReport): string {
+  const s = r.summary;
+  const a = r.analytic;
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+  const out = [
+    `backtest ${r.strategy.name} on ${r.snapshot.source} (${r.market} market): ${r.paths} paths x ${r.days} days, seed ${r.seed}${r.partial ? '  [PARTIAL: interrupted]' : ''}`,
+    line('packs opened', s.packs_opened, (x) => x.toFixed(1)),
+    line('spend', s.spend_usd),
+    line('sell-back payouts', s.payout_usd),
+    line('listing proceeds', s.listing_proceeds_usd),
+    line('holdings at end', s.holdings_value_usd),
+    line('net P&L', s.net_pnl_usd),
+    line('ROI', s.roi, pct),
+    line('max drawdown', s.max_drawdown_usd),
+    `  P(loss) ${pct(s.p_loss)}   P(ruin) ${pct(s.p_ruin)}   most packs on one UTC day ${s.max_packs_per_utc_day}`,
+    a.realized_ev_per_pack === null
+      ? '  no pack was opened'
+      : `  per pack: scorer realized EV ${money(a.realized_ev_per_pack)}, backtest ${money(a.backtest_value_per_pack ?? 0)} ± ${money(a.backtest_value_per_pack_stderr ?? 0)}`,
+    `  elapsed ${(r.elapsed_ms / 1000).toFixed(1)} s`,
+  ];
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,140 @@
+/**
+ * `packbot backtest`: Monte Carlo backtest of a strategy against a snapshot. Inputs are validated
+ * before anything runs; Ctrl-C stops the paths cleanly and the results are written marked partial.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { loadSnapshot } from '../backtest/load.js';
+import { renderHtml } from '../backtest/report-html.js';
+import { runBacktest } from '../backtest/run.js';
+import { progressBar, terminalSummary } from '../backtest/terminal.js';
+import { loadFile } from '../config/load.js';
+import { DynamicsSpec } from '../market/world-schema.js';
+import { loadStrategy } from '../strategy/strategy-schema.js';
+import { intFlag, parseFlags } from './args.js';
+import { UsageError } from './errors.js';
+import type { Command } from './main.js';
+
+const USAGE =
+  'packbot backtest --snapshot F --strategy F [--days 30] [--paths 1000] [--seed N] [--market static|dynamic] ' +
+  '[--workers N] [--balance USD] [--dynamics F] [--json F] [--html F]';
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+export const command: Command = {
+  summary: 'Monte Carlo backtest of a strategy against a snapshot',
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        snapshot: { type: 'string' },
+        strategy: { type: 'string' },
+        days: { type: 'string' },
+        paths: { type: 'string' },
+        seed: { type: 'string' },
+        market: { type: 'string' },
+        workers: { type: 'string' },
+        balance: { type: 'string' },
+        dynamics: { type: 'string' },
+        json: { type: 'string' },
+        html: { type: 'string' },
+      },
+      'backtest',
+    );
+    if (positionals.length > 0) throw new UsageError(`backtest: unexpected argument '${positionals[0]}'`);
+    if (!values.snapshot) throw new UsageError('backtest: --snapshot F is required');
+    if (!values.strategy) throw new UsageError('backtest: --strategy F is required');
+    const days = intFlag(values.days, 'days', 30, { min: 1, max: 3650 });
+    const paths = intFlag(values.paths, 'paths', 1000, { min: 1, max: 10_000_000 });
+    const seed = intFlag(values.seed, 'seed', 1, { min: 0, max: 4_294_967_295 });
+    const workers = intFlag(values.workers, 'workers', availableParallelism(), { min: 0, max: 256 });
+    const market = values.market ?? 'dynamic';
+    if (market !== 'static' && market !== 'dynamic')
+      throw new UsageError(`--market must be static or dynamic, got '${market}'`);
+    let balanceUsd: number | undefined;
+    if (values.balance !== undefined) {
+      balanceUsd = Number(values.balance);
+      if (!/^\d+(\.\d{1,2})?$/.test(values.balance) || !Number.isFinite(balanceUsd))
+        throw new UsageError(`--balance must be a USD amount such as 5000 or 99.50, got '${values.balance}'`);
+    }
+    const snapshot = loadSnapshot(values.snapshot);
+    const strategy = loadStrategy(values.strategy);
+    const dynamics = values.dynamics ? loadFile(values.dynamics, DynamicsSpec.partial()) : undefined;
+    checkStrategyMatchesSnapshot(values.strategy, values.snapshot, strategy, snapshot);
+
+    const tty = process.stderr.isTTY === true;
+    const controller = new AbortController();
+    const onSigint = () => {
+      if (controller.signal.aborted) process.exit(130);
+      process.stderr.write('\npackbot: interrupted; finishing the paths in progress (Ctrl-C again to quit)\n');
+      controller.abort();
+    };
+    process.on('SIGINT', onSigint);
+    let lastDraw = 0;
+    try {
+      const report = await runBacktest({
+        snapshot,
+        strategy,
+        days,
+        paths,
+        seed,
+        market,
+        workers,
+        ...(balanceUsd !== undefined ? { balanceUsd } : {}),
+        ...(dynamics ? { dynamics } : {}),
+        strategyLabel: values.strategy,
+        snapshotLabel: values.snapshot,
+        signal: controller.signal,
+        onProgress: (done, total) => {
+          if (!tty) return;
+          const t = performance.now();
+          if (done < total && t - lastDraw < 100) return;
+          lastDraw = t;
+          process.stderr.write(`\r${progressBar(done, total)}`);
+          if (done === total) process.stderr.write('\n');
+        },
+      });
+      if (tty && report.partial) process.stderr.write('\n');
+      if (values.json) writeAtomic(values.json, `${JSON.stringify(report, null, 2)}\n`);
+      if (values.html) writeAtomic(values.html, renderHtml(report));
+      process.stdout.write(terminalSummary(report));
+      return report.partial ? 130 : 0;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  },
+};
+
+function checkStrategyMatchesSnapshot(
+  strategyFile: string,
+  snapshotFile: string,
+  strategy: ReturnType<typeof loadStrategy>,
+  snapshot: ReturnType<typeof loadSnapshot>,
+): void {
+  const p = strategy.packs;
+  const inScope = snapshot.pools.filter(
+    (pool) =>
+      (p.categories as readonly string[]).includes(pool.category) &&
+      (p.risk_levels as readonly string[]).includes(pool.risk_level),
+  );
+  const types = new Set(inScope.map((pool) => pool.pack_type));
+  for (const name of p.include)
+    if (!types.has(name))
+      throw new UsageError(
+        `${strategyFile}: packs.include: pack '${name}' is not in ${snapshotFile} ` +
+          `(for the strategy's categories and risk levels it has: ${[...types].join(', ') || 'none'})`,
+      );
+  const usable = inScope.filter(
+    (pool) => !p.exclude.includes(pool.pack_type) && (p.include.length === 0 || p.include.includes(pool.pack_type)),
+  );
+  if (usable.length === 0)
+    throw new UsageError(
+      `${strategyFile}: packs: the strategy names no pack of ${snapshotFile} ` +
+        `(snapshot categories: ${[...new Set(snapshot.pools.map((x) => x.category))].join(', ') || 'none'})`,
+    );
+}
