@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { reconcile } from '../../src/bot/reconciler.js';
+import { SellSide } from '../../src/bot/sell-side.js';
+import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
+import { type Fixture, fixture } from './helpers.js';
+
+async function buyAndSettle(f: Fixture, orders: number) {
+  const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+  const sell = new SellSide({
+    account: 'main',
+    api: f.api,
+    ledger: f.ledger,
+    clock: f.clock,
+    log: f.log,
+    metrics: f.metrics,
+    strategy: f.strategy,
+    batchSize: 10,
+  });
+  for (let i = 0; i < orders; i++) {
+    const out = await ex.open({
+      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+    });
+    expect(out.status).toBe('confirmed');
+    await sell.process();
+    await f.clock.advance(60_000);
+  }
+  return sell;
+}
+
+const opts = (f: Fixture) => ({
+  account: 'main',
+  api: f.api,
+  ledger: f.ledger,
+  clock: f.clock,
+  log: f.log,
+  metrics: f.metrics,
+  strategy: f.strategy,
+});
+
+describe('reconciler and listing watch', () => {
+  it('finds nothing to correct right after trading', async () => {
+    const f = fixture();
+    await buyAndSettle(f, 3);
+    const r = await reconcile(opts(f));
+    expect(r.missing).toEqual([]);
+    expect(r.unknown).toEqual([]);
+    expect(r.balanceDriftCents).toBe(0);
+    expect(r.listings).toEqual({ filled: 0, repriced: 0, delisted: 0, drift: 0 });
+  });
+
+  it('notices a listing removed and a card shipped outside the bot, and exports the drift', async () => {
+    const f = fixture();
+    await buyAndSettle(f, 1);
+    const listed = f.ledger.holdings('main').filter((p) => p.status === 'listed');
+    expect(listed.length).toBeGreaterThan(0);
+    const victim = listed[0]!;
+    await f.api.deleteListing({ card_id: victim.cardId });
+    const first = await reconcile(opts(f));
+    expect(first.listings.drift).toBe(1);
+    expect(f.ledger.getPull(victim.pullId)?.status).toBe('open');
+    f.market.ship(victim.cardId);
+    const second = await reconcile(opts(f));
+    expect(second.missing).toEqual([victim.pullId]);
+    expect(f.ledger.getPull(victim.pullId)?.status).toBe('gone');
+    expect(second.balanceDriftCents).toBe(0);
+    const gauge = await f.metrics.registry.getSingleMetricAsString('packbot_reconcile_vault_drift_cards');
+    expect(gauge).toMatch(/packbot_reconcile_vault_drift_cards 1\b/);
+    expect(f.sink.messages()).toContain('card left the vault outside the bot');
+  });
+
+  it('records listing fills with their proceeds, and delists and sells back what did not sell in max_days', async () => {
+    const f = fixture();
+    await buyAndSettle(f, 10);
+    const listed = f.ledger.activeListings('main');
+    expect(listed.length).toBeGreaterThan(3);
+    let filled = 0;
+    for (let h = 0; h < 4 * 24; h += 6) {
+      await f.clock.advance(6 * HOUR_MS);
+      const r = await reconcile(opts(f));
+      filled += r.listings.filled;
+      expect(r.balanceDriftCents).toBe(0);
+      expect(r.missing).toEqual([]);
+    }
+    const sell = new SellSide({ ...opts(f), batchSize: 10 });
+    await sell.process();
+    expect(filled).toBeGreaterThan(0);
+    const rows = f.ledger.reportData(0, f.clock.now()).listings;
+    const fills = rows.filter((l) => l.state === 'filled');
+    expect(fills.length).toBe(filled);
+    // Proceeds are the price less the marketplace's 5% fee, as the simulator credits them.
+    for (const l of fills) expect(l.proceedsCents).toBe(l.priceCents - Math.round(l.priceCents * 0.05));
+    // After 3 days (strategy max_days) nothing is still listed: unsold cards were delisted and sold.
+    expect(f.clock.now()).toBeGreaterThan(listed[0]!.createdAt + 3 * DAY_MS);
+    expect(f.ledger.activeListings('main')).toEqual([]);
+    for (const l of rows.filter((x) => x.state === 'delisted'))
+      expect(f.ledger.getPull(l.pullId!)?.status).toBe('sold');
+  });
+});
