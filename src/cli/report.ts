@@ -89,14 +89,18 @@ export const command: Command = {
     );
     if (positionals.length > 0) throw new UsageError(`report: unexpected argument '${positionals[0]}'`);
     const since = values.since === undefined ? 0 : parseTime(values.since, 'since');
-    const until = values.until === undefined ? new WallClock().now() : parseTime(values.until, 'until');
-    if (since > until) throw new UsageError('--since must not be after --until');
+    const untilFlag = values.until === undefined ? undefined : parseTime(values.until, 'until');
+    if (untilFlag !== undefined && since > untilFlag)
+      throw new UsageError('--since must not be after --until');
     const configPath = values.config ?? 'config/bot.yaml';
     const storePath = storePathOf(loadFile(configPath, BotConfigFile));
     if (storePath === ':memory:' || !existsSync(storePath))
       throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
     const ledger = Ledger.open(storePath);
     try {
+      // Default end: now, or the ledger's last write if later (a sped-up simulator clock runs ahead).
+      const until = untilFlag ?? Math.max(new WallClock().now(), ledger.latestActivityAt());
+      if (since > until) throw new UsageError('--since is after the end of the ledger and now');
       const report = computeReport(ledger.reportData(since, until), since, until);
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
       return 0;

@@ -230,6 +230,12 @@ export class Ledger {
           WHERE account = @account AND state = 'filled' AND filled_at > @at) AS proceeds,
         (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
           WHERE account = @account AND created_at > @at) AS charged`),
+      latestActivity: db.prepare(`SELECT MAX(
+        (SELECT COALESCE(MAX(updated_at), 0) FROM intents),
+        (SELECT COALESCE(MAX(at), 0) FROM sellbacks),
+        (SELECT COALESCE(MAX(at), 0) FROM listing_events),
+        (SELECT COALESCE(MAX(at), 0) FROM balances),
+        (SELECT COALESCE(MAX(status_at), 0) FROM pulls)) AS at`),
       reportOrders: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE created_at >= ? AND created_at <= ?
         ORDER BY created_at`),
       reportPulls: db.prepare(`SELECT ${PULL_COLS} FROM pulls p WHERE checkout_id IN
@@ -657,6 +663,14 @@ export class Ledger {
   }
 
   // ---------------------------------------------------------------- report
+
+  /**
+   * Time of the last thing written (0 when empty). A bot on a sped-up clock writes times ahead of
+   * the wall clock; a report "up to now" must reach them.
+   */
+  latestActivityAt(): number {
+    return (this.stmts.latestActivity.get() as { at: number }).at;
+  }
 
   /**
    * Rows for a P&L report: orders created in [since, until], their pulls, their sell-backs up to

@@ -80,6 +80,26 @@ describe('packbot report', () => {
     expect(r.byPack[0].key).toBe('pokemon/starter');
   });
 
+  it('by default reaches orders a sped-up clock wrote ahead of the wall clock', async () => {
+    const ahead = Ledger.open(join(dir, 'db', 'bot.db'), { clock: new VirtualClock(Date.UTC(2099, 0, 1)) });
+    ahead.recordIntent({
+      key: 'key-future-1',
+      account: 'main',
+      operation: 'pack',
+      body: { pack_type: 'starter' },
+    });
+    ahead.markIntentSent('key-future-1');
+    ahead.confirmIntent(
+      'key-future-1',
+      packResponse('CO-F', [cardPull('f', 10, '2099-01-01T00:05:00.000Z')], 7, 93),
+    );
+    ahead.close();
+    expect(await main(['report', ...cfg(), '--json'])).toBe(0);
+    const r = JSON.parse(out);
+    expect(r.totals.orders).toBe(1);
+    expect(r.until).toBe('2099-01-01T00:00:00.000Z');
+  });
+
   it('says so when the window has no orders', async () => {
     seed();
     expect(await main(['report', ...cfg(), '--since', '2026-06-01T00:00:00Z'])).toBe(0);
