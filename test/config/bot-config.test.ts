@@ -160,3 +160,14 @@ describe('loadBotConfig', () => {
     expect(parsed.accounts[0]?.strategy).toBe('../strategies/balanced.yaml');
   });
 });
+
+describe('shipped config/bot.yaml', () => {
+  it('loads with the embedded simulator, the dev key and existing strategy and world files', () => {
+    const cfg = loadBotConfig('config/bot.yaml', {});
+    expect(cfg.mode).toBe('live');
+    expect(cfg.api.embedded).toBe(true);
+    expect(cfg.accounts.map((a) => [a.name, a.apiKey()])).toEqual([['main', EMBEDDED_DEV_KEY]]);
+    expect(cfg.sim.worldPath).toBe(resolve('config/sim.yaml'));
+    expect(cfg.control.token()).toBeUndefined();
+  });
+});
