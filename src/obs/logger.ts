@@ -13,7 +13,10 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export const REDACTED = '[REDACTED]';
 
-/** Field paths censored by pino's `redact`, at the top level and one or two levels down. */
+/**
+ * Field paths censored by pino's `redact`, at the top level and one or two levels down. `key` is
+ * among them, so log an idempotency key under another name (`intent`).
+ */
 const SECRET_FIELDS = [
   'apiKey',
   'api_key',
