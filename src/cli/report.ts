@@ -13,7 +13,7 @@ import { parseFlags } from './args.js';
 import { UsageError, UserInputError } from './errors.js';
 import type { Command } from './main.js';
 
-const USAGE = 'packbot report [--config F] [--since T] [--until T] [--json]';
+const USAGE = 'packbot report [--config F] [--since T] [--until T] [--account NAME] [--json]';
 
 /** `2026-01-05` (UTC midnight; as --until: the end of that day) or an ISO 8601 time with offset. */
 export function parseTime(value: string, flag: 'since' | 'until'): number {
@@ -54,9 +54,10 @@ function table(title: string, rows: ReportGroup[]): string {
 
 export function renderReport(r: PnlReport): string {
   const t = r.totals;
-  if (t.orders === 0) return `No orders between ${r.since} and ${r.until}.\n`;
+  const who = r.account === null ? '' : ` of account ${r.account}`;
+  if (t.orders === 0) return `No orders${who} between ${r.since} and ${r.until}.\n`;
   return [
-    `P&L for orders from ${r.since} to ${r.until}`,
+    `P&L for orders${who} from ${r.since} to ${r.until}`,
     '',
     table('total', [{ key: 'all', ...t }]),
     '',
@@ -83,6 +84,7 @@ export const command: Command = {
         config: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
+        account: { type: 'string' },
         json: { type: 'boolean' },
       },
       'report',
@@ -93,7 +95,13 @@ export const command: Command = {
     if (untilFlag !== undefined && since > untilFlag)
       throw new UsageError('--since must not be after --until');
     const configPath = values.config ?? 'config/bot.yaml';
-    const storePath = storePathOf(loadFile(configPath, BotConfigFile));
+    const file = loadFile(configPath, BotConfigFile);
+    const names = file.accounts.map((a) => a.name);
+    if (values.account !== undefined && !names.includes(values.account))
+      throw new UsageError(
+        `--account: '${values.account}' is not an account of ${configPath} (${names.join(', ')})`,
+      );
+    const storePath = storePathOf(file);
     if (storePath === ':memory:' || !existsSync(storePath))
       throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
     const ledger = Ledger.open(storePath);
@@ -101,7 +109,8 @@ export const command: Command = {
       // Default end: now, or the ledger's last write if later (a sped-up simulator clock runs ahead).
       const until = untilFlag ?? Math.max(new WallClock().now(), ledger.latestActivityAt());
       if (since > until) throw new UsageError('--since is after the end of the ledger and now');
-      const report = computeReport(ledger.reportData(since, until), since, until);
+      const account = values.account === undefined ? {} : { account: values.account };
+      const report = computeReport(ledger.reportData(since, until), since, until, account);
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
       return 0;
     } finally {

@@ -42,6 +42,8 @@ export interface ReportGroup extends ReportTotals {
 export interface PnlReport {
   since: string;
   until: string;
+  /** The account reported on; null for all accounts of the ledger. */
+  account: string | null;
   totals: ReportTotals;
   byPack: ReportGroup[];
   byRiskLevel: ReportGroup[];
@@ -91,11 +93,21 @@ export const packKey = (o: OrderRow): string =>
 export const riskKey = (o: OrderRow): string => o.riskLevel ?? 'n/a';
 export const dayKey = (o: OrderRow): string => iso(o.createdAt).slice(0, 10);
 
-export function computeReport(data: ReportData, since: number, until: number): PnlReport {
+export function computeReport(
+  data: ReportData,
+  since: number,
+  until: number,
+  options: { account?: string } = {},
+): PnlReport {
   const total = empty();
   const groups = { pack: new Map<string, Acc>(), risk: new Map<string, Acc>(), day: new Map<string, Acc>() };
   const keyers = { pack: packKey, risk: riskKey, day: dayKey };
-  const orders = data.orders.filter((o) => o.createdAt >= since && o.createdAt <= until);
+  const orders = data.orders.filter(
+    (o) =>
+      o.createdAt >= since &&
+      o.createdAt <= until &&
+      (options.account === undefined || o.account === options.account),
+  );
   const byCheckout = new Map(orders.map((o) => [o.checkoutId, o]));
   const accsOf = new Map<string, Acc[]>();
   for (const o of orders) {
@@ -169,6 +181,7 @@ export function computeReport(data: ReportData, since: number, until: number): P
   return {
     since: iso(since),
     until: iso(until),
+    account: options.account ?? null,
     totals: finish(total),
     byPack: list(groups.pack),
     byRiskLevel: list(groups.risk),

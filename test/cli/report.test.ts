@@ -100,6 +100,14 @@ describe('packbot report', () => {
     expect(r.until).toBe('2099-01-01T00:00:00.000Z');
   });
 
+  it('filters by account, and refuses an account the config does not have', async () => {
+    seed();
+    expect(await main(['report', ...cfg(), '--account', 'main', '--json'])).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ account: 'main', totals: { orders: 1 } });
+    expect(await main(['report', ...cfg(), '--account', 'nobody'])).toBe(2);
+    expect(err).toMatch(/'nobody' is not an account/);
+  });
+
   it('says so when the window has no orders', async () => {
     seed();
     expect(await main(['report', ...cfg(), '--since', '2026-06-01T00:00:00Z'])).toBe(0);

@@ -121,6 +121,9 @@ describe('computeReport', () => {
       holdingsSellbackCents: 1111,
       netCents: 1111 - 2000,
     });
+    expect(
+      computeReport(ledger.reportData(0, T0 + DAY_MS), 0, T0 + DAY_MS, { account: 'x' }).totals.orders,
+    ).toBe(0);
     const none = computeReport(
       ledger.reportData(T0 + 5 * DAY_MS, T0 + 6 * DAY_MS),
       T0 + 5 * DAY_MS,
