@@ -56,7 +56,8 @@ export async function readPools(
   return { pools, balanceCents: toCents(account.balance), maxQuantity };
 }
 
-async function fromConfig(file: string, categories: readonly Category[]): Promise<Inputs> {
+/** Loads the bot config (no IO beyond the file) and the account whose key and strategy it names. */
+async function loadConfigAccount(file: string) {
   const { loadBotConfig } = await import('../config/bot-config.js');
   const config = loadBotConfig(file);
   const account = config.accounts[0];
@@ -66,6 +67,13 @@ async function fromConfig(file: string, categories: readonly Category[]): Promis
       `score --config: ${file} uses the embedded simulator, which score does not start; ` +
         'run `packbot sim` and point api.base_url at it, or use --snapshot',
     );
+  return { config, account };
+}
+
+async function fromConfig(
+  { config, account }: Awaited<ReturnType<typeof loadConfigAccount>>,
+  categories: readonly Category[],
+): Promise<Inputs> {
   const { createHttpClient } = await import('../api/client.js');
   const { WallClock } = await import('../core/clock.js');
   const api = createHttpClient({
@@ -117,15 +125,17 @@ export const command: Command = {
     if (!values.config && !values.snapshot)
       throw new UsageError(`score: give --snapshot F or --config F (${USAGE})`);
     const category = parseCategory(values.category);
-    // Validate the strategy before any network read: bad input never costs a request.
-    let strategy = values.strategy ? loadStrategy(values.strategy) : undefined;
+    // Every file is validated before any network read: bad input never costs a request.
+    let strategy: Strategy;
     let inputs: Inputs;
-    if (values.snapshot) inputs = fromSnapshot(values.snapshot);
-    else {
-      const cats = category ? [category] : (strategy?.packs.categories ?? ['pokemon' as Category]);
-      inputs = await fromConfig(values.config!, cats);
+    if (values.snapshot) {
+      inputs = fromSnapshot(values.snapshot);
+      strategy = loadStrategy(values.strategy ?? DEFAULT_STRATEGY());
+    } else {
+      const target = await loadConfigAccount(values.config!);
+      strategy = loadStrategy(values.strategy ?? target.account.strategyPath);
+      inputs = await fromConfig(target, category ? [category] : strategy.packs.categories);
     }
-    strategy ??= loadStrategy(inputs.strategyPath ?? DEFAULT_STRATEGY());
     const rows = scoreInputs(inputs, strategy, category);
     if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else {

@@ -16,7 +16,7 @@
  * - Cards whose `bucket_id` names no band, or a band with odds 0, are ignored.
  */
 import type { PackPool } from '../api/schemas.js';
-import { toCents } from '../core/money.js';
+import { fastCents as toCents } from './cents.js';
 
 export const KIND_CARD = 0;
 export const KIND_SEALED = 1;
@@ -57,123 +57,137 @@ export class EmptyPoolError extends Error {
   }
 }
 
-interface Atom {
-  value: number;
-  lo: number;
-  hi: number;
-  prob: number;
-  kind: AtomKind;
-  band: number;
-  card: number;
-}
-
 export function pullDistribution(pool: PackPool): PullDistribution {
   const chaseP = pool.chase ? pool.chase.probability : 0;
+  const bands = pool.bands;
   let oddsSum = 0;
-  for (const b of pool.bands) if (b.odds > 0) oddsSum += b.odds;
+  for (const b of bands) if (b.odds > 0) oddsSum += b.odds;
   if (chaseP < 1 && !(oddsSum > 0)) {
     throw new EmptyPoolError(
       pool,
-      pool.bands.length === 0 ? 'it has no bands' : 'no band has odds > 0 (nothing left to pull)',
+      bands.length === 0 ? 'it has no bands' : 'no band has odds > 0 (nothing left to pull)',
     );
   }
 
+  // Group card indices by band without per-card allocation: a count pass, then a fill pass.
   const bandIndex = new Map<string, number>();
-  pool.bands.forEach((b, i) => {
-    if (!bandIndex.has(b.bucket_id)) bandIndex.set(b.bucket_id, i);
-  });
-  const cardsByBand: number[][] = pool.bands.map(() => []);
-  pool.cards.forEach((c, i) => {
-    const b = bandIndex.get(c.bucket_id);
-    if (b !== undefined) cardsByBand[b]!.push(i);
-  });
+  for (let i = 0; i < bands.length; i++)
+    if (!bandIndex.has(bands[i]!.bucket_id)) bandIndex.set(bands[i]!.bucket_id, i);
+  const nCards = pool.cards.length;
+  const cardBand = new Int32Array(nCards);
+  const listed = new Int32Array(bands.length);
+  for (let i = 0; i < nCards; i++) {
+    const b = bandIndex.get(pool.cards[i]!.bucket_id) ?? -1;
+    cardBand[i] = b;
+    if (b >= 0) listed[b]!++;
+  }
+  const start = new Int32Array(bands.length + 1);
+  for (let b = 0; b < bands.length; b++) start[b + 1] = start[b]! + listed[b]!;
+  const order = new Int32Array(start[bands.length]!);
+  const cursor = start.slice(0, bands.length);
+  for (let i = 0; i < nCards; i++) {
+    const b = cardBand[i]!;
+    if (b >= 0) order[cursor[b]!++] = i;
+  }
 
-  const atoms: Atom[] = [];
+  // Atom count: the chase, every listed card of a live band, one midpoint/unseen atom where needed.
+  const rest = chaseP < 1 ? 1 - chaseP : 0;
+  let n = pool.chase && chaseP > 0 ? 1 : 0;
+  for (let b = 0; b < bands.length; b++) {
+    const band = bands[b]!;
+    if (!(band.odds > 0) || rest <= 0) continue;
+    const k = listed[b]!;
+    n += band.is_consolation ? Math.max(k, 1) : k + (Math.max(band.hittable_cards, k, 1) > k ? 1 : 0);
+  }
+
+  const d = allocate(n);
   const notes: string[] = [];
+  let at = 0;
+  const put = (v: number, lo: number, hi: number, p: number, kind: AtomKind, band: number, card: number) => {
+    d.value[at] = v;
+    d.lo[at] = lo;
+    d.hi[at] = hi;
+    d.prob[at] = p;
+    d.kind[at] = kind;
+    d.band[at] = band;
+    d.card[at] = card;
+    at++;
+  };
   if (pool.chase && chaseP > 0) {
     const v = toCents(pool.chase.card.market_value);
-    atoms.push({ value: v, lo: v, hi: v, prob: chaseP, kind: KIND_CHASE, band: -1, card: -1 });
+    put(v, v, v, chaseP, KIND_CHASE, -1, -1);
   }
-  const rest = 1 - chaseP;
-  pool.bands.forEach((band, bi) => {
-    if (!(band.odds > 0) || rest <= 0) return;
+  for (let b = 0; b < bands.length; b++) {
+    const band = bands[b]!;
+    if (!(band.odds > 0) || rest <= 0) continue;
     const q = (rest * band.odds) / oddsSum;
-    const listed = cardsByBand[bi]!;
+    const k = listed[b]!;
     const min = toCents(band.min_value);
     const max = toCents(band.max_value);
     const mid = (min + max) / 2;
-    if (band.is_consolation) {
-      if (listed.length === 0) {
-        atoms.push({ value: mid, lo: mid, hi: mid, prob: q, kind: KIND_SEALED, band: bi, card: -1 });
-        return;
-      }
-      const each = q / listed.length;
-      for (const ci of listed) {
-        const v = toCents(pool.cards[ci]!.market_value);
-        atoms.push({ value: v, lo: v, hi: v, prob: each, kind: KIND_SEALED, band: bi, card: ci });
-      }
-      return;
+    const kind = band.is_consolation ? KIND_SEALED : KIND_CARD;
+    if (band.is_consolation && k === 0) {
+      put(mid, mid, mid, q, KIND_SEALED, b, -1);
+      continue;
     }
-    const slots = Math.max(band.hittable_cards, listed.length, 1);
+    const slots = band.is_consolation ? k : Math.max(band.hittable_cards, k, 1);
     const each = q / slots;
-    for (const ci of listed) {
+    for (let j = start[b]!; j < start[b + 1]!; j++) {
+      const ci = order[j]!;
       const v = toCents(pool.cards[ci]!.market_value);
-      atoms.push({ value: v, lo: v, hi: v, prob: each, kind: KIND_CARD, band: bi, card: ci });
+      put(v, v, v, each, kind, b, ci);
     }
-    const unseen = slots - listed.length;
+    const unseen = slots - k;
     if (unseen > 0) {
       notes.push(
-        `band ${band.bucket_id}: ${listed.length} of ${slots} cards listed; ` +
+        `band ${band.bucket_id}: ${k} of ${slots} cards listed; ` +
           `${unseen} unseen valued ${band.min_value}..${band.max_value} USD (midpoint used)`,
       );
-      atoms.push({ value: mid, lo: min, hi: max, prob: each * unseen, kind: KIND_CARD, band: bi, card: -1 });
+      put(mid, min, max, each * unseen, KIND_CARD, b, -1);
     }
-  });
-  return pack(atoms, notes);
+  }
+  return finish(d, notes);
 }
 
-function pack(atoms: Atom[], notes: string[]): PullDistribution {
-  const n = atoms.length;
-  const value = new Float64Array(n);
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
-  const prob = new Float64Array(n);
-  const cdf = new Float64Array(n);
-  const kind = new Uint8Array(n);
-  const band = new Int32Array(n);
-  const card = new Int32Array(n);
+type Arrays = Pick<
+  PullDistribution,
+  'value' | 'lo' | 'hi' | 'prob' | 'cdf' | 'kind' | 'band' | 'card' | 'size'
+>;
+
+function allocate(n: number): Arrays {
+  return {
+    size: n,
+    value: new Float64Array(n),
+    lo: new Float64Array(n),
+    hi: new Float64Array(n),
+    prob: new Float64Array(n),
+    cdf: new Float64Array(n),
+    kind: new Uint8Array(n),
+    band: new Int32Array(n),
+    card: new Int32Array(n),
+  };
+}
+
+function finish(d: Arrays, notes: string[]): PullDistribution {
+  const { size: n, value, lo, hi, prob, cdf } = d;
   let ev = 0;
   let evLo = 0;
   let evHi = 0;
   let ex2 = 0;
   let acc = 0;
   for (let i = 0; i < n; i++) {
-    const a = atoms[i]!;
-    value[i] = a.value;
-    lo[i] = a.lo;
-    hi[i] = a.hi;
-    prob[i] = a.prob;
-    kind[i] = a.kind;
-    band[i] = a.band;
-    card[i] = a.card;
-    acc += a.prob;
+    const p = prob[i]!;
+    const v = value[i]!;
+    acc += p;
     cdf[i] = acc;
-    ev += a.prob * a.value;
-    evLo += a.prob * a.lo;
-    evHi += a.prob * a.hi;
-    ex2 += a.prob * a.value * a.value;
+    ev += p * v;
+    evLo += p * lo[i]!;
+    evHi += p * hi[i]!;
+    ex2 += p * v * v;
   }
   if (n > 0) cdf[n - 1] = 1;
   return {
-    size: n,
-    value,
-    lo,
-    hi,
-    prob,
-    cdf,
-    kind,
-    band,
-    card,
+    ...d,
     estimated: notes.length > 0,
     evCents: ev,
     evLoCents: evLo,

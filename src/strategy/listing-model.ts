@@ -3,7 +3,8 @@
  * that a listing at that price sells within `max_days`. The spec sets the rules (at most 2 × market
  * value, above an unpublished minimum); the fill model is our assumption, a strategy parameter.
  */
-import { type Cents, roundHalfAway, toCents } from '../core/money.js';
+import { type Cents, toCents } from '../core/money.js';
+import { fastRound } from './cents.js';
 import type { FillModel, Strategy } from './strategy-schema.js';
 
 /** Sell-back rates of the spec: 0.9 within 5 minutes of the pull, 0.8 afterwards. */
@@ -15,10 +16,16 @@ export const LATE_RATE = 0.8;
  * the marketplace minimum; null when no price satisfies both (the card is too cheap to list).
  */
 export function listingPriceCents(marketCents: number, markup: number, strategy: Strategy): Cents | null {
+  return priceWithinRules(marketCents, markup, minListingCents(strategy));
+}
+
+/** The lowest price the marketplace accepts: strictly above its minimum. */
+export const minListingCents = (strategy: Strategy): Cents => toCents(strategy.sell.list.min_price_usd) + 1;
+
+export function priceWithinRules(marketCents: number, markup: number, floorCents: Cents): Cents | null {
   const cap = Math.floor(2 * marketCents + 1e-9);
-  const floor = toCents(strategy.sell.list.min_price_usd) + 1;
-  if (cap < floor) return null;
-  return Math.max(floor, Math.min(roundHalfAway(markup * marketCents), cap));
+  if (cap < floorCents) return null;
+  return Math.max(floorCents, Math.min(fastRound(markup * marketCents), cap));
 }
 
 /** P(a listing at `priceCents` sells within `horizonDays`), per the strategy's fill model. */
@@ -51,5 +58,5 @@ export function fillProbability(
 
 /** What a sale at `priceCents` pays us after the marketplace's cut. */
 export function netOfFeeCents(priceCents: Cents, strategy: Strategy): Cents {
-  return priceCents - roundHalfAway(priceCents * strategy.sell.list.seller_fee_rate);
+  return priceCents - fastRound(priceCents * strategy.sell.list.seller_fee_rate);
 }

@@ -3,8 +3,15 @@
  * every atom of a distribution with it) and `decidePull` (which acts on a real pull), so what is
  * scored is exactly what is done.
  */
-import { applyRate, type Cents, toCents } from '../core/money.js';
-import { FRESH_RATE, fillProbability, LATE_RATE, listingPriceCents, netOfFeeCents } from './listing-model.js';
+import { type Cents, toCents } from '../core/money.js';
+import { fastRate, fastRound } from './cents.js';
+import {
+  FRESH_RATE,
+  fillProbability,
+  LATE_RATE,
+  minListingCents,
+  priceWithinRules,
+} from './listing-model.js';
 import type { Strategy } from './strategy-schema.js';
 
 export type PullPlan =
@@ -26,23 +33,87 @@ export type PullPlan =
       expectedCents: number;
     };
 
-/**
- * @param sellBackRate the rate selling back would pay right now (0.9 inside the fresh window).
- */
-export function planForValue(valueCents: number, strategy: Strategy, sellBackRate = FRESH_RATE): PullPlan {
-  const payoutCents = applyRate(valueCents, sellBackRate);
-  if (valueCents < toCents(strategy.sell.threshold_usd))
-    return { action: 'sell_back', reason: 'below_threshold', payoutCents };
+/** Allocation-free result of `PullPolicy.evaluate`, reused across atoms by the scorer. */
+export interface PlanScratch {
+  list: boolean;
+  reason: 'below_threshold' | 'not_listable' | 'listing_not_better' | null;
+  payoutCents: number;
+  priceCents: number;
+  fill: number;
+  saleCents: number;
+  fallbackCents: number;
+  expectedCents: number;
+}
+
+export const newScratch = (): PlanScratch => ({
+  list: false,
+  reason: null,
+  payoutCents: 0,
+  priceCents: 0,
+  fill: 0,
+  saleCents: 0,
+  fallbackCents: 0,
+  expectedCents: 0,
+});
+
+export interface PullPolicy {
+  /** @param sellBackRate the rate selling back would pay right now (0.9 inside the fresh window). */
+  plan(valueCents: number, sellBackRate?: number): PullPlan;
+  /** Same decision written into `out` (the scorer's hot loop). */
+  evaluate(valueCents: number, sellBackRate: number, out: PlanScratch): PlanScratch;
+}
+
+/** The policy with the strategy's constants converted once (the scorer calls it per atom). */
+export function compilePolicy(strategy: Strategy): PullPolicy {
   const list = strategy.sell.list;
-  const priceCents = listingPriceCents(valueCents, list.markup, strategy);
-  if (priceCents === null) return { action: 'sell_back', reason: 'not_listable', payoutCents };
-  const fill = fillProbability(priceCents, valueCents, list.fill, list.max_days);
-  const saleCents = netOfFeeCents(priceCents, strategy);
-  const fallbackCents = applyRate(valueCents, LATE_RATE);
-  const expectedCents = fill * saleCents + (1 - fill) * fallbackCents;
-  if (list.only_when_better && expectedCents <= payoutCents)
-    return { action: 'sell_back', reason: 'listing_not_better', payoutCents };
-  return { action: 'list', priceCents, fill, saleCents, fallbackCents, expectedCents };
+  const threshold = toCents(strategy.sell.threshold_usd);
+  const floor = minListingCents(strategy);
+  const fee = list.seller_fee_rate;
+  const evaluate = (valueCents: number, sellBackRate: number, out: PlanScratch): PlanScratch => {
+    const payoutCents = fastRate(valueCents, sellBackRate);
+    out.payoutCents = payoutCents;
+    out.list = false;
+    out.expectedCents = payoutCents;
+    if (valueCents < threshold) {
+      out.reason = 'below_threshold';
+      return out;
+    }
+    const priceCents = priceWithinRules(valueCents, list.markup, floor);
+    if (priceCents === null) {
+      out.reason = 'not_listable';
+      return out;
+    }
+    const fill = fillProbability(priceCents, valueCents, list.fill, list.max_days);
+    const saleCents = fee === 0 ? priceCents : priceCents - fastRound(priceCents * fee);
+    const fallbackCents = fastRate(valueCents, LATE_RATE);
+    const expectedCents = fill * saleCents + (1 - fill) * fallbackCents;
+    if (list.only_when_better && expectedCents <= payoutCents) {
+      out.reason = 'listing_not_better';
+      return out;
+    }
+    out.list = true;
+    out.reason = null;
+    out.priceCents = priceCents;
+    out.fill = fill;
+    out.saleCents = saleCents;
+    out.fallbackCents = fallbackCents;
+    out.expectedCents = expectedCents;
+    return out;
+  };
+  return {
+    evaluate,
+    plan(valueCents, sellBackRate = FRESH_RATE) {
+      const r = evaluate(valueCents, sellBackRate, newScratch());
+      if (!r.list) return { action: 'sell_back', reason: r.reason!, payoutCents: r.payoutCents };
+      const { priceCents, fill, saleCents, fallbackCents, expectedCents } = r;
+      return { action: 'list', priceCents, fill, saleCents, fallbackCents, expectedCents };
+    },
+  };
+}
+
+/** One-off form of `compilePolicy(strategy).plan(...)`. */
+export function planForValue(valueCents: number, strategy: Strategy, sellBackRate = FRESH_RATE): PullPlan {
+  return compilePolicy(strategy).plan(valueCents, sellBackRate);
 }
 
 /** A sealed pack cannot be sold back: it is worth the strategy's fraction of its value. */

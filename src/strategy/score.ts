@@ -6,7 +6,8 @@
 import type { PackPool } from '../api/schemas.js';
 import { type Cents, roundHalfAway, toCents } from '../core/money.js';
 import { EmptyPoolError, KIND_SEALED, type PullDistribution, pullDistribution } from './distribution.js';
-import { planForValue, sealedValueCents } from './pull-policy.js';
+import { FRESH_RATE } from './listing-model.js';
+import { compilePolicy, newScratch, sealedValueCents } from './pull-policy.js';
 import type { Strategy } from './strategy-schema.js';
 
 export type RowDecision = { action: 'open'; quantity: number } | { action: 'wait'; reason: string };
@@ -92,33 +93,42 @@ export function realizedStats(
   const withGrowth = balanceCents !== undefined && balanceCents > priceCents && balanceCents > 0;
   const base = withGrowth ? balanceCents - priceCents : 0;
   const logB = withGrowth ? Math.log(balanceCents) : 0;
-  const outcome = (p: number, x: number) => {
-    mean += p * x;
-    ex2 += p * x * x;
-    if (x < priceCents) pLoss += p;
-    if (withGrowth) growth += p * (Math.log(base + x) - logB);
-  };
+  const policy = compilePolicy(strategy);
+  const plan = newScratch();
+  const { prob, value, lo, kind } = dist;
   for (let i = 0; i < dist.size; i++) {
-    const p = dist.prob[i]!;
-    const v = dist.value[i]!;
-    if (dist.kind[i] === KIND_SEALED) {
-      outcome(p, sealedValueCents(v, strategy));
-      meanLow += p * sealedValueCents(dist.lo[i]!, strategy);
-      continue;
-    }
-    const plan = planForValue(v, strategy);
-    if (plan.action === 'sell_back') {
-      soldBack += p;
-      outcome(p, plan.payoutCents);
+    const p = prob[i]!;
+    const v = value[i]!;
+    // Each atom yields one outcome x (probability p), or two when listed: sale (p·fill) or fallback.
+    let x: number;
+    let p2 = 0;
+    let x2 = 0;
+    let expected: number;
+    if (kind[i] === KIND_SEALED) {
+      x = sealedValueCents(v, strategy);
+      expected = x;
+      meanLow += p * (lo[i] === v ? x : sealedValueCents(lo[i]!, strategy));
     } else {
-      outcome(p * plan.fill, plan.saleCents);
-      outcome(p * (1 - plan.fill), plan.fallbackCents);
+      policy.evaluate(v, FRESH_RATE, plan);
+      expected = plan.expectedCents;
+      if (plan.list) {
+        x = plan.saleCents;
+        x2 = plan.fallbackCents;
+        p2 = p * (1 - plan.fill);
+      } else {
+        x = plan.payoutCents;
+        soldBack += p;
+      }
+      meanLow += p * (lo[i] === v ? expected : policy.evaluate(lo[i]!, FRESH_RATE, plan).expectedCents);
     }
-    const lo = dist.lo[i]!;
-    if (lo === v) meanLow += p * (plan.action === 'sell_back' ? plan.payoutCents : plan.expectedCents);
-    else {
-      const planLo = planForValue(lo, strategy);
-      meanLow += p * (planLo.action === 'sell_back' ? planLo.payoutCents : planLo.expectedCents);
+    const p1 = p - p2;
+    mean += p * expected;
+    ex2 += p1 * x * x + p2 * x2 * x2;
+    if (x < priceCents) pLoss += p1;
+    if (p2 > 0 && x2 < priceCents) pLoss += p2;
+    if (withGrowth) {
+      growth += p1 * (Math.log(base + x) - logB);
+      if (p2 > 0) growth += p2 * (Math.log(base + x2) - logB);
     }
   }
   return {

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { applyRate, roundHalfAway, toCents } from '../../src/core/money.js';
+import { Rng } from '../../src/core/prng.js';
+import { fastCents, fastRate, fastRound } from '../../src/strategy/cents.js';
+
+describe('fast rounding agrees with src/core/money.ts', () => {
+  it.each([0.5, -0.5, 1.5, -2.5, 100.49999999999999, 2.675 * 100, 1.005 * 100, 0, -0.49999])(
+    'fastRound(%d)',
+    (x) => {
+      expect(fastRound(x)).toBe(roundHalfAway(x));
+    },
+  );
+
+  it('on 200,000 random amounts and rates (many exact half cents)', () => {
+    const rng = new Rng(3);
+    const rates = [0.9, 0.8, 1.3, 1.5, 1.05, 0.95];
+    const mismatches: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      const usd = Math.floor(rng.next() * 1e6) / 100 + (i % 7 === 0 ? 0.005 : 0);
+      if (fastCents(usd) !== toCents(usd)) mismatches.push(`toCents(${usd})`);
+      const c = Math.floor(rng.next() * 1e7) * (i % 5 === 0 ? -1 : 1);
+      const rate = rates[i % rates.length]!;
+      if (fastRate(c, rate) !== applyRate(c, rate)) mismatches.push(`applyRate(${c}, ${rate})`);
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+  });
+});
