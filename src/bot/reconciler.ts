@@ -34,9 +34,10 @@ export interface ReconcileReport {
 
 export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const categories = o.strategy.packs.categories as readonly Category[];
+  const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
-  const { missing, unknown } = diffVault(o, vault);
+  const { missing, unknown } = diffVault(o, vault, readStart);
 
   const account = await o.api.getAccount();
   const reported = toCents(account.balance);
@@ -62,13 +63,18 @@ function fillsSince(o: ReconcileOptions, since: number): number {
   return sum;
 }
 
-function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>) {
+/**
+ * Pulls that arrived or changed since the vault read began are skipped: an order confirmed while
+ * the read was under way is not in it yet, and that is not drift.
+ */
+function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
   const missing: string[] = [];
   const known = new Set<string>();
   for (const pull of o.ledger.holdings(o.account)) {
     known.add(pull.pullId);
     // Sealed packs are not promised to appear in the vault: nothing to compare.
     if (pull.kind !== 'card') continue;
+    if (pull.statusAt >= readStart || pull.pulledAt >= readStart) continue;
     if (vault.has(pull.cardId)) continue;
     if (o.ledger.activeListingForCard(pull.cardId)) continue;
     o.ledger.markPullGone(pull.pullId, 'gone');

@@ -16,7 +16,7 @@ import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { loadStrategy } from '../strategy/strategy-schema.js';
 import { AccountBot, type Cadence } from './account-bot.js';
-import { type Embedded, startEmbedded } from './embedded.js';
+import { closePreviousEmbeddedSession, type Embedded, startEmbedded } from './embedded.js';
 import type { CrashPoint } from './executor.js';
 import { createPaperMarket } from './paper-market.js';
 
@@ -78,22 +78,23 @@ export class Runner {
       for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
     };
     try {
+      const metrics = new Metrics();
+      const ledger = Ledger.open(config.store.path, { clock });
+      cleanups.push(() => ledger.close());
+      log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
+        const offset = closePreviousEmbeddedSession(ledger, log);
         embedded = await startEmbedded(clock, {
           worldPath: config.sim.worldPath,
-          seed: config.sim.seed,
+          seed: (config.sim.seed + offset) % 2 ** 32,
           onError: (err) => log.error({ err }, 'embedded simulator error'),
         });
         cleanups.push(() => embedded?.server.close());
         baseUrl = embedded.server.url;
         log.info({ url: baseUrl, speed: config.sim.speed }, 'embedded simulator listening');
       }
-      const metrics = new Metrics();
-      const ledger = Ledger.open(config.store.path, { clock });
-      cleanups.push(() => ledger.close());
-      log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
