@@ -159,7 +159,14 @@ describe('pack purchase', () => {
     });
     const k = ikey();
     const slow = buy({ pack_type: 'basic' }, k);
-    await new Promise((r) => setTimeout(r, 50)); // let the first request reach the market
+    // Deterministic: the order is held running by the latency fault on the virtual clock; yield to
+    // the event loop until the market reports it running (no wall-clock wait).
+    for (let i = 0; ; i++) {
+      const st = (await sim.call('GET', '/sim/v1/state')).json;
+      if (st.orders.some((o: { state: string }) => o.state === 'running')) break;
+      if (i > 1000) throw new Error('the order never started running');
+      await new Promise<void>((r) => setImmediate(r));
+    }
     const busy = await buy({ pack_type: 'basic' }, k);
     expect(busy.status).toBe(409);
     expect(busy.json.code).toBe('IDEMPOTENCY_IN_PROGRESS');
