@@ -3,6 +3,7 @@
  * server's limits (packs left today, next purchase time, max quantity) and the strategy's budget.
  */
 
+import type { Account } from '../api/schemas.js';
 import { nextUtcMidnight } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
 import { type BudgetState, budgetBlock, guardLiftsAt, guardMessage, spendHeadroom } from './budget.js';
@@ -18,6 +19,23 @@ export interface OpenState extends BudgetState {
   resetsAt: number | null;
   /** Our own last purchase (ms), for the strategy's cool-down; null if none. */
   lastPurchaseAt: number | null;
+}
+
+/** What the runner or the backtest keeps itself (ledger totals, operator switch). */
+export type LocalTotals = Pick<
+  OpenState,
+  'spentTodayCents' | 'spentTotalCents' | 'realizedPnlCents' | 'killSwitch' | 'lastPurchaseAt'
+>;
+
+/** Builds the state from a `GET /account` body (the server's own limits and timestamps) and our totals. */
+export function openStateFromAccount(account: Account, totals: LocalTotals): OpenState {
+  return {
+    ...totals,
+    balanceCents: toCents(account.balance),
+    packsLeftToday: account.limits.packs_left_today,
+    nextPurchaseAt: Date.parse(account.limits.next_purchase_at),
+    resetsAt: Date.parse(account.limits.resets_at),
+  };
 }
 
 export type OpenDecision =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/core/clock.js';
-import { decideOpen, type OpenState } from '../../src/strategy/decide-open.js';
+import { decideOpen, type OpenState, openStateFromAccount } from '../../src/strategy/decide-open.js';
 import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import { chaseOnTop } from '../fixtures/pools.js';
 import { linearFill, strategy } from './helpers.js';
@@ -130,5 +130,39 @@ describe('decideOpen', () => {
     expect(decideOpen(state({ packsLeftToday: 0, resetsAt: null }), [good], s, NOW + DAY_MS)).toMatchObject({
       until: MIDNIGHT + DAY_MS,
     });
+  });
+});
+
+describe('openStateFromAccount', () => {
+  it('takes limits and balance from the account body, totals from the caller', () => {
+    const st = openStateFromAccount(
+      {
+        username: 'u',
+        balance: 1234.56,
+        limits: {
+          packs_today: 3,
+          max_packs_per_day: 100,
+          packs_left_today: 97,
+          resets_at: '2026-03-02T00:00:00Z',
+          min_seconds_between_purchases: 60,
+          next_purchase_at: '2026-03-01T10:01:00Z',
+        },
+      },
+      {
+        spentTodayCents: 3000,
+        spentTotalCents: 9000,
+        realizedPnlCents: -500,
+        killSwitch: false,
+        lastPurchaseAt: null,
+      },
+    );
+    expect(st).toMatchObject({
+      balanceCents: 123456,
+      packsLeftToday: 97,
+      nextPurchaseAt: NOW + 60_000,
+      resetsAt: MIDNIGHT,
+    });
+    expect(decideOpen(st, [good], s, NOW)).toMatchObject({ action: 'wait', until: NOW + 60_000 });
+    expect(decideOpen(st, [good], s, NOW + 60_000)).toMatchObject({ action: 'open', quantity: 5 });
   });
 });
