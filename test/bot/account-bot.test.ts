@@ -4,7 +4,7 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
 import { HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
-import { driveUntil, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
+import { driveUntil, fault, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
 
 const CADENCE: Cadence = {
   accountMs: 60_000,
@@ -132,7 +132,7 @@ describe('AccountBot scheduler', () => {
 
   it('a refunded order is re-scored and opened again; nothing is charged twice', async () => {
     const { clock, bot, rec, f, fatal } = makeBot();
-    f.market.setFaults({ 'POST /packs/purchase': { error_rate: 1, times: 1 } });
+    f.market.setFaults({ 'POST /packs/purchase': fault({ error_rate: 1, times: 1 }) });
     await bot.start();
     await driveUntil(clock, START + 5 * MINUTE_MS, 3);
     await bot.stop();

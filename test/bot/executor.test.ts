@@ -3,7 +3,7 @@ import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { PackPurchaseRequest } from '../../src/api/schemas.js';
 import { type CrashPoint, PurchaseExecutor } from '../../src/bot/executor.js';
-import { charges, fixture } from './helpers.js';
+import { charges, fault, fixture } from './helpers.js';
 
 const BODY: PackPurchaseRequest = {
   pack_type: 'lucky',
@@ -39,7 +39,7 @@ describe('PurchaseExecutor', () => {
 
   it('marks a refunded or rate-limited order failed: nothing was charged', async () => {
     const f = fixture();
-    f.market.setFaults({ 'POST /packs/purchase': { error_rate: 1, times: 1 } });
+    f.market.setFaults({ 'POST /packs/purchase': fault({ error_rate: 1, times: 1 }) });
     const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
     const refunded = await ex.open({ body: BODY });
     expect(refunded.status).toBe('failed');

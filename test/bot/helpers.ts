@@ -4,10 +4,15 @@
  * and a clock wrapper that tells a driver when every loop is asleep.
  */
 import { Writable } from 'node:stream';
+import type { z } from 'zod';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { Clock } from '../../src/core/clock.js';
 import { VirtualClock } from '../../src/core/clock.js';
+import { FaultRule } from '../../src/market/faults.js';
 import { Market } from '../../src/market/market.js';
+
+type FaultRuleInput = z.input<typeof FaultRule>;
+
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
 import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';
@@ -182,4 +187,9 @@ async function quiet(clock: TrackingClock, sleepers: number): Promise<void> {
     if (calm >= 3) return;
   }
   throw new Error(`the bot never went quiet (${clock.pending}/${sleepers} asleep)`);
+}
+
+/** A fault rule with every default filled in (`market.setFaults` takes parsed rules). */
+export function fault(rule: FaultRuleInput): FaultRule {
+  return FaultRule.parse(rule);
 }

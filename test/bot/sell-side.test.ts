@@ -3,7 +3,7 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
-import { type Fixture, fixture } from './helpers.js';
+import { type Fixture, fault, fixture } from './helpers.js';
 
 async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
   const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
@@ -101,7 +101,7 @@ describe('SellSide', () => {
   it('keeps pulls pending when the sell-back request fails, and sells them on the next pass', async () => {
     const f = fixture();
     await buy(f, 4);
-    f.market.setFaults({ 'POST /cards/sell-back': { error_rate: 1, times: 1 } });
+    f.market.setFaults({ 'POST /cards/sell-back': fault({ error_rate: 1, times: 1 }) });
     const sell = new SellSide({
       account: 'main',
       api: f.api,
