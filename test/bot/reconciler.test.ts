@@ -60,6 +60,8 @@ describe('reconciler and listing watch', () => {
     expect(first.listings.drift).toBe(1);
     expect(f.ledger.getPull(victim.pullId)?.status).toBe('open');
     f.market.ship(victim.cardId);
+    // (A change at the very instant of a vault read is not judged by that read.)
+    await f.clock.advance(1000);
     const second = await reconcile(opts(f));
     expect(second.missing).toEqual([victim.pullId]);
     expect(f.ledger.getPull(victim.pullId)?.status).toBe('gone');
