@@ -62,27 +62,36 @@ async function loadConfigAccount(file: string) {
   const config = loadBotConfig(file);
   const account = config.accounts[0];
   if (!account) throw new UsageError(`${file}: no account configured`);
-  if (config.api.embedded)
-    throw new UsageError(
-      `score --config: ${file} uses the embedded simulator, which score does not start; ` +
-        'run `packbot sim` and point api.base_url at it, or use --snapshot',
-    );
   return { config, account };
 }
 
+/** Reads from the configured API; an embedded config gets its own simulator for the duration. */
 async function fromConfig(
   { config, account }: Awaited<ReturnType<typeof loadConfigAccount>>,
   categories: readonly Category[],
 ): Promise<Inputs> {
   const { createHttpClient } = await import('../api/client.js');
   const { WallClock } = await import('../core/clock.js');
-  const api = createHttpClient({
-    baseUrl: config.api.baseUrl,
-    apiKey: account.apiKey(),
-    clock: new WallClock(),
-    timeouts: { requestMs: config.api.timeoutMs },
-  });
-  return { ...(await readPools(api, categories)), strategyPath: account.strategyPath };
+  const clock = new WallClock();
+  let baseUrl = config.api.baseUrl;
+  let close: (() => Promise<void>) | undefined;
+  if (config.api.embedded) {
+    const { startEmbedded } = await import('../bot/embedded.js');
+    const sim = await startEmbedded(clock, { worldPath: config.sim.worldPath, seed: config.sim.seed });
+    baseUrl = sim.server.url;
+    close = () => sim.server.close();
+  }
+  try {
+    const api = createHttpClient({
+      baseUrl,
+      apiKey: account.apiKey(),
+      clock,
+      timeouts: { requestMs: config.api.timeoutMs },
+    });
+    return { ...(await readPools(api, categories)), strategyPath: account.strategyPath };
+  } finally {
+    await close?.();
+  }
 }
 
 function parseCategory(value: string | undefined): Category | undefined {

@@ -67,6 +67,22 @@ describe('packbot score --snapshot --json', () => {
     for (const l of lines.slice(1)) expect(l.slice(0, priceEnd)).toMatch(/\d\.\d\d$/);
   });
 
+  it('--config with the embedded simulator reads pools over HTTP and scores them', async () => {
+    const { code, stdout } = await runCli([
+      'score',
+      '--config',
+      'config/bot.yaml',
+      '--category',
+      'pokemon',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as ScoreRow[];
+    expect(rows.length).toBeGreaterThan(3);
+    expect(rows.every((r) => r.category === 'pokemon' && r.growth !== null)).toBe(true);
+    expect(rows[0]).toMatchObject({ pack_type: 'promo_pikachu', decision: { action: 'open' } });
+  });
+
   it.each([
     [['score'], /give --snapshot F or --config F/],
     [['score', '--snapshot', SNAP, '--config', 'x.yaml'], /not both/],
