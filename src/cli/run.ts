@@ -30,27 +30,36 @@ the ledger is closed. While the kill switch file exists, no pack is opened. See 
     const config = loadBotConfig(values.config ?? 'config/bot.yaml', process.env, {
       forceDryRun: values['dry-run'] === true,
     });
-    const runner = await Runner.start(config);
+    // Handlers go in before start-up, so a signal during start-up is a graceful stop too.
+    let runner: Runner | undefined;
+    let requested: NodeJS.Signals | undefined;
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals++;
       if (signals > 1) {
-        runner.log.warn({ signal }, 'second signal: exiting now');
+        process.stderr.write(`packbot: second ${signal}: exiting now\n`);
         process.exit(1);
       }
-      runner.log.info({ signal }, 'signal received');
+      requested = signal;
       // A real timer on purpose: this bounds the process's life, it is not business timing.
       setTimeout(() => {
-        runner.log.error('graceful stop took too long; exiting');
+        process.stderr.write('packbot: graceful stop took too long; exiting\n');
         process.exit(1);
       }, STOP_DEADLINE_MS).unref();
-      void runner.stop(`signal ${signal}`);
+      if (runner) {
+        runner.log.info({ signal }, 'signal received');
+        void runner.stop(`signal ${signal}`);
+      }
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
-    const code = await runner.done;
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    return code;
+    try {
+      runner = await Runner.start(config);
+      if (requested) void runner.stop(`signal ${requested} during start-up`);
+      return await runner.done;
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
   },
 };
