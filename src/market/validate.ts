@@ -110,8 +110,20 @@ export function queryInt(v: unknown, field: string, fallback: number, min: numbe
 
 export function timestamp(v: unknown, field: string): number | undefined {
   if (v === undefined) return undefined;
-  const re = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
-  const t = typeof v === 'string' && re.test(v) ? Date.parse(v) : Number.NaN;
+  const re = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+  const m = typeof v === 'string' ? re.exec(v) : null;
+  // Date.parse rolls impossible fields over (Feb 30 -> Mar 2, 24:00 -> next day): reject them.
+  const [y, mo, d, h, mi, sec] = m ? [m[1], m[2], m[3], m[4], m[5], m[7] ?? '0'].map(Number) : [];
+  const real =
+    m !== null &&
+    mo! >= 1 &&
+    mo! <= 12 &&
+    d! >= 1 &&
+    d! <= new Date(Date.UTC(y!, mo!, 0)).getUTCDate() &&
+    h! <= 23 &&
+    mi! <= 59 &&
+    sec! <= 59;
+  const t = real ? Date.parse(v as string) : Number.NaN;
   if (!Number.isFinite(t)) throw bad(`${field} must be an ISO 8601 timestamp with a time zone`);
   return t;
 }

@@ -220,6 +220,9 @@ describe('400 on purchase report', () => {
       { since: 'yesterday' },
       { until: 'not-a-date' },
       { since: '2026-13-45T00:00:00Z' },
+      { since: '2025-12-30T00:00:00Z', until: '2026-02-30T00:00:00Z' }, // no Feb 30 (Date.parse rolls over)
+      { until: '2026-01-01T24:00:00Z' },
+      { since: 123 as unknown as string },
       { since: iso(T0), until: iso(T0 - 1) },
       { since: iso(T0 - 31 * day - 1), until: iso(T0) },
       { since: iso(T0 - 40 * day) },
