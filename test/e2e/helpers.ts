@@ -1,5 +1,5 @@
 /** End-to-end fixtures: a config file in a temp directory pointing at a simulator over HTTP. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -70,3 +70,15 @@ export const DESIGN_METRICS = [
   'packbot_orders_in_doubt',
   'process_cpu_user_seconds_total',
 ];
+
+/** The balanced strategy with a daily spend cap above 100 packs: the server's limits bind. */
+export function generousStrategy(dir: string): string {
+  const path = join(dir, 'strategy.yaml');
+  writeFileSync(
+    path,
+    readFileSync(BALANCED, 'utf8')
+      .replace(/max_daily_spend_usd: \d+/, 'max_daily_spend_usd: 100000')
+      .replace(/max_total_spend_usd: \d+/, 'max_total_spend_usd: 1000000'),
+  );
+  return path;
+}

@@ -71,7 +71,7 @@ export function startBot(args: string[], env: Record<string, string> = {}, cwd =
           () =>
             reject(
               new Error(
-                `no log line '${msg}' within ${timeoutMs} ms:\n${lines.slice(-20).join('\n')}\n${stderr.join('')}`,
+                `no log line '${msg}' within ${timeoutMs} ms:\n${lines.slice(-60).join('\n')}\n${stderr.join('')}`,
               ),
             ),
           timeoutMs,
@@ -86,7 +86,7 @@ export function startBot(args: string[], env: Record<string, string> = {}, cwd =
         void exit.then(() => {
           clearTimeout(timer);
           reject(
-            new Error(`bot exited before '${msg}':\n${lines.slice(-20).join('\n')}\n${stderr.join('')}`),
+            new Error(`bot exited before '${msg}':\n${lines.slice(-60).join('\n')}\n${stderr.join('')}`),
           );
         });
       });
