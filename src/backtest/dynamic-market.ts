@@ -14,7 +14,7 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { UniformBag } from '../market/sampler.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
-import { type ScoreRow, scorePools } from '../strategy/score.js';
+import { compareRows, type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
 
@@ -92,7 +92,12 @@ interface PackState {
   bands: BandState[];
   chaseHit: boolean;
   chaseEndsAt: number;
-  dirty: boolean;
+  /** Cards taken or added since the pack was last scored. */
+  changes: number;
+  /** Whether the pack could be drawn at each of its risk levels when last scored. */
+  wasDrawable: boolean;
+  cardCount: number;
+  rows: ScoreRow[];
 }
 
 export class DynamicMarket implements PathMarket {
@@ -142,7 +147,18 @@ export class DynamicMarket implements PathMarket {
         return { t: bt, bag };
       });
       const endsAt = t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY;
-      return { t, bands, chaseHit: false, chaseEndsAt: endsAt, dirty: true };
+      let cardCount = 0;
+      for (const b of bands) cardCount += b.bag.count;
+      return {
+        t,
+        bands,
+        chaseHit: false,
+        chaseEndsAt: endsAt,
+        changes: 1,
+        wasDrawable: true,
+        cardCount,
+        rows: [],
+      };
     });
     for (const c of ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches']) this.index.set(c, 1);
     const start = model.startMs;
@@ -198,7 +214,7 @@ export class DynamicMarket implements PathMarket {
   private draw(p: PackState, risk: string, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.t.chase!.probability) {
       p.chaseHit = true;
-      p.dirty = true;
+      p.changes += p.cardCount + 1; // the chase is gone: always worth rescoring
       this.lastBand = -1;
       return -1;
     }
@@ -217,7 +233,8 @@ export class DynamicMarket implements PathMarket {
     const band = p.bands[chosen]!;
     const slot = band.bag.pick(rng);
     band.bag.remove(slot);
-    p.dirty = true;
+    p.changes++;
+    p.cardCount--;
     this.lastBand = chosen;
     return slot;
   }
@@ -273,28 +290,38 @@ export class DynamicMarket implements PathMarket {
       const g = Math.max(0, b.t.size - b.bag.count);
       if (x < g) {
         b.bag.add(this.generateCard(b.t));
-        p.dirty = true;
+        p.changes++;
+        p.cardCount++;
         return;
       }
       x -= g;
     }
   }
 
+  /**
+   * A pack is rescored when its contents moved by at least 2% of its cards (or the chase went, or
+   * it became empty) and the rescore interval has passed; other packs keep their rows.
+   */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     const due = now >= this.rowsAt + this.rescoreMs;
-    if (this.rowsCache && !this.forceRescore && !(due && this.packs.some((p) => p.dirty)))
-      return this.rowsCache;
-    const bodies: PackPool[] = [];
+    if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
+    let changed = this.rowsCache === null;
     for (const p of this.packs) {
-      for (const x of p.t.pools) bodies.push(this.body(p, x.body, x.risk as RiskLevel, now));
-      p.dirty = false;
+      const drawableNow = p.t.pools.some((x) => this.drawable(p, x.risk, now));
+      const enough = p.changes >= Math.max(1, 0.02 * p.cardCount);
+      if (!(enough && due) && drawableNow === p.wasDrawable && this.rowsCache) continue;
+      const bodies = p.t.pools.map((x) => this.body(p, x.body, x.risk as RiskLevel, now));
+      p.rows = scorePools(bodies, this.model.strategy, {
+        balanceCents,
+        maxQuantity: this.model.maxQuantity,
+        onSkip: () => {},
+      });
+      p.changes = 0;
+      p.wasDrawable = drawableNow;
+      changed = true;
     }
-    this.rowsCache = scorePools(bodies, this.model.strategy, {
-      balanceCents,
-      maxQuantity: this.model.maxQuantity,
-      onSkip: () => {},
-    });
-    this.rowsAt = now;
+    if (changed || !this.rowsCache) this.rowsCache = this.packs.flatMap((p) => p.rows).sort(compareRows);
+    if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
   }

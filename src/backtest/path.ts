@@ -169,7 +169,8 @@ export function runPath(
     // A purchase slot.
     market.advance(t);
     state.balanceCents = cash;
-    state.realizedPnlCents = cash - startCash;
+    // Cards on the marketplace count at their sell-back value: listing is not losing.
+    state.realizedPnlCents = cash + listedHold - startCash;
     const rows = market.rows(balanceBucketCents(cash), t);
     const d = decideOpen(state, rows, strategy, t);
     if (d.action === 'wait') {

@@ -7,7 +7,8 @@ import type { Stat } from './stats.js';
 
 const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const money = (x: number) => `${x < 0 ? '−' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const money = (x: number) =>
+  `${x < 0 ? '−' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const fix = (x: number) => (Math.round(x * 10) / 10).toString();
 
 /** "Nice" tick values covering [lo, hi]. */
@@ -37,11 +38,17 @@ function fanChart(r: BacktestReport): string {
   const maxDay = Math.max(1, pts.length - 1);
   const x = (d: number) => M.l + (d / maxDay) * (W - M.l - M.r);
   const y = (v: number) => M.t + ((hi - v) / (hi - lo)) * (H - M.t - M.b);
-  const band = [...pts.map((p) => `${fix(x(p.day))},${fix(y(p.p95))}`), ...[...pts].reverse().map((p) => `${fix(x(p.day))},${fix(y(p.p5))}`)].join(' ');
+  const band = [
+    ...pts.map((p) => `${fix(x(p.day))},${fix(y(p.p95))}`),
+    ...[...pts].reverse().map((p) => `${fix(x(p.day))},${fix(y(p.p5))}`),
+  ].join(' ');
   const median = pts.map((p) => `${fix(x(p.day))},${fix(y(p.p50))}`).join(' ');
   const mean = pts.map((p) => `${fix(x(p.day))},${fix(y(p.mean))}`).join(' ');
   const yTicks = ticks(lo, hi)
-    .map((v) => `<line x1="${M.l}" x2="${W - M.r}" y1="${fix(y(v))}" y2="${fix(y(v))}" class="grid"/><text x="${M.l - 6}" y="${fix(y(v) + 4)}" text-anchor="end">${esc(money(v))}</text>`)
+    .map(
+      (v) =>
+        `<line x1="${M.l}" x2="${W - M.r}" y1="${fix(y(v))}" y2="${fix(y(v))}" class="grid"/><text x="${M.l - 6}" y="${fix(y(v) + 4)}" text-anchor="end">${esc(money(v))}</text>`,
+    )
     .join('');
   const xTicks = ticks(0, maxDay, Math.min(10, maxDay))
     .filter((d) => Number.isInteger(d))
@@ -75,9 +82,15 @@ function histogram(r: BacktestReport): string {
     .map((v) => `<text x="${fix(x(v))}" y="${H - M.b + 18}" text-anchor="middle">${esc(money(v))}</text>`)
     .join('');
   const yTicks = ticks(0, maxCount, 4)
-    .map((c) => `<line x1="${M.l}" x2="${W - M.r}" y1="${fix(y(c))}" y2="${fix(y(c))}" class="grid"/><text x="${M.l - 6}" y="${fix(y(c) + 4)}" text-anchor="end">${c}</text>`)
+    .map(
+      (c) =>
+        `<line x1="${M.l}" x2="${W - M.r}" y1="${fix(y(c))}" y2="${fix(y(c))}" class="grid"/><text x="${M.l - 6}" y="${fix(y(c) + 4)}" text-anchor="end">${c}</text>`,
+    )
     .join('');
-  const zero = lo < 0 && hi > 0 ? `<line x1="${fix(x(0))}" x2="${fix(x(0))}" y1="${M.t}" y2="${H - M.b}" class="zero"/>` : '';
+  const zero =
+    lo < 0 && hi > 0
+      ? `<line x1="${fix(x(0))}" x2="${fix(x(0))}" y1="${M.t}" y2="${H - M.b}" class="zero"/>`
+      : '';
   return `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="histogram of final P&amp;L">
 ${yTicks}${bars}${zero}${xTicks}
 <text x="${(W + M.l) / 2}" y="${H - 4}" text-anchor="middle">net P&amp;L at the end (USD); paths per bin</text>
@@ -93,7 +106,9 @@ export function renderHtml(r: BacktestReport): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
   const packRows = r.per_pack
     .map(
-      (p) => `<tr><td>${esc(p.category)}</td><td>${esc(p.pack_type)}</td><td>${esc(p.risk_level)}</td><td>${esc(money(p.price_usd))}</td>
+      (
+        p,
+      ) => `<tr><td>${esc(p.category)}</td><td>${esc(p.pack_type)}</td><td>${esc(p.risk_level)}</td><td>${esc(money(p.price_usd))}</td>
 <td>${p.ev_usd === null ? '–' : esc(money(p.ev_usd))}</td><td>${p.realized_ev_usd === null ? '–' : esc(money(p.realized_ev_usd))}</td>
 <td>${p.value_per_pack_usd === null ? '–' : esc(money(p.value_per_pack_usd))}</td><td>${p.packs_opened_mean.toFixed(1)}</td>
 <td>${pct(p.share_of_packs)}</td><td class="reason">${esc(p.decision)}</td></tr>`,

@@ -4,9 +4,9 @@
  * when the key cannot read it). Reads are sequential: the client paces them politely.
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import { CATEGORIES, type Category, type PackList, type PackPool } from '../api/schemas.js';
 import { isPartnerApiError } from '../api/errors.js';
 import type { PartnerApi } from '../api/partner-api.js';
+import { CATEGORIES, type Category, type PackList, type PackPool } from '../api/schemas.js';
 import { type Clock, iso } from '../core/clock.js';
 import { SNAPSHOT_FORMAT, SnapshotFile } from './snapshot-schema.js';
 
@@ -24,7 +24,9 @@ export async function takeSnapshot(api: PartnerApi, opts: SnapshotOptions): Prom
   const catalog: PackList[] = [];
   for (const category of categories) catalog.push(await api.listPacks({ category }));
   const jobs = catalog.flatMap((list) =>
-    list.packs.flatMap((p) => p.risk_levels.map((risk) => ({ category: list.category, pack: p.pack_type, risk }))),
+    list.packs.flatMap((p) =>
+      p.risk_levels.map((risk) => ({ category: list.category, pack: p.pack_type, risk })),
+    ),
   );
   const pools: PackPool[] = [];
   let done = 0;
@@ -47,7 +49,14 @@ export async function takeSnapshot(api: PartnerApi, opts: SnapshotOptions): Prom
   } catch (e) {
     if (!(isPartnerApiError(e) && (e.status === 403 || e.status === 401))) throw e;
   }
-  return SnapshotFile.parse({ format: SNAPSHOT_FORMAT, taken_at: takenAt, source: opts.source, account, pools, catalog });
+  return SnapshotFile.parse({
+    format: SNAPSHOT_FORMAT,
+    taken_at: takenAt,
+    source: opts.source,
+    account,
+    pools,
+    catalog,
+  });
 }
 
 /** Writes the snapshot atomically: a reader never sees half a file. */

@@ -71,7 +71,9 @@ export const command: Command = {
     const controller = new AbortController();
     const onSigint = () => {
       if (controller.signal.aborted) process.exit(130);
-      process.stderr.write('\npackbot: interrupted; finishing the paths in progress (Ctrl-C again to quit)\n');
+      process.stderr.write(
+        '\npackbot: interrupted; finishing the paths in progress (Ctrl-C again to quit)\n',
+      );
       controller.abort();
     };
     process.on('SIGINT', onSigint);
@@ -130,7 +132,8 @@ function checkStrategyMatchesSnapshot(
           `(for the strategy's categories and risk levels it has: ${[...types].join(', ') || 'none'})`,
       );
   const usable = inScope.filter(
-    (pool) => !p.exclude.includes(pool.pack_type) && (p.include.length === 0 || p.include.includes(pool.pack_type)),
+    (pool) =>
+      !p.exclude.includes(pool.pack_type) && (p.include.length === 0 || p.include.includes(pool.pack_type)),
   );
   if (usable.length === 0)
     throw new UsageError(

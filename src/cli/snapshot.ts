@@ -40,7 +40,10 @@ export const command: Command = {
     let stop: (() => Promise<void>) | undefined;
     if (config.api.embedded) {
       const world = config.sim.worldPath ? loadWorld(config.sim.worldPath) : loadWorld();
-      const server = await startSimServer({ market: new Market(world, { clock, seed: config.sim.seed }), clock });
+      const server = await startSimServer({
+        market: new Market(world, { clock, seed: config.sim.seed }),
+        clock,
+      });
       baseUrl = server.url;
       stop = () => server.close();
     }
