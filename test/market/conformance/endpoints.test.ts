@@ -316,6 +316,13 @@ describe('account and limits', () => {
     }
     const acct = Account.parse((await sim.call('GET', '/account')).json);
     expect(acct.limits).toMatchObject({ packs_today: 2, next_purchase_at: iso(T0 + 60_000) });
+    // At the daily ceiling a retry of a finished order is still its stored result, not a 429.
+    const full = ikey();
+    expect((await buyPacks(sim, { pack_type: 'basic', quantity: 5 }, full, 'sk_small')).status).toBe(200);
+    await sim.advance(1);
+    const replay = await buyPacks(sim, { pack_type: 'basic', quantity: 5 }, full, 'sk_small');
+    expect(replay.status).toBe(200);
+    expect(replay.json.idempotent_replay).toBe(true);
   });
 
   it('the daily count resets at midnight UTC', async () => {
