@@ -131,7 +131,7 @@ export class DynamicMarket implements PathMarket {
     const { rescore_minutes, ...rates } = overrides;
     this.dyn = DynamicsSpec.parse(rates);
     this.rules = RulesSpec.parse({});
-    this.rescoreMs = (rescore_minutes ?? 60) * 60_000;
+    this.rescoreMs = (rescore_minutes ?? 240) * 60_000;
     // The world's own stream: separate from the path's draws so one cannot shift the other.
     this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
@@ -299,7 +299,7 @@ export class DynamicMarket implements PathMarket {
   }
 
   /**
-   * A pack is rescored when its contents moved by at least 2% of its cards (or the chase went, or
+   * A pack is rescored when its contents moved by at least 5% of its cards (or the chase went, or
    * it became empty) and the rescore interval has passed; other packs keep their rows.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
@@ -308,7 +308,7 @@ export class DynamicMarket implements PathMarket {
     let changed = this.rowsCache === null;
     for (const p of this.packs) {
       const drawableNow = p.t.pools.some((x) => this.drawable(p, x.risk, now));
-      const enough = p.changes >= Math.max(1, 0.02 * p.cardCount);
+      const enough = p.changes >= Math.max(1, 0.05 * p.cardCount);
       if (!(enough && due) && drawableNow === p.wasDrawable && this.rowsCache) continue;
       const bodies = p.t.pools.map((x) => this.body(p, x.body, x.risk as RiskLevel, now));
       p.rows = scorePools(bodies, this.model.strategy, {
