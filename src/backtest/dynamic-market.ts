@@ -85,6 +85,8 @@ function packTemplates(model: BacktestModel): PackTemplate[] {
 interface BandState {
   t: BandTemplate;
   bag: UniformBag;
+  /** Sum of the values of the cards in the bag (cents): the band mean without a scan. */
+  sum: number;
 }
 
 interface PackState {
@@ -97,6 +99,8 @@ interface PackState {
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
   cardCount: number;
+  /** Expected pull value (summed over risk levels) when last scored. */
+  scoredEv: number;
   rows: ScoreRow[];
 }
 
@@ -141,10 +145,19 @@ export class DynamicMarket implements PathMarket {
       for (const p of t.pools) this.poolPack[p.index] = pi;
       const bands = t.bands.map((bt) => {
         const bag = new UniformBag(Math.max(4, bt.size));
-        for (const c of bt.cards) bag.add(this.addCard(c, toCents(c.market_value)));
+        let sum = 0;
+        for (const c of bt.cards) {
+          const slot = this.addCard(c, toCents(c.market_value));
+          bag.add(slot);
+          sum += this.values[slot]!;
+        }
         // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = bt.cards.length; k < bt.size; k++) bag.add(this.generateCard(bt));
-        return { t: bt, bag };
+        for (let k = bt.cards.length; k < bt.size; k++) {
+          const slot = this.generateCard(bt);
+          bag.add(slot);
+          sum += this.values[slot]!;
+        }
+        return { t: bt, bag, sum };
       });
       const endsAt = t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY;
       let cardCount = 0;
@@ -155,6 +168,7 @@ export class DynamicMarket implements PathMarket {
         chaseHit: false,
         chaseEndsAt: endsAt,
         changes: 1,
+        scoredEv: 0,
         wasDrawable: true,
         cardCount,
         rows: [],
@@ -233,6 +247,7 @@ export class DynamicMarket implements PathMarket {
     const band = p.bands[chosen]!;
     const slot = band.bag.pick(rng);
     band.bag.remove(slot);
+    band.sum -= this.values[slot]!;
     p.changes++;
     p.cardCount--;
     this.lastBand = chosen;
@@ -289,7 +304,9 @@ export class DynamicMarket implements PathMarket {
     for (const b of p.bands) {
       const g = Math.max(0, b.t.size - b.bag.count);
       if (x < g) {
-        b.bag.add(this.generateCard(b.t));
+        const slot = this.generateCard(b.t);
+        b.bag.add(slot);
+        b.sum += this.values[slot]!;
         p.changes++;
         p.cardCount++;
         return;
@@ -299,7 +316,7 @@ export class DynamicMarket implements PathMarket {
   }
 
   /**
-   * A pack is rescored when its contents moved by at least 5% of its cards (or the chase went, or
+   * A pack is rescored when its contents expected value moved by 0.5% (or the chase went, or
    * it became empty) and the rescore interval has passed; other packs keep their rows.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
@@ -308,7 +325,9 @@ export class DynamicMarket implements PathMarket {
     let changed = this.rowsCache === null;
     for (const p of this.packs) {
       const drawableNow = p.t.pools.some((x) => this.drawable(p, x.risk, now));
-      const enough = p.changes >= Math.max(1, 0.05 * p.cardCount);
+      // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
+      const ev = this.quickEv(p, now);
+      const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && drawableNow === p.wasDrawable && this.rowsCache) continue;
       const bodies = p.t.pools.map((x) => this.body(p, x.body, x.risk as RiskLevel, now));
       p.rows = scorePools(bodies, this.model.strategy, {
@@ -317,6 +336,7 @@ export class DynamicMarket implements PathMarket {
         onSkip: () => {},
       });
       p.changes = 0;
+      p.scoredEv = ev;
       p.wasDrawable = drawableNow;
       changed = true;
     }
@@ -324,6 +344,25 @@ export class DynamicMarket implements PathMarket {
     if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
+  }
+
+  /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */
+  private quickEv(p: PackState, now: number): number {
+    const chase = this.chaseActive(p, now) ? p.t.chase! : null;
+    const pc = chase ? chase.probability : 0;
+    let total = 0;
+    for (const x of p.t.pools) {
+      let w = 0;
+      let acc = 0;
+      for (const b of p.bands) {
+        const o = this.weight(b, x.risk);
+        if (o <= 0) continue;
+        w += o;
+        acc += (o * b.sum) / b.bag.count;
+      }
+      total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
+    }
+    return total;
   }
 
   /** The pool as GET /catalog/packs/pool would return it now. */
@@ -365,7 +404,10 @@ export class DynamicMarket implements PathMarket {
           const s = this.undo[j]!;
           const b = this.undo[j + 1]!;
           if (s === -1) p.chaseHit = false;
-          else p.bands[b]!.bag.add(s);
+          else {
+            p.bands[b]!.bag.add(s);
+            p.bands[b]!.sum += this.values[s]!;
+          }
         }
         this.forceRescore = true;
         return -1;
