@@ -104,7 +104,8 @@ function statRow(name: string, s: Stat, fmt: (x: number) => string = money): str
 export function renderHtml(r: BacktestReport): string {
   const s = r.summary;
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
-  const packRows = r.per_pack
+  const packRows = [...r.per_pack]
+    .sort((x, y) => y.packs_opened_mean - x.packs_opened_mean)
     .map(
       (
         p,
@@ -124,7 +125,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#5a6372}.partial{background:#fff3cd;border:1px solid #e0b100;padding:8px 12px;border-radius:6px}
 table{border-collapse:collapse;margin:8px 0}th,td{padding:4px 10px;border-bottom:1px solid #e3e6eb;text-align:right}
-th:first-child,td:first-child{text-align:left}thead th{background:#f4f6f9}td.reason{text-align:left;color:#5a6372;max-width:320px}
+th:first-child,td:first-child{text-align:left}table.packs td:nth-child(-n+3),table.packs th:nth-child(-n+3){text-align:left}thead th{background:#f4f6f9}td.reason{text-align:left;color:#5a6372;max-width:320px}
 svg{background:#fff;border:1px solid #e3e6eb;border-radius:6px;max-width:100%;height:auto}
 svg text{font-size:11px;fill:#5a6372}.grid{stroke:#eef0f3}.zero{stroke:#888;stroke-dasharray:4 3}
 .fan{fill:#4c78a8;fill-opacity:.22;stroke:none}.median{fill:none;stroke:#1f4e8c;stroke-width:2}.mean{fill:none;stroke:#e45756;stroke-width:1.5;stroke-dasharray:5 3}
@@ -164,7 +165,7 @@ ${statRow('max drawdown', s.max_drawdown_usd)}
 backtest value per pack ${a.backtest_value_per_pack === null ? '–' : `${esc(money(a.backtest_value_per_pack))} ± ${esc(money(a.backtest_value_per_pack_stderr ?? 0))}`}.
 Most packs opened on one UTC day: ${s.max_packs_per_utc_day} (ceiling ${r.limits.max_packs_per_day}).</p>
 <h2>Per pack</h2>
-<table><thead><tr><th>category</th><th>pack</th><th>risk</th><th>price</th><th>EV</th><th>realized EV</th><th>backtest value / pack</th><th>packs / path</th><th>share</th><th>scorer decision</th></tr></thead><tbody>
+<table class="packs"><thead><tr><th>category</th><th>pack</th><th>risk</th><th>price</th><th>EV</th><th>realized EV</th><th>backtest value / pack</th><th>packs / path</th><th>share</th><th>scorer decision</th></tr></thead><tbody>
 ${packRows}
 </tbody></table>
 </body></html>
