@@ -4,10 +4,16 @@
  */
 export type Cents = number;
 
-/** Rounds half away from zero; absorbs binary noise such as 1.005 * 100 = 100.49999999999999. */
+/**
+ * Rounds half away from zero; absorbs binary noise such as 1.005 * 100 = 100.49999999999999.
+ * Hot: the scorer and the backtest call it per card, so values clearly away from a half take
+ * the plain `Math.round` path and only near-halves pay for the exact `toPrecision` check.
+ */
 export function roundHalfAway(x: number): number {
+  const frac = x - Math.floor(x);
+  if (frac > 0.5 + 1e-7 || frac < 0.5 - 1e-7) return Math.round(x);
   const a = Math.abs(x);
-  const r = Math.round(Number(a.toPrecision(15)) + 0);
+  const r = Math.round(Number(a.toPrecision(15)));
   // Math.round rounds .5 up, which for |x| is "away from zero".
   return x < 0 ? -r : r;
 }

@@ -36,3 +36,30 @@ describe('money', () => {
     expect(formatUsd(-5)).toBe('-$0.05');
   });
 });
+
+describe('roundHalfAway fast path', () => {
+  const reference = (x: number) => {
+    const r = Math.round(Number(Math.abs(x).toPrecision(15)));
+    return x < 0 ? -r : r;
+  };
+  it('agrees with the exact reference on values near and far from halves', () => {
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    for (let i = 0; i < 50_000; i++) {
+      const cents = Math.floor(rnd() * 1e7) - 5e6;
+      for (const x of [
+        cents + 0.5,
+        cents + rnd(),
+        (cents / 100) * 100,
+        cents * 0.9,
+        cents * 1.5,
+        (cents + 0.005) * 100,
+      ]) {
+        expect(roundHalfAway(x)).toBe(reference(x));
+      }
+    }
+  });
+});
