@@ -10,33 +10,46 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
-type Loader = () => Promise<Command>;
+interface Entry {
+  summary: string;
+  load: () => Promise<Command>;
+}
 
-const notYet =
-  (summary: string, usage: string): Loader =>
-  async () => ({
-    summary,
-    usage,
-    run: async () => {
-      process.stderr.write(`packbot: this command is not available yet\n`);
-      return 1;
-    },
-  });
-
-/** Commands in the order `--help` lists them. Each loads lazily so start-up stays fast. */
-export const COMMANDS: Record<string, Loader> = {
-  run: async () => (await import('./run.js')).command,
-  sim: async () => (await import('./sim.js')).command,
-  score: async () => (await import('./score.js')).command,
-  snapshot: async () => (await import('./snapshot.js')).command,
-  backtest: async () => (await import('./backtest.js')).command,
-  validate: async () => (await import('./validate.js')).command,
-  report: async () => (await import('./report.js')).command,
+/**
+ * Commands in the order `--help` lists them. Summaries live here so `--help` loads no command
+ * module (and none of their dependencies); each command loads lazily when it runs.
+ */
+export const COMMANDS: Record<string, Entry> = {
+  run: {
+    summary: 'run the bot (default: embedded simulator)',
+    load: async () => (await import('./run.js')).command,
+  },
+  sim: {
+    summary: 'serve the simulated Partner API over HTTP',
+    load: async () => (await import('./sim.js')).command,
+  },
+  score: { summary: 'score every pack x risk level', load: async () => (await import('./score.js')).command },
+  snapshot: {
+    summary: 'record pools and account into a snapshot file',
+    load: async () => (await import('./snapshot.js')).command,
+  },
+  backtest: {
+    summary: 'Monte Carlo backtest of a strategy against a snapshot',
+    load: async () => (await import('./backtest.js')).command,
+  },
+  validate: {
+    summary: 'validate config, strategy, world and snapshot files',
+    load: async () => (await import('./validate.js')).command,
+  },
+  report: {
+    summary: 'profit and loss from the ledger',
+    load: async () => (await import('./report.js')).command,
+  },
 };
 
-function help(loaded: Record<string, Command>): string {
-  const width = Math.max(...Object.keys(loaded).map((n) => n.length));
-  const lines = Object.entries(loaded).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return [
     'packbot: trading bot and strategy runner for the Partner Trading API',
     '',
@@ -55,18 +68,16 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      const loaded: Record<string, Command> = {};
-      for (const [n, load] of Object.entries(COMMANDS)) loaded[n] = await load();
-      process.stdout.write(help(loaded));
+      process.stdout.write(help());
       return name === undefined ? 2 : 0;
     }
     if (name === '--version' || name === '-v') {
       process.stdout.write('packbot 0.1.0\n');
       return 0;
     }
-    const load = COMMANDS[name];
-    if (!load) throw new UsageError(`unknown command '${name}' (see packbot --help)`);
-    const command = await load();
+    const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!entry) throw new UsageError(`unknown command '${name}' (see packbot --help)`);
+    const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
       process.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
       return 0;
