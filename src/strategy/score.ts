@@ -157,10 +157,45 @@ export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext 
   const dist = pullDistribution(pool);
   const price = toCents(pool.price);
   const stats = realizedStats(dist, strategy, price, ctx.balanceCents);
+  return rowFromStats(pool, strategy, ctx, dist, stats, null);
+}
+
+/** What a row needs from the pull distribution (its market-value side). */
+export type DistributionSummary = Pick<
+  PullDistribution,
+  'evCents' | 'evLoCents' | 'evHiCents' | 'varianceCents2' | 'estimated' | 'notes'
+>;
+
+/**
+ * Builds the score row from a distribution summary and realised statistics: the one place where
+ * rows are rounded and decided, shared by `scorePool` and the incremental scorer
+ * (incremental-score.ts). `lazyGrowth`, when given, computes `stats.growth` on demand: it is
+ * called only if the decision needs it or the row's `growth` is read (then cached in the row).
+ */
+export function rowFromStats(
+  pool: PackPool,
+  strategy: Strategy,
+  ctx: ScoreContext,
+  dist: DistributionSummary,
+  stats: RealizedStats,
+  lazyGrowth: (() => number) | null,
+): ScoreRow {
+  const price = toCents(pool.price);
   const realizedVar = Math.max(0, stats.ex2 - stats.mean * stats.mean);
   const server = toCents(pool.expected_value);
   const ev = roundHalfAway(dist.evCents);
-  const growth = Number.isNaN(stats.growth) ? null : stats.growth;
+  let growth: number | null | undefined = lazyGrowth
+    ? undefined
+    : Number.isNaN(stats.growth)
+      ? null
+      : stats.growth;
+  const getGrowth = (): number | null => {
+    if (growth === undefined) {
+      const g = lazyGrowth!();
+      growth = Number.isNaN(g) ? null : g;
+    }
+    return growth;
+  };
 
   // Continuous Kelly in packs: bankroll × edge / variance of one pack's outcome.
   let kelly: number | null = null;
@@ -171,8 +206,8 @@ export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext 
   }
 
   const decisionMean = dist.estimated ? stats.meanLow : stats.mean;
-  const decision = decide(pool, strategy, ctx, price, decisionMean, dist.estimated, growth, kelly);
-  return {
+  const decision = decide(pool, strategy, ctx, price, decisionMean, dist.estimated, getGrowth, kelly);
+  const row: ScoreRow = {
     category: pool.category,
     pack_type: pool.pack_type,
     name: pool.name,
@@ -192,13 +227,29 @@ export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext 
     realized_stdev: usd(Math.sqrt(realizedVar)),
     p_loss: round6(stats.pLoss),
     share_sold_back: round6(stats.shareSoldBack),
-    growth,
+    growth: growth ?? null,
     kelly_quantity: kelly === null ? null : Number.isFinite(kelly) ? round6(kelly) : null,
     estimated: dist.estimated,
     notes: [...dist.notes],
     score: usd(stats.mean - price),
     decision,
   };
+  if (growth === undefined)
+    // Not needed by the decision: computed when first read (same value, same key order).
+    Object.defineProperty(row, 'growth', {
+      enumerable: true,
+      configurable: true,
+      get: getGrowth,
+      set(v: number | null) {
+        Object.defineProperty(row, 'growth', {
+          value: v,
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
+      },
+    });
+  return row;
 }
 
 function decide(
@@ -208,7 +259,7 @@ function decide(
   price: Cents,
   mean: number,
   estimated: boolean,
-  growth: number | null,
+  growthOf: () => number | null,
   kelly: number | null,
 ): RowDecision {
   const wait = (reason: string): RowDecision => ({ action: 'wait', reason });
@@ -223,6 +274,7 @@ function decide(
   }
   let quantity = Math.min(strategy.open.max_quantity, ctx.maxQuantity?.(pool.category, pool.pack_type) ?? 10);
   if (ctx.balanceCents !== undefined) {
+    const growth = growthOf();
     if (growth === null) return wait('balance does not cover the price');
     if (strategy.open.sizing === 'fixed') return { action: 'open', quantity };
     if (growth <= 0) return wait('opening would lower expected log-growth of the balance');

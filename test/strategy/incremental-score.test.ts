@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import type { PackPool } from '../../src/api/schemas.js';
+import { toCents } from '../../src/core/money.js';
+import { Rng } from '../../src/core/prng.js';
+import { pullDistribution } from '../../src/strategy/distribution.js';
+import { IncrementalScorer } from '../../src/strategy/incremental-score.js';
+import { realizedStats, type ScoreRow, scorePool } from '../../src/strategy/score.js';
+import type { Strategy } from '../../src/strategy/strategy-schema.js';
+import { strategy } from './helpers.js';
+
+/**
+ * Property: after random depletions, restocks and revaluations, the incremental row equals
+ * `scorePool` on the equivalent pool. Unrounded statistics agree within 1e-9 relative (they are
+ * sums of the same terms in another order); rounded fields agree exactly unless the unrounded
+ * value lies within that tolerance of a rounding boundary (then by one rounding step).
+ */
+
+const BANDS = [
+  { id: 'common', min: 5, max: 300, odds: [0.7, 0.6, 0.5], sealed: false },
+  { id: 'rare', min: 1500, max: 9000, odds: [0.22, 0.28, 0.3], sealed: false },
+  { id: 'epic', min: 20000, max: 250000, odds: [0.05, 0.08, 0.15], sealed: false },
+  { id: 'sealed', min: 800, max: 2400, odds: [0.03, 0.04, 0], sealed: true },
+];
+const RISKS = ['chill', 'standard', 'aggressive'] as const;
+
+function template(risk: number, price: number, withChase: boolean): PackPool {
+  return {
+    pack_type: 'p',
+    name: 'P',
+    category: 'pokemon',
+    risk_level: RISKS[risk]!,
+    price,
+    available: true,
+    expected_value: 31.5,
+    chase: withChase
+      ? {
+          card: { id: 'chase', name: 'Chase', market_value: 4321.09, bucket_id: 'epic' },
+          probability: 0.002,
+          ends_at: null,
+        }
+      : null,
+    total_cards: 0,
+    bands: BANDS.map((b) => ({
+      bucket_id: b.id,
+      label: b.id,
+      min_value: b.min / 100,
+      max_value: b.max / 100,
+      odds: b.odds[risk]!,
+      is_consolation: b.sealed,
+      hittable_cards: 0,
+    })),
+    cards: [],
+  } as PackPool;
+}
+
+const MONEY = [
+  'price',
+  'ev',
+  'server_expected_value',
+  'ev_gap',
+  'ev_low',
+  'ev_high',
+  'realized_ev',
+  'realized_ev_low',
+  'stdev',
+  'realized_stdev',
+  'score',
+] as const;
+const RATIOS = ['ev_ratio', 'realized_ev_ratio', 'p_loss', 'share_sold_back', 'kelly_quantity'] as const;
+
+function close(a: number, b: number, rel = 1e-9): boolean {
+  return Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+function expectSameRow(inc: ScoreRow, ref: ScoreRow, pool: PackPool, s: Strategy, balance?: number) {
+  // Unrounded statistics first: the tight bound.
+  const dist = pullDistribution(pool);
+  const stats = realizedStats(dist, s, toCents(pool.price), balance);
+  for (const k of MONEY) {
+    // Equal to the cent, or one cent apart where the unrounded value is a (near) half cent.
+    const d = Math.abs(inc[k] - ref[k]);
+    if (d > 1e-9) {
+      expect(d).toBeLessThanOrEqual(0.010000001);
+      const unrounded = k.startsWith('realized') || k === 'score' ? stats.mean : dist.evCents;
+      const frac = Math.abs(unrounded - Math.floor(unrounded) - 0.5);
+      expect(frac).toBeLessThan(1e-6);
+    }
+  }
+  for (const k of RATIOS) {
+    const a = inc[k];
+    const b = ref[k];
+    if (a === null || b === null) expect(a).toBe(b);
+    else expect(Math.abs(a - b)).toBeLessThanOrEqual(Math.max(1.0000001e-6, 1e-9 * Math.abs(b)));
+  }
+  if (ref.growth === null) expect(inc.growth).toBeNull();
+  else {
+    expect(inc.growth).not.toBeNull();
+    expect(close(inc.growth!, ref.growth, 1e-9)).toBe(true);
+    expect(close(inc.growth!, stats.growth, 1e-9)).toBe(true);
+  }
+  expect({ ...inc, growth: 0, ...Object.fromEntries([...MONEY, ...RATIOS].map((k) => [k, 0])) }).toEqual({
+    ...ref,
+    growth: 0,
+    ...Object.fromEntries([...MONEY, ...RATIOS].map((k) => [k, 0])),
+  });
+}
+
+function randomValue(rng: Rng, band: number): number {
+  const b = BANDS[band]!;
+  // Some repeated values (a coarse grid) and some arbitrary cents.
+  return rng.next() < 0.3
+    ? b.min + Math.round(rng.int(10) * ((b.max - b.min) / 10))
+    : b.min + rng.int(b.max - b.min + 1);
+}
+
+const STRATEGIES: [string, Strategy][] = [
+  ['defaults', strategy()],
+  [
+    'kelly lists 25+',
+    strategy({
+      open: { min_ev_ratio: 0.5, sizing: 'kelly', kelly_fraction: 0.5 },
+      sell: { threshold_usd: 25, list: { markup: 1.3, seller_fee_rate: 0.05 } },
+    }),
+  ],
+  [
+    'fixed, no listing',
+    strategy({ open: { min_ev_ratio: 0, sizing: 'fixed' }, sell: { threshold_usd: 1e6 } }),
+  ],
+];
+
+describe('IncrementalScorer', () => {
+  for (const [name, s] of STRATEGIES)
+    it(`matches scorePool after random depletion, restock and revaluation (${name})`, () => {
+      const rng = new Rng(42);
+      for (let round = 0; round < 12; round++) {
+        const risk = round % 3;
+        const price = [10, 25, 150, 500][rng.int(4)]!;
+        const scorer = new IncrementalScorer(template(risk, price, round % 2 === 0), s);
+        let nextSlot = 0;
+        const live: { band: number; slot: number }[] = [];
+        for (let b = 0; b < BANDS.length; b++)
+          for (let k = 0, n = 1 + rng.int(40); k < n; k++) {
+            scorer.add(b, nextSlot, randomValue(rng, b));
+            live.push({ band: b, slot: nextSlot++ });
+          }
+        for (let step = 0; step < 400; step++) {
+          const u = rng.next();
+          if (u < 0.45 && live.length > 0) {
+            const i = rng.int(live.length);
+            const c = live[i]!;
+            scorer.remove(c.band, c.slot);
+            live[i] = live[live.length - 1]!;
+            live.pop();
+          } else if (u < 0.85) {
+            const band = rng.int(BANDS.length);
+            scorer.add(band, nextSlot, randomValue(rng, band));
+            live.push({ band, slot: nextSlot++ });
+          } else if (live.length > 0) {
+            const c = live[rng.int(live.length)]!;
+            scorer.revalue(c.band, c.slot, randomValue(rng, c.band));
+          }
+          if (step === 200) scorer.chase = null; // the chase is hit
+          if (step % 37 === 0) {
+            const pool = scorer.body();
+            const balance = rng.next() < 0.2 ? undefined : [5000, 100_000, 1_000_000][rng.int(3)]!;
+            const ctx = balance === undefined ? {} : { balanceCents: balance };
+            const inc = scorer.row(ctx);
+            if (!scorer.drawable()) {
+              expect(inc).toBeNull();
+              expect(() => scorePool(pool, s, ctx)).toThrow();
+              continue;
+            }
+            expect(inc).not.toBeNull();
+            expectSameRow(inc!, scorePool(pool, s, ctx), pool, s, balance);
+          }
+        }
+      }
+    });
+
+  it('empties to null like scorePools skips, and keeps a row right after later changes', () => {
+    const s = STRATEGIES[1]![1];
+    const scorer = new IncrementalScorer(template(1, 25, false), s);
+    expect(scorer.row()).toBeNull();
+    scorer.add(0, 0, 250);
+    scorer.add(1, 1, 4000);
+    const pool = scorer.body();
+    const row = scorer.row({ balanceCents: 50_000 })!;
+    scorer.remove(1, 1); // the row was made before: its (lazy) growth must not see this
+    expectSameRow(row, scorePool(pool, s, { balanceCents: 50_000 }), pool, s, 50_000);
+    scorer.remove(0, 0);
+    expect(scorer.row()).toBeNull();
+    expect(() => scorer.remove(0, 0)).toThrow(RangeError);
+  });
+
+  it('fromPool scores a recorded pool body like scorePool', () => {
+    const rng = new Rng(7);
+    const pool = template(0, 25, true);
+    pool.cards = Array.from({ length: 60 }, (_, i) => {
+      const band = i % 3;
+      return {
+        id: `c${i}`,
+        name: 'c',
+        market_value: randomValue(rng, band) / 100,
+        bucket_id: BANDS[band]!.id,
+      };
+    });
+    // Full bands (hittable = listed) as the dynamic market builds them.
+    pool.bands = pool.bands.map((b) => {
+      const n = pool.cards.filter((c) => c.bucket_id === b.bucket_id).length;
+      return { ...b, hittable_cards: n, odds: n > 0 ? b.odds : 0 };
+    });
+    const s = STRATEGIES[1]![1];
+    const scorer = IncrementalScorer.fromPool(pool, s);
+    for (const balance of [undefined, 1_000_000]) {
+      const ctx = balance === undefined ? {} : { balanceCents: balance };
+      expectSameRow(scorer.row(ctx)!, scorePool(pool, s, ctx), pool, s, balance);
+    }
+  });
+});
