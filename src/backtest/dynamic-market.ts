@@ -6,7 +6,7 @@
  * Pools are rescored from their current contents only when they changed and at most every
  * `rescore_minutes`, like a bot that refreshes its catalog a few times an hour.
  */
-import type { Band, PackPool, PoolCard, RiskLevel } from '../api/schemas.js';
+import type { Band, PackPool, PoolCard } from '../api/schemas.js';
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
@@ -14,7 +14,8 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { UniformBag } from '../market/sampler.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
-import { compareRows, type ScoreRow, scorePools } from '../strategy/score.js';
+import { IncrementalScorer } from '../strategy/incremental-score.js';
+import { compareRows, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
 
@@ -40,6 +41,16 @@ interface PackTemplate {
   chase: PackPool['chase'];
   /** Model pool index for each risk level of this pack, and the body recorded for it. */
   pools: { index: number; risk: string; body: PackPool }[];
+}
+
+/** The pool a risk level's scorer stands for: its recorded body with the pack's merged bands. */
+function scorerTemplate(t: PackTemplate, x: PackTemplate['pools'][number]): PackPool {
+  return {
+    ...x.body,
+    bands: t.bands.map((b) => ({ ...b.band, odds: b.odds.get(x.risk) ?? 0 })),
+    cards: [],
+    total_cards: 0,
+  };
 }
 
 const templates = new WeakMap<BacktestModel, PackTemplate[]>();
@@ -92,6 +103,20 @@ interface BandState {
 interface PackState {
   t: PackTemplate;
   bands: BandState[];
+  /** Card slot (per pack) → value (cents); slots of cards gone for good are reused. */
+  values: number[];
+  free: number[];
+  /** Band odds per risk level (t.pools order), by band. */
+  odds: Float64Array[];
+  /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
+  live: Int32Array;
+  /** Position of the 'standard' risk level in t.pools, −1 if none. */
+  standard: number;
+  /** Incremental scorers (one per distinct price), fed every card change. */
+  scorers: IncrementalScorer[];
+  /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
+  riskScorer: Int32Array;
+  views: PackPool[];
   chaseHit: boolean;
   chaseEndsAt: number;
   /** Cards taken or added since the pack was last scored. */
@@ -104,18 +129,58 @@ interface PackState {
   rows: ScoreRow[];
 }
 
+/** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
+interface PackStart {
+  values: number[];
+  /** Slots of each band's listed cards, in order. */
+  bandSlots: number[][];
+  scorers: IncrementalScorer[];
+  riskScorer: Int32Array;
+}
+
+const starts = new WeakMap<BacktestModel, PackStart[]>();
+
+function packStarts(model: BacktestModel): PackStart[] {
+  const cached = starts.get(model);
+  if (cached) return cached;
+  const list = packTemplates(model).map((t) => {
+    const prices: number[] = [];
+    const scorers: IncrementalScorer[] = [];
+    const riskScorer = new Int32Array(t.pools.length);
+    t.pools.forEach((x, r) => {
+      const price = toCents(x.body.price);
+      let i = prices.indexOf(price);
+      if (i < 0) {
+        i = prices.length;
+        prices.push(price);
+        scorers.push(new IncrementalScorer(scorerTemplate(t, x), model.strategy));
+      }
+      riskScorer[r] = i;
+    });
+    const values: number[] = [];
+    const bandSlots = t.bands.map((bt, bi) =>
+      bt.cards.map((c) => {
+        const slot = values.length;
+        values.push(toCents(c.market_value));
+        for (const s of scorers) s.add(bi, slot, values[slot]!);
+        return slot;
+      }),
+    );
+    return { values, bandSlots, scorers, riskScorer };
+  });
+  starts.set(model, list);
+  return list;
+}
+
 export class DynamicMarket implements PathMarket {
   private readonly dyn: Dynamics;
   private readonly rules: Rules;
   private readonly rescoreMs: number;
   private readonly rng: Rng;
   private readonly packs: PackState[];
-  /** Model pool index → [pack, risk]. */
+  /** Model pool index → pack, and position of its risk level in the pack's pools. */
   private readonly poolPack: Int32Array;
-  private readonly poolRisk: string[];
-  /** Card slot → value (cents), record, band sealed flag. */
-  private values: number[] = [];
-  private cards: PoolCard[] = [];
+  private readonly poolRisk: Int32Array;
   private readonly index = new Map<string, number>();
   private syncedTo: number;
   private nextOpen: number;
@@ -124,7 +189,6 @@ export class DynamicMarket implements PathMarket {
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
   private forceRescore = true;
-  private generated = 0;
 
   constructor(
     private readonly model: BacktestModel,
@@ -139,40 +203,49 @@ export class DynamicMarket implements PathMarket {
     // The world's own stream: separate from the path's draws so one cannot shift the other.
     this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
+    const begin = packStarts(model);
     this.poolPack = new Int32Array(model.pools.length).fill(-1);
-    this.poolRisk = model.pools.map((p) => p.risk);
+    this.poolRisk = new Int32Array(model.pools.length).fill(-1);
     this.packs = tpl.map((t, pi) => {
-      for (const p of t.pools) this.poolPack[p.index] = pi;
-      const bands = t.bands.map((bt) => {
-        const bag = new UniformBag(Math.max(4, bt.size));
-        let sum = 0;
-        for (const c of bt.cards) {
-          const slot = this.addCard(c, toCents(c.market_value));
-          bag.add(slot);
-          sum += this.values[slot]!;
-        }
-        // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = bt.cards.length; k < bt.size; k++) {
-          const slot = this.generateCard(bt);
-          bag.add(slot);
-          sum += this.values[slot]!;
-        }
-        return { t: bt, bag, sum };
+      t.pools.forEach((p, r) => {
+        this.poolPack[p.index] = pi;
+        this.poolRisk[p.index] = r;
       });
-      const endsAt = t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY;
-      let cardCount = 0;
-      for (const b of bands) cardCount += b.bag.count;
-      return {
+      const st = begin[pi]!;
+      const odds = t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0));
+      const p: PackState = {
         t,
-        bands,
+        bands: [],
+        values: st.values.slice(),
+        free: [],
+        odds,
+        live: new Int32Array(t.pools.length),
+        standard: t.pools.findIndex((x) => x.risk === 'standard'),
+        scorers: st.scorers.map((s) => s.clone()),
+        riskScorer: st.riskScorer,
+        views: t.pools.map((x) => scorerTemplate(t, x)),
         chaseHit: false,
-        chaseEndsAt: endsAt,
+        chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
         changes: 1,
         scoredEv: 0,
         wasDrawable: true,
-        cardCount,
+        cardCount: 0,
         rows: [],
       };
+      t.bands.forEach((bt, bi) => {
+        const bag = new UniformBag(Math.max(4, bt.size));
+        const band: BandState = { t: bt, bag, sum: 0 };
+        for (const slot of st.bandSlots[bi]!) {
+          bag.add(slot);
+          band.sum += p.values[slot]!;
+        }
+        p.bands.push(band);
+        if (bag.count > 0) this.liveChange(p, bi, 1);
+        // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
+        for (let k = bt.cards.length; k < bt.size; k++) this.put(p, bi, this.generateCard(p, bt));
+      });
+      for (const b of p.bands) p.cardCount += b.bag.count;
+      return p;
     });
     for (const c of ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches']) this.index.set(c, 1);
     const start = model.startMs;
@@ -182,21 +255,42 @@ export class DynamicMarket implements PathMarket {
     this.nextTick = start + this.dyn.tick_seconds * 1000;
   }
 
-  private addCard(card: PoolCard, cents: number): number {
-    this.cards.push(card);
-    this.values.push(cents);
-    return this.cards.length - 1;
+  private newSlot(p: PackState, cents: number): number {
+    const slot = p.free.pop();
+    if (slot === undefined) {
+      p.values.push(cents);
+      return p.values.length - 1;
+    }
+    p.values[slot] = cents;
+    return slot;
   }
 
-  private generateCard(bt: BandTemplate): number {
-    const v = bt.minCents + Math.round(this.rng.next() * (bt.maxCents - bt.minCents));
-    const card: PoolCard = {
-      id: `gen-${++this.generated}`,
-      name: bt.sealed ? 'Sealed pack' : 'Card',
-      market_value: v / 100,
-      bucket_id: bt.band.bucket_id,
-    };
-    return this.addCard(card, v);
+  private generateCard(p: PackState, bt: BandTemplate): number {
+    return this.newSlot(p, bt.minCents + Math.round(this.rng.next() * (bt.maxCents - bt.minCents)));
+  }
+
+  /** Band bi of pack p went from empty to not (+1) or back (−1). */
+  private liveChange(p: PackState, bi: number, d: number): void {
+    for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
+  }
+
+  /** A card enters band `bi` of pack p: its bag, its sum and the pack's scorers. */
+  private put(p: PackState, bi: number, slot: number): void {
+    const band = p.bands[bi]!;
+    band.bag.add(slot);
+    if (band.bag.count === 1) this.liveChange(p, bi, 1);
+    const v = p.values[slot]!;
+    band.sum += v;
+    for (const s of p.scorers) s.add(bi, slot, v);
+  }
+
+  /** A card leaves band `bi` (its slot stays valid until released to `free`). */
+  private take(p: PackState, bi: number, slot: number): void {
+    const band = p.bands[bi]!;
+    band.bag.remove(slot);
+    if (band.bag.count === 0) this.liveChange(p, bi, -1);
+    band.sum -= p.values[slot]!;
+    for (const s of p.scorers) s.remove(bi, slot);
   }
 
   private schedule(perHour: number, from: number): number {
@@ -210,44 +304,40 @@ export class DynamicMarket implements PathMarket {
     return ch !== null && !p.chaseHit && ch.probability > 0 && now < p.chaseEndsAt;
   }
 
-  private weight(b: BandState, risk: string): number {
-    return b.bag.count > 0 ? (b.t.odds.get(risk) ?? 0) : 0;
-  }
-
-  private drawable(p: PackState, risk: string, now: number): boolean {
-    if (this.chaseActive(p, now)) return true;
-    for (const b of p.bands) if (this.weight(b, risk) > 0) return true;
-    return false;
+  /** Whether pack p can be drawn at risk level r (position in its pools). */
+  private drawable(p: PackState, r: number, now: number): boolean {
+    return p.live[r]! > 0 || this.chaseActive(p, now);
   }
 
   /**
-   * One pull from pack p: chase, else band by renormalised odds, then a card uniformly. Returns
-   * the card slot (−1 for the chase, −2 when nothing can be drawn); `lastBand` says where from.
+   * One pull from pack p at risk level r: chase, else band by renormalised odds, then a card
+   * uniformly. Returns the card slot (−1 for the chase, −2 when nothing can be drawn); `lastBand`
+   * says where from.
    */
   private lastBand = -1;
-  private draw(p: PackState, risk: string, now: number, rng: Rng): number {
+  private draw(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.t.chase!.probability) {
       p.chaseHit = true;
       p.changes += p.cardCount + 1; // the chase is gone: always worth rescoring
       this.lastBand = -1;
       return -1;
     }
+    const odds = p.odds[r]!;
+    const bands = p.bands;
     let total = 0;
-    for (const b of p.bands) total += this.weight(b, risk);
+    for (let i = 0; i < bands.length; i++) total += bands[i]!.bag.count > 0 ? odds[i]! : 0;
     if (!(total > 0)) return -2;
     let x = rng.next() * total;
     let chosen = -1;
-    for (let i = 0; i < p.bands.length; i++) {
-      const w = this.weight(p.bands[i]!, risk);
+    for (let i = 0; i < bands.length; i++) {
+      const w = bands[i]!.bag.count > 0 ? odds[i]! : 0;
       if (w <= 0) continue;
       chosen = i;
       if (x < w) break;
       x -= w;
     }
-    const band = p.bands[chosen]!;
-    const slot = band.bag.pick(rng);
-    band.bag.remove(slot);
-    band.sum -= this.values[slot]!;
+    const slot = bands[chosen]!.bag.pick(rng);
+    this.take(p, chosen, slot);
     p.changes++;
     p.cardCount--;
     this.lastBand = chosen;
@@ -282,16 +372,28 @@ export class DynamicMarket implements PathMarket {
     this.syncedTo = Math.max(this.syncedTo, now);
   }
 
+  private openToOthers(p: PackState, at: number): boolean {
+    const pools = p.t.pools;
+    for (let r = 0; r < pools.length; r++)
+      if (pools[r]!.body.available && this.drawable(p, r, at)) return true;
+    return false;
+  }
+
   private otherOpening(at: number): void {
-    const open = this.packs.filter((p) =>
-      p.t.pools.some((x) => x.body.available && this.drawable(p, x.risk, at)),
-    );
-    if (open.length === 0) return;
-    const p = open[this.rng.int(open.length)]!;
-    const risks = p.t.pools.map((x) => x.risk);
-    const risk =
-      risks.includes('standard') && this.rng.next() < 0.6 ? 'standard' : risks[this.rng.int(risks.length)]!;
-    this.draw(p, risk, at, this.rng);
+    let open = 0;
+    for (const p of this.packs) if (this.openToOthers(p, at)) open++;
+    if (open === 0) return;
+    let k = this.rng.int(open);
+    let p = this.packs[0]!;
+    for (const q of this.packs)
+      if (this.openToOthers(q, at) && k-- === 0) {
+        p = q;
+        break;
+      }
+    const n = p.t.pools.length;
+    const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
+    const slot = this.draw(p, r, at, this.rng);
+    if (slot >= 0) p.free.push(slot);
   }
 
   private restock(): void {
@@ -301,12 +403,11 @@ export class DynamicMarket implements PathMarket {
     for (const b of p.bands) gap += Math.max(0, b.t.size - b.bag.count);
     if (gap <= 0) return;
     let x = this.rng.int(gap);
-    for (const b of p.bands) {
+    for (let bi = 0; bi < p.bands.length; bi++) {
+      const b = p.bands[bi]!;
       const g = Math.max(0, b.t.size - b.bag.count);
       if (x < g) {
-        const slot = this.generateCard(b.t);
-        b.bag.add(slot);
-        b.sum += this.values[slot]!;
+        this.put(p, bi, this.generateCard(p, b.t));
         p.changes++;
         p.cardCount++;
         return;
@@ -317,24 +418,31 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * A pack is rescored when its contents expected value moved by 0.5% (or the chase went, or
-   * it became empty) and the rescore interval has passed; other packs keep their rows.
+   * it became empty) and the rescore interval has passed; other packs keep their rows. Rows come
+   * from the packs' incremental scorers: the rows `scorePools` gives on the pools as they are now.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     const due = now >= this.rowsAt + this.rescoreMs;
     if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
     let changed = this.rowsCache === null;
+    const ctx = { balanceCents, maxQuantity: this.model.maxQuantity };
     for (const p of this.packs) {
-      const drawableNow = p.t.pools.some((x) => this.drawable(p, x.risk, now));
+      let drawableNow = false;
+      for (let r = 0; r < p.t.pools.length; r++) if (this.drawable(p, r, now)) drawableNow = true;
       // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && drawableNow === p.wasDrawable && this.rowsCache) continue;
-      const bodies = p.t.pools.map((x) => this.body(p, x.body, x.risk as RiskLevel, now));
-      p.rows = scorePools(bodies, this.model.strategy, {
-        balanceCents,
-        maxQuantity: this.model.maxQuantity,
-        onSkip: () => {},
-      });
+      const chase = this.chaseActive(p, now) ? p.t.chase : null;
+      const rows: ScoreRow[] = [];
+      for (let r = 0; r < p.t.pools.length; r++) {
+        const view = p.views[r]!;
+        view.available = p.t.pools[r]!.body.available && this.drawable(p, r, now);
+        view.chase = chase;
+        const row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+        if (row) rows.push(row);
+      }
+      p.rows = rows.sort(compareRows);
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
@@ -351,11 +459,13 @@ export class DynamicMarket implements PathMarket {
     const chase = this.chaseActive(p, now) ? p.t.chase! : null;
     const pc = chase ? chase.probability : 0;
     let total = 0;
-    for (const x of p.t.pools) {
+    for (let r = 0; r < p.t.pools.length; r++) {
+      const odds = p.odds[r]!;
       let w = 0;
       let acc = 0;
-      for (const b of p.bands) {
-        const o = this.weight(b, x.risk);
+      for (let i = 0; i < p.bands.length; i++) {
+        const b = p.bands[i]!;
+        const o = b.bag.count > 0 ? odds[i]! : 0;
         if (o <= 0) continue;
         w += o;
         acc += (o * b.sum) / b.bag.count;
@@ -363,25 +473,6 @@ export class DynamicMarket implements PathMarket {
       total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
     }
     return total;
-  }
-
-  /** The pool as GET /catalog/packs/pool would return it now. */
-  private body(p: PackState, recorded: PackPool, risk: RiskLevel, now: number): PackPool {
-    const cards: PoolCard[] = [];
-    const bands: Band[] = p.bands.map((b) => {
-      const n = b.bag.count;
-      const odds = n > 0 ? (b.t.odds.get(risk) ?? 0) : 0;
-      if (odds > 0) for (let i = 0; i < n; i++) cards.push(this.cards[b.bag.at(i)]!);
-      return { ...b.t.band, odds, hittable_cards: odds > 0 ? n : 0 };
-    });
-    return {
-      ...recorded,
-      available: recorded.available && this.drawable(p, risk, now),
-      bands,
-      chase: this.chaseActive(p, now) ? p.t.chase : null,
-      cards,
-      total_cards: cards.length,
-    };
   }
 
   nextRefreshAt(now: number): number {
@@ -394,32 +485,30 @@ export class DynamicMarket implements PathMarket {
     const p = this.packs[pi];
     const modelPool = this.model.pools[pool]!;
     if (!p || !modelPool.body.available) return -1;
-    const risk = this.poolRisk[pool]!;
+    const r = this.poolRisk[pool]!;
     this.undo.length = 0;
     for (let k = 0; k < qty; k++) {
-      const slot = this.draw(p, risk, now, rng);
+      const slot = this.draw(p, r, now, rng);
       if (slot === -2) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
           const s = this.undo[j]!;
           const b = this.undo[j + 1]!;
           if (s === -1) p.chaseHit = false;
-          else {
-            p.bands[b]!.bag.add(s);
-            p.bands[b]!.sum += this.values[s]!;
-          }
+          else this.put(p, b, s);
         }
         this.forceRescore = true;
         return -1;
       }
       this.undo.push(slot, this.lastBand);
       const chase = slot === -1;
-      const value = chase ? toCents(p.t.chase!.card.market_value) : this.values[slot]!;
+      const value = chase ? toCents(p.t.chase!.card.market_value) : p.values[slot]!;
       const sealed = !chase && p.bands[this.lastBand]!.t.sealed;
       out[k] = this.model.plans.planFor(value, sealed);
     }
+    for (let j = 0; j < this.undo.length; j += 2) if (this.undo[j]! >= 0) p.free.push(this.undo[j]!);
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
-    if (!this.drawable(p, risk, now)) this.forceRescore = true;
+    if (!this.drawable(p, r, now)) this.forceRescore = true;
     return qty;
   }
 

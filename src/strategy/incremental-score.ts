@@ -286,12 +286,30 @@ export class IncrementalScorer {
   }
 
   /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
-  drawable(): boolean {
-    const chaseP = this.chase ? this.chase.probability : 0;
+  drawable(view: PackPool = this.template): boolean {
+    const chase = view === this.template ? this.chase : view.chase;
+    const chaseP = chase ? chase.probability : 0;
     if (chaseP >= 1) return true;
     for (let b = 0; b < this.count.length; b++)
-      if (this.count[b]! > 0 && this.template.bands[b]!.odds > 0) return true;
+      if (this.count[b]! > 0 && view.bands[b]!.odds > 0) return true;
     return false;
+  }
+
+  /** An independent copy (same cards, same sums): cheaper than adding the cards again. */
+  clone(): IncrementalScorer {
+    const c = Object.create(IncrementalScorer.prototype) as IncrementalScorer;
+    Object.assign(c, this, {
+      sum: this.sum.slice(),
+      comp: this.comp.slice(),
+      count: this.count.slice(),
+      outcome: this.outcome.map((a) => a.slice()),
+      slots: this.slots.map((a) => a.slice()),
+      pos: this.pos.map((a) => a.slice()),
+      values: this.values.map((a) => a.slice()),
+      header: null,
+      headerFor: null,
+    });
+    return c;
   }
 
   /**
@@ -299,8 +317,20 @@ export class IncrementalScorer {
    * pool cannot produce a pull (`scorePool` would throw EmptyPoolError).
    */
   row(ctx: ScoreContext = {}): ScoreRow | null {
-    const bands = this.template.bands;
-    const chase = this.chase;
+    return this.rowFor(this.poolHeader(), ctx);
+  }
+
+  /**
+   * The row of another pool over the same cards: `view` gives the header, `available`, `chase`
+   * and the band odds (same bands in the same order, same price), e.g. another risk level of the
+   * pack, so one scorer serves every risk level that shares a price.
+   */
+  rowFor(view: PackPool, ctx: ScoreContext = {}): ScoreRow | null {
+    const bands = view.bands;
+    if (bands.length !== this.count.length) throw new RangeError('view has other bands than the scorer');
+    if (fastCents(view.price) !== this.priceCents)
+      throw new RangeError('view has another price than the scorer');
+    const chase = view.chase;
     const chaseP = chase ? chase.probability : 0;
     let oddsSum = 0;
     for (let b = 0; b < bands.length; b++) {
@@ -368,8 +398,7 @@ export class IncrementalScorer {
       estimated: false,
       notes: [] as string[],
     };
-    const pool = this.poolHeader();
-    return rowFromStats(pool, this.strategy, ctx, dist, stats, lazyGrowth);
+    return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth);
   }
 
   private header: PackPool | null = null;
