@@ -22,10 +22,10 @@ import type { Ledger } from '../store/ledger.js';
 import { decideOpen } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import { spendTotals } from './budget-state.js';
+import { BudgetTracker } from './budget-state.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
-import { reconcile } from './reconciler.js';
+import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
 import { sleepFor, sleepUntil } from './sleep.js';
 
@@ -67,12 +67,18 @@ export class AccountBot {
   private readonly allAbort = new AbortController();
   private openingStopped = false;
   private loops: Promise<void>[] = [];
+  private readonly reconcileOptions: ReconcileOptions;
   /** Why the open loop last waited (for logs and tests). */
   lastWait = '';
   purchases = 0;
 
+  private readonly budget: BudgetTracker;
+
   constructor(private readonly o: AccountBotOptions) {
-    this.sell = new SellSide({ ...o, batchSize: o.batchSize });
+    this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
+    const onCash = (cents: number) => this.budget.cash(cents);
+    this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash });
+    this.reconcileOptions = { ...o, onCash };
     this.executor = new PurchaseExecutor({
       account: o.account,
       api: o.api,
@@ -102,7 +108,7 @@ export class AccountBot {
     this.updateDoubtGauge();
     try {
       await this.sell.process();
-      await this.sell.exclusive(() => reconcile(this.o));
+      await this.sell.exclusive(() => reconcile(this.reconcileOptions));
     } catch (e) {
       // The loops retry both; only a fatal error (bad key, a bug) stops the start.
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
@@ -163,7 +169,7 @@ export class AccountBot {
     const pools = await this.readPoolsIfStale(now);
     if (!account || !pools) return now + cadence.idleMs;
 
-    const totals = spendTotals(ledger, this.o.account, strategy, now);
+    const totals = this.budget.totals(now);
     const rows: ScoreRow[] = scoreView(
       pools.pools,
       pools.maxQuantity,
@@ -250,6 +256,7 @@ export class AccountBot {
     this.sell.markReceived(pulls);
     this.lastPurchaseAt = now;
     if (recorded) {
+      this.budget.order(order.totalChargedCents, order.createdAt);
       metrics.packsOpened(
         order.category,
         order.packType ?? 'other',
@@ -362,7 +369,7 @@ export class AccountBot {
     const every = Math.min(cadence.listingsMs, cadence.vaultMs);
     while (await sleepFor(clock, every, signal)) {
       try {
-        await this.sell.exclusive(() => reconcile(this.o));
+        await this.sell.exclusive(() => reconcile(this.reconcileOptions));
         await this.sell.process();
       } catch (e) {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;

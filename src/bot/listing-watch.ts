@@ -28,6 +28,8 @@ export interface ListingWatchOptions {
   log: Logger;
   metrics: Metrics;
   strategy: Strategy;
+  /** Told about listing proceeds (the budget's running totals). */
+  onCash?: (cents: number) => void;
 }
 
 export interface WatchResult {
@@ -49,6 +51,7 @@ export async function watchListings(
     if (!entry) {
       const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
       o.ledger.recordListingFill(listing.listingId, proceeds);
+      o.onCash?.(proceeds);
       o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
       result.filled++;
       continue;

@@ -23,6 +23,7 @@ export interface ReconcileOptions {
   log: Logger;
   metrics: Metrics;
   strategy: Strategy;
+  onCash?: (cents: number) => void;
 }
 
 export interface ReconcileReport {

@@ -30,6 +30,8 @@ export interface SellSideOptions {
   metrics: Metrics;
   strategy: Strategy;
   batchSize: number;
+  /** Told about every newly counted payout (the budget's running totals). */
+  onCash?: (cents: number) => void;
   /** A monotonic stopwatch (ms) for decision latency; performance.now by default. */
   stopwatch?: () => number;
 }
@@ -131,6 +133,7 @@ export class SellSide {
       const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
       const outcome = ledger.recordSellBack(response.results, { account });
       metrics.sellbackPayout(outcome.newlyPaidCents);
+      this.o.onCash?.(outcome.newlyPaidCents);
       metrics.balance(toCents(response.remaining_balance));
       ledger.recordBalance(account, toCents(response.remaining_balance), 'sell-back');
       for (const r of response.results) {
