@@ -176,7 +176,7 @@ export class SellSide {
       }
       try {
         if (this.listingInDoubt.has(pull.cardId)) await this.delistQuietly(pull.cardId);
-        const listing = await api.createListing({ card_id: pull.cardId, price: toUsd(priceCents) });
+        const listing = await this.createListing(pull.cardId, priceCents);
         this.listingInDoubt.delete(pull.cardId);
         ledger.recordListing({
           listingId: listing.listing_id,
@@ -205,6 +205,21 @@ export class SellSide {
     this.o.metrics.listingsActive(ledger.activeListings(account).length);
     // Listings refused above became sell-backs: send them now rather than at the next sweep.
     if (refused > 0) await this.flushSells();
+  }
+
+  /**
+   * Lists a card. A refusal may mean our own earlier request (its answer lost in a crash) already
+   * listed it: delist and try once more before the caller falls back to selling back.
+   */
+  private async createListing(cardId: string, priceCents: number) {
+    const body = { card_id: cardId, price: toUsd(priceCents) };
+    try {
+      return await this.o.api.createListing(body);
+    } catch (e) {
+      if (!isPartnerApiError(e) || e.kind !== 'rejected') throw e;
+      await this.delistQuietly(cardId);
+      return await this.o.api.createListing(body);
+    }
   }
 
   /** Delists a card that may or may not be listed; "not listed" is fine. */
