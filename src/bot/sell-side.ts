@@ -165,7 +165,7 @@ export class SellSide {
 
   /** Lists every `list_pending` pull at the price its decision chose. */
   async flushListings(): Promise<void> {
-    const { ledger, account, api, log } = this.o;
+    const { ledger, account, log } = this.o;
     let refused = 0;
     for (const pull of ledger.pullsAwaitingListing(account)) {
       const decision = ledger.decisionsFor(pull.pullId).at(-1);
