@@ -379,17 +379,15 @@ export class DynamicMarket implements PathMarket {
     return false;
   }
 
+  private readonly openScratch = new Int32Array(256);
   private otherOpening(at: number): void {
     let open = 0;
-    for (const p of this.packs) if (this.openToOthers(p, at)) open++;
+    let openIdx = this.openScratch;
+    if (openIdx.length < this.packs.length) openIdx = new Int32Array(this.packs.length);
+    for (let i = 0; i < this.packs.length; i++)
+      if (this.openToOthers(this.packs[i]!, at)) openIdx[open++] = i;
     if (open === 0) return;
-    let k = this.rng.int(open);
-    let p = this.packs[0]!;
-    for (const q of this.packs)
-      if (this.openToOthers(q, at) && k-- === 0) {
-        p = q;
-        break;
-      }
+    const p = this.packs[openIdx[this.rng.int(open)]!]!;
     const n = p.t.pools.length;
     const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
     const slot = this.draw(p, r, at, this.rng);

@@ -32,6 +32,9 @@ import type { Strategy } from './strategy-schema.js';
  * Realised outcome of one pull by value (cents) and kind (card or sealed pack), evaluated once with
  * the strategy's pull policy: the same numbers `realizedStats` computes per atom.
  */
+/** Values (cents) below this are indexed by a flat array, not a Map (a few MB at most). */
+const DENSE_LIMIT = 1 << 22;
+
 export class OutcomeTable {
   private capacity = 256;
   size = 0;
@@ -44,6 +47,9 @@ export class OutcomeTable {
   f2 = new Float64Array(this.capacity);
   /** 1 when sold back at once. */
   sold = new Uint8Array(this.capacity);
+  /** Outcome index by value (cents) for values below DENSE_LIMIT (−1: not evaluated yet); Map above. */
+  private denseCard = new Int32Array(1024).fill(-1);
+  private denseSealed = new Int32Array(1024).fill(-1);
   private readonly index = new Map<number, number>();
   private readonly policy;
   private readonly scratch = newScratch();
@@ -54,9 +60,18 @@ export class OutcomeTable {
 
   /** Index of the outcome of a card (`sealed` false) or a sealed pack worth `valueCents`. */
   of(valueCents: number, sealed: boolean): number {
+    const dense = Number.isInteger(valueCents) && valueCents >= 0 && valueCents < DENSE_LIMIT;
     const key = sealed ? -1 - valueCents : valueCents;
-    const hit = this.index.get(key);
-    if (hit !== undefined) return hit;
+    if (dense) {
+      const d = sealed ? this.denseSealed : this.denseCard;
+      if (valueCents < d.length) {
+        const hit = d[valueCents]!;
+        if (hit >= 0) return hit;
+      }
+    } else {
+      const hit = this.index.get(key);
+      if (hit !== undefined) return hit;
+    }
     if (this.size === this.capacity) this.grow();
     const i = this.size++;
     if (sealed) {
@@ -81,7 +96,17 @@ export class OutcomeTable {
         this.sold[i] = 1;
       }
     }
-    this.index.set(key, i);
+    if (dense) {
+      let d = sealed ? this.denseSealed : this.denseCard;
+      if (valueCents >= d.length) {
+        const g = new Int32Array(Math.min(DENSE_LIMIT, Math.max(valueCents + 1, d.length * 2))).fill(-1);
+        g.set(d);
+        d = g;
+        if (sealed) this.denseSealed = d;
+        else this.denseCard = d;
+      }
+      d[valueCents] = i;
+    } else this.index.set(key, i);
     return i;
   }
 
@@ -188,6 +213,7 @@ export class IncrementalScorer {
   /** Adds card `slot` (any non-negative id unique within the band) worth `valueCents` to `band`. */
   add(band: number, slot: number, valueCents: number): void {
     if (this.has(band, slot)) throw new RangeError(`card ${slot} is already in band ${band}`);
+    if (this.growthHold) this.detachGrowth();
     const o = this.table.of(valueCents, this.sealed[band]!);
     const n = this.count[band]!;
     if (n === this.outcome[band]!.length) this.growBand(band);
@@ -207,6 +233,7 @@ export class IncrementalScorer {
   /** Removes card `slot` from `band` (swap-remove, O(1)). */
   remove(band: number, slot: number): void {
     if (!this.has(band, slot)) throw new RangeError(`card ${slot} is not in band ${band}`);
+    if (this.growthHold) this.detachGrowth();
     const pos = this.pos[band]!;
     const at = pos[slot]!;
     const o = this.outcome[band]![at]!;
@@ -231,6 +258,15 @@ export class IncrementalScorer {
   revalue(band: number, slot: number, valueCents: number): void {
     this.remove(band, slot);
     this.add(band, slot, valueCents);
+  }
+
+  /** Rows made since the last change whose growth is not read yet: they get a copy of the outcomes. */
+  private growthHold: { outcomes: Int32Array[] | null; counts: Int32Array | null } | null = null;
+  private detachGrowth(): void {
+    const h = this.growthHold!;
+    h.outcomes = this.outcome.map((a, b) => a.slice(0, this.count[b]!));
+    h.counts = this.count.slice();
+    this.growthHold = null;
   }
 
   private growBand(band: number): void {
@@ -308,6 +344,7 @@ export class IncrementalScorer {
       values: this.values.map((a) => a.slice()),
       header: null,
       headerFor: null,
+      growthHold: null,
     });
     return c;
   }
@@ -378,9 +415,26 @@ export class IncrementalScorer {
     const withGrowth = balance !== undefined && balance > priceCents && balance > 0;
     let lazyGrowth: (() => number) | null = null;
     if (withGrowth) {
-      // Outcomes as they are now: the row stays right whatever the scorer sees later.
-      const copies = this.outcome.map((a, b) => (each[b]! > 0 ? a.slice(0, this.count[b]!) : null));
-      lazyGrowth = () => growthOf(t, balance, priceCents, chaseP, chaseOutcome, each, copies);
+      // Outcomes as they are now: the row stays right whatever the scorer sees later. They are
+      // copied only if the scorer changes before growth is read (copy on write, shared by the rows
+      // made since the last change); until then the live arrays are the same outcomes.
+      let hold = this.growthHold;
+      if (!hold) {
+        hold = { outcomes: null, counts: null };
+        this.growthHold = hold;
+      }
+      const h = hold;
+      lazyGrowth = () =>
+        growthOf(
+          t,
+          balance,
+          priceCents,
+          chaseP,
+          chaseOutcome,
+          each,
+          h.outcomes ?? this.outcome,
+          h.counts ?? this.count,
+        );
     }
     const stats: RealizedStats = {
       mean,
@@ -449,7 +503,8 @@ function growthOf(
   chaseP: number,
   chaseOutcome: number,
   each: Float64Array,
-  outcomes: (Int32Array | null)[],
+  outcomes: readonly Int32Array[],
+  counts: Int32Array,
 ): number {
   const base = balance - priceCents;
   const logB = Math.log(balance);
@@ -462,10 +517,11 @@ function growthOf(
   };
   if (chaseOutcome >= 0) add(chaseP, chaseOutcome);
   for (let b = 0; b < outcomes.length; b++) {
-    const os = outcomes[b];
-    if (!os) continue;
     const p = each[b]!;
-    for (let k = 0; k < os.length; k++) add(p, os[k]!);
+    if (!(p > 0)) continue;
+    const os = outcomes[b]!;
+    const n = counts[b]!;
+    for (let k = 0; k < n; k++) add(p, os[k]!);
   }
   return growth;
 }

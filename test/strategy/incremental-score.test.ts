@@ -192,6 +192,29 @@ describe('IncrementalScorer', () => {
     expect(() => scorer.remove(0, 0)).toThrow(RangeError);
   });
 
+  it('rows keep their own growth across many later changes (copy on write), read in any order', () => {
+    const s = STRATEGIES[1]![1];
+    const rng = new Rng(3);
+    const scorer = new IncrementalScorer(template(1, 25, false), s);
+    let slot = 0;
+    for (let k = 0; k < 30; k++) scorer.add(k % BANDS.length, slot++, randomValue(rng, k % BANDS.length));
+    const made: { row: ScoreRow; pool: PackPool }[] = [];
+    for (let round = 0; round < 6; round++) {
+      const pool = scorer.body();
+      // Two rows between changes share one copy; the last one is read with no change after it.
+      made.push({ row: scorer.row({ balanceCents: 80_000 })!, pool });
+      made.push({ row: scorer.row({ balanceCents: 80_000 })!, pool });
+      if (round === 5) break;
+      for (let k = 0; k < 20; k++) {
+        const band = rng.int(BANDS.length);
+        scorer.add(band, slot++, randomValue(rng, band)); // grows the band arrays too
+      }
+      scorer.remove(0, 0 + round * BANDS.length);
+    }
+    for (const { row, pool } of made.reverse())
+      expectSameRow(row, scorePool(pool, s, { balanceCents: 80_000 }), pool, s, 80_000);
+  });
+
   it('fromPool scores a recorded pool body like scorePool', () => {
     const rng = new Rng(7);
     const pool = template(0, 25, true);
