@@ -4,6 +4,7 @@
  * know, and the balance against the one the ledger expects. Drift is logged and exported; the
  * ledger is corrected only where the service is authoritative (a card gone is gone).
  */
+import { isPartnerApiError } from '../api/errors.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import type { Category, VaultEntry } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
@@ -31,6 +32,8 @@ export interface ReconcileReport {
   unknown: string[];
   balanceDriftCents: number;
   listings: WatchResult;
+  /** Listings on the service the ledger did not know, delisted. */
+  strayListings: number;
 }
 
 export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
@@ -39,6 +42,7 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
   const { missing, unknown } = diffVault(o, vault, readStart);
+  const strayListings = await delistStray(o, vault, readStart);
 
   const account = await o.api.getAccount();
   const reported = toCents(account.balance);
@@ -47,12 +51,34 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const drift = reported - expected;
   o.ledger.recordBalance(o.account, reported, 'reconcile');
   o.metrics.balance(reported);
-  o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift);
+  o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
   if (drift !== 0)
     o.log.warn({ reported: toUsd(reported), expected: toUsd(expected) }, 'balance differs from the ledger');
   if (missing.length + unknown.length > 0)
     o.log.warn({ missing: missing.length, unknown: unknown.length }, 'vault differs from the ledger');
-  return { missing, unknown, balanceDriftCents: drift, listings };
+  return { missing, unknown, balanceDriftCents: drift, listings, strayListings };
+}
+
+/**
+ * A card listed on the service that the ledger does not have listed (a listing request whose
+ * answer was lost): it can be neither sold back nor managed, so it is delisted and the pull goes
+ * on by its decision.
+ */
+async function delistStray(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
+  let n = 0;
+  for (const pull of o.ledger.holdings(o.account)) {
+    if (pull.kind !== 'card' || pull.status === 'listed' || pull.statusAt >= readStart) continue;
+    if (!vault.get(pull.cardId)?.listed) continue;
+    try {
+      await o.api.deleteListing({ card_id: pull.cardId });
+      o.log.warn({ pull: pull.pullId, status: pull.status }, 'delisted a listing the ledger did not know');
+      n++;
+    } catch (e) {
+      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+      o.log.warn({ pull: pull.pullId, code: e.code }, `could not delist a stray listing: ${e.message}`);
+    }
+  }
+  return n;
 }
 
 function fillsSince(o: ReconcileOptions, since: number): number {

@@ -47,6 +47,24 @@ describe('reconciler and listing watch', () => {
     expect(r.unknown).toEqual([]);
     expect(r.balanceDriftCents).toBe(0);
     expect(r.listings).toEqual({ filled: 0, repriced: 0, delisted: 0, drift: 0 });
+    expect(r.strayListings).toBe(0);
+  });
+
+  it('delists a listing the ledger does not know (its answer was lost), so the pull can be sold', async () => {
+    const f = fixture();
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const out = await ex.open({
+      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+    });
+    if (out.status !== 'confirmed') throw new Error('purchase failed');
+    const pull = out.confirmed.pulls[0]!;
+    // Our listing went through on the service, but the process died before recording it.
+    await f.api.createListing({ card_id: pull.cardId, price: (pull.valueCents * 1.1) / 100 });
+    await f.clock.advance(1000);
+    const r = await reconcile(opts(f));
+    expect(r.strayListings).toBe(1);
+    const vault = await f.api.getVault({ category: 'pokemon' });
+    expect(vault.cards.find((c) => c.card_id === pull.cardId)?.listed).toBe(false);
   });
 
   it('notices a listing removed and a card shipped outside the bot, and exports the drift', async () => {
