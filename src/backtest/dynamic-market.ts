@@ -271,6 +271,7 @@ export class DynamicMarket implements PathMarket {
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
   private liveChange(p: PackState, bi: number, d: number): void {
+    this.openDirty = true;
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
@@ -318,6 +319,7 @@ export class DynamicMarket implements PathMarket {
   private draw(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.t.chase!.probability) {
       p.chaseHit = true;
+      this.openDirty = true;
       p.changes += p.cardCount + 1; // the chase is gone: always worth rescoring
       this.lastBand = -1;
       return -1;
@@ -379,15 +381,33 @@ export class DynamicMarket implements PathMarket {
     return false;
   }
 
-  private readonly openScratch = new Int32Array(256);
+  /**
+   * Packs open to other users, in pack order: recomputed only when a band empties or refills, a
+   * chase is hit (or given back), or a chase's end time passes — the only ways it can change.
+   */
+  private openList = new Int32Array(0);
+  private openCount = 0;
+  private openDirty = true;
+  private openValidUntil = Number.NEGATIVE_INFINITY;
+  private refreshOpenList(at: number): void {
+    if (this.openList.length < this.packs.length) this.openList = new Int32Array(this.packs.length);
+    let n = 0;
+    let until = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.packs.length; i++) {
+      const p = this.packs[i]!;
+      if (this.openToOthers(p, at)) this.openList[n++] = i;
+      if (p.chaseEndsAt > at && p.chaseEndsAt < until) until = p.chaseEndsAt;
+    }
+    this.openCount = n;
+    this.openDirty = false;
+    this.openValidUntil = until;
+  }
+
   private otherOpening(at: number): void {
-    let open = 0;
-    let openIdx = this.openScratch;
-    if (openIdx.length < this.packs.length) openIdx = new Int32Array(this.packs.length);
-    for (let i = 0; i < this.packs.length; i++)
-      if (this.openToOthers(this.packs[i]!, at)) openIdx[open++] = i;
+    if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
+    const open = this.openCount;
     if (open === 0) return;
-    const p = this.packs[openIdx[this.rng.int(open)]!]!;
+    const p = this.packs[this.openList[this.rng.int(open)]!]!;
     const n = p.t.pools.length;
     const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
     const slot = this.draw(p, r, at, this.rng);
@@ -492,8 +512,10 @@ export class DynamicMarket implements PathMarket {
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
           const s = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (s === -1) p.chaseHit = false;
-          else this.put(p, b, s);
+          if (s === -1) {
+            p.chaseHit = false;
+            this.openDirty = true;
+          } else this.put(p, b, s);
         }
         this.forceRescore = true;
         return -1;
