@@ -38,6 +38,8 @@ export interface WatchResult {
   delisted: number;
   /** Listings the vault shows unlisted though the ledger has them active (delisted elsewhere). */
   drift: number;
+  /** Proceeds of the fills found in this pass. */
+  proceedsCents: number;
 }
 
 /** One pass over the active listings with a fresh vault read. Returns what changed. */
@@ -45,13 +47,14 @@ export async function watchListings(
   o: ListingWatchOptions,
   vault: ReadonlyMap<string, VaultEntry>,
 ): Promise<WatchResult> {
-  const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0 };
+  const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 };
   for (const listing of o.ledger.activeListings(o.account)) {
     const entry = vault.get(listing.cardId);
     if (!entry) {
       const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
       o.ledger.recordListingFill(listing.listingId, proceeds);
       o.onCash?.(proceeds);
+      result.proceedsCents += proceeds;
       o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
       result.filled++;
       continue;

@@ -46,7 +46,7 @@ describe('reconciler and listing watch', () => {
     expect(r.missing).toEqual([]);
     expect(r.unknown).toEqual([]);
     expect(r.balanceDriftCents).toBe(0);
-    expect(r.listings).toEqual({ filled: 0, repriced: 0, delisted: 0, drift: 0 });
+    expect(r.listings).toEqual({ filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 });
     expect(r.strayListings).toBe(0);
   });
 
