@@ -118,6 +118,10 @@ export function runPath(
   let nextSample = start + DAY_MS;
   let sample = 1;
   let tDecide = start;
+  let lastCat = '';
+  let lastPack = '';
+  let lastRisk = '';
+  let lastPi: number | undefined;
   let nextListing = Number.POSITIVE_INFINITY;
   equity[0] = startCash;
 
@@ -183,7 +187,14 @@ export function runPath(
       tDecide = d.until !== undefined ? Math.max(d.until, t + 1) : market.nextRefreshAt(t);
       continue;
     }
-    const pi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
+    // Rows are reused, so the same strings come back: look the key up only when they change.
+    if (d.category !== lastCat || d.pack_type !== lastPack || d.risk_level !== lastRisk) {
+      lastCat = d.category;
+      lastPack = d.pack_type;
+      lastRisk = d.risk_level;
+      lastPi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
+    }
+    const pi = lastPi;
     const got = pi === undefined ? -1 : market.open(pi, d.quantity, t, rng, out);
     if (pi === undefined || got < 0) {
       // A failed order is refunded and gives its slot back; the market has marked the pack.
