@@ -47,6 +47,8 @@ export class OutcomeTable {
   f2 = new Float64Array(this.capacity);
   /** 1 when sold back at once. */
   sold = new Uint8Array(this.capacity);
+  /** E[outcome²] of one pull with this outcome: (1 − f2)·x² + f2·x2² (price-independent). */
+  ex2 = new Float64Array(this.capacity);
   /** Outcome index by value (cents) for values below DENSE_LIMIT (−1: not evaluated yet); Map above. */
   private denseCard = new Int32Array(1024).fill(-1);
   private denseSealed = new Int32Array(1024).fill(-1);
@@ -96,6 +98,12 @@ export class OutcomeTable {
         this.sold[i] = 1;
       }
     }
+    {
+      const f2 = this.f2[i]!;
+      const x = this.x[i]!;
+      const x2 = this.x2[i]!;
+      this.ex2[i] = (1 - f2) * x * x + f2 * x2 * x2;
+    }
     if (dense) {
       let d = sealed ? this.denseSealed : this.denseCard;
       if (valueCents >= d.length) {
@@ -121,6 +129,7 @@ export class OutcomeTable {
     this.x = g(this.x);
     this.x2 = g(this.x2);
     this.f2 = g(this.f2);
+    this.ex2 = g(this.ex2);
     const s = new Uint8Array(this.capacity);
     s.set(this.sold);
     this.sold = s;
@@ -146,6 +155,9 @@ const S_EX2 = 3;
 const S_LOSS = 4;
 const S_SOLD = 5;
 const K = 6;
+/** Integer values below this (cents) are summed exactly without compensation (see `apply`). */
+const EXACT_LIMIT = 2 ** 26;
+const MAX_EXACT = 2 ** 53;
 
 export class IncrementalScorer {
   /** Set by the owner: the equivalent pool's `available` and (active) `chase`. */
@@ -157,6 +169,8 @@ export class IncrementalScorer {
   private readonly sum: Float64Array;
   private readonly comp: Float64Array;
   private readonly count: Int32Array;
+  /** Per band: 1 while every value added since it was last empty is an exact small integer. */
+  private readonly exact: Uint8Array;
   /** Per band: outcome index per position, slot per position, position per slot (−1: absent). */
   private readonly outcome: Int32Array[];
   private readonly slots: Int32Array[];
@@ -180,6 +194,7 @@ export class IncrementalScorer {
     this.sum = new Float64Array(n * K);
     this.comp = new Float64Array(n * K);
     this.count = new Int32Array(n);
+    this.exact = new Uint8Array(n).fill(1);
     this.outcome = template.bands.map(() => new Int32Array(8));
     this.slots = template.bands.map(() => new Int32Array(8));
     this.values = template.bands.map(() => new Float64Array(8));
@@ -251,6 +266,7 @@ export class IncrementalScorer {
       // An empty band restarts from exact zeros.
       this.sum.fill(0, band * K, band * K + K);
       this.comp.fill(0, band * K, band * K + K);
+      this.exact[band] = 1;
     }
   }
 
@@ -264,7 +280,19 @@ export class IncrementalScorer {
   private growthHold: { outcomes: Int32Array[] | null; counts: Int32Array | null } | null = null;
   private detachGrowth(): void {
     const h = this.growthHold!;
-    h.outcomes = this.outcome.map((a, b) => a.slice(0, this.count[b]!));
+    // One buffer for every band (views into it): one allocation instead of one per band.
+    let total = 0;
+    for (let b = 0; b < this.count.length; b++) total += this.count[b]!;
+    const flat = new Int32Array(total);
+    const outcomes: Int32Array[] = [];
+    let at = 0;
+    for (let b = 0; b < this.count.length; b++) {
+      const n = this.count[b]!;
+      flat.set(this.outcome[b]!.subarray(0, n), at);
+      outcomes.push(flat.subarray(at, at + n));
+      at += n;
+    }
+    h.outcomes = outcomes;
     h.counts = this.count.slice();
     this.growthHold = null;
   }
@@ -291,22 +319,37 @@ export class IncrementalScorer {
   }
 
   private ex2(o: number): number {
-    const t = this.table;
-    const f2 = t.f2[o]!;
-    const x = t.x[o]!;
-    const x2 = t.x2[o]!;
-    return (1 - f2) * x * x + f2 * x2 * x2;
+    return this.table.ex2[o]!;
   }
 
   private apply(band: number, o: number, v: number, sign: number): void {
     const t = this.table;
     const b = band * K;
-    this.acc(b + S_VALUE, sign * v);
-    this.acc(b + S_VALUE2, sign * v * v);
+    // Integer cents below 2^26 whose running Σ value² stays below 2^53: every partial sum is an
+    // exact integer in a double, so no compensation is needed (the compensated sum would give the
+    // very same bits with a zero compensation term).
+    const sum = this.sum;
+    const v2 = sum[b + S_VALUE2]! + sign * v * v;
+    if (
+      this.exact[band] === 1 &&
+      Number.isInteger(v) &&
+      v < EXACT_LIMIT &&
+      v > -EXACT_LIMIT &&
+      v2 < MAX_EXACT &&
+      v2 > -MAX_EXACT
+    ) {
+      sum[b + S_VALUE] = sum[b + S_VALUE]! + sign * v;
+      sum[b + S_VALUE2] = v2;
+      sum[b + S_SOLD] = sum[b + S_SOLD]! + sign * t.sold[o]!;
+    } else {
+      this.exact[band] = 0;
+      this.acc(b + S_VALUE, sign * v);
+      this.acc(b + S_VALUE2, sign * v * v);
+      this.acc(b + S_SOLD, sign * t.sold[o]!);
+    }
     this.acc(b + S_EXPECTED, sign * t.expected[o]!);
-    this.acc(b + S_EX2, sign * this.ex2(o));
+    this.acc(b + S_EX2, sign * t.ex2[o]!);
     this.acc(b + S_LOSS, sign * this.loss(o));
-    this.acc(b + S_SOLD, sign * t.sold[o]!);
   }
 
   /** Neumaier compensated summation. */
@@ -338,6 +381,7 @@ export class IncrementalScorer {
       sum: this.sum.slice(),
       comp: this.comp.slice(),
       count: this.count.slice(),
+      exact: this.exact.slice(),
       outcome: this.outcome.map((a) => a.slice()),
       slots: this.slots.map((a) => a.slice()),
       pos: this.pos.map((a) => a.slice()),
