@@ -47,6 +47,8 @@ export class OutcomeTable {
   f2 = new Float64Array(this.capacity);
   /** 1 when sold back at once. */
   sold = new Uint8Array(this.capacity);
+  /** Whether every outcome so far is ≥ 0 (what `growthSign`'s lower bound assumes). */
+  nonNegative = true;
   /** E[outcome²] of one pull with this outcome: (1 − f2)·x² + f2·x2² (price-independent). */
   ex2 = new Float64Array(this.capacity);
   /** Outcome index by value (cents) for values below DENSE_LIMIT (−1: not evaluated yet); Map above. */
@@ -103,6 +105,7 @@ export class OutcomeTable {
       const x = this.x[i]!;
       const x2 = this.x2[i]!;
       this.ex2[i] = (1 - f2) * x * x + f2 * x2 * x2;
+      if (!(x >= 0) || !(x2 >= 0)) this.nonNegative = false;
     }
     if (dense) {
       let d = sealed ? this.denseSealed : this.denseCard;
@@ -496,7 +499,8 @@ export class IncrementalScorer {
       estimated: false,
       notes: [] as string[],
     };
-    return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth);
+    const sign = withGrowth && t.nonNegative ? growthSign(mean, ex2, priceCents, balance) : 0;
+    return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign);
   }
 
   private header: PackPool | null = null;
@@ -537,6 +541,27 @@ export class IncrementalScorer {
       total_cards: cards.length,
     };
   }
+}
+
+/**
+ * The sign of the growth Σ p · log(1 + u), u = (X − price) / B, from the first two moments,
+ * when provable: log(1 + u) ≤ u gives growth ≤ E[u]; for u ≥ −a (X ≥ 0, a = price / B < 1),
+ * log(1 + u) ≥ u − u² / (2 (1 − a)²) gives growth ≥ E[u] − E[u²] / (2 (1 − a)²). Margins of
+ * 1e-9 relative cover the rounding of the moments (band sums vs per-outcome sums, ~1e-12).
+ * Returns +1 (growth > 0), −1 (growth ≤ 0) or 0 (too close to call: compute it).
+ */
+function growthSign(mean: number, ex2: number, priceCents: number, balance: number): number {
+  const p = priceCents;
+  const a = p / balance;
+  if (!(a < 1) || !(p >= 0)) return 0;
+  const eu = (mean - p) / balance;
+  const tol1 = (1e-9 * (Math.abs(mean) + p)) / balance;
+  if (eu < -tol1) return -1;
+  const eu2 = Math.max(0, ex2 - 2 * p * mean + p * p) / (balance * balance);
+  const tol2 = (1e-9 * (ex2 + 2 * p * Math.abs(mean) + p * p)) / (balance * balance);
+  const low = eu - eu2 / (2 * (1 - a) * (1 - a));
+  if (low - tol1 - tol2 > 0) return 1;
+  return 0;
 }
 
 /** Σ p · log((B − price + X) / B) over every outcome, as `realizedStats` computes it. */

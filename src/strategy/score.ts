@@ -171,6 +171,8 @@ export type DistributionSummary = Pick<
  * rows are rounded and decided, shared by `scorePool` and the incremental scorer
  * (incremental-score.ts). `lazyGrowth`, when given, computes `stats.growth` on demand: it is
  * called only if the decision needs it or the row's `growth` is read (then cached in the row).
+ * `growthSign` (with `lazyGrowth` only): +1 when the caller has proven the growth finite and > 0,
+ * −1 when proven finite and ≤ 0, 0 when unknown; a proven sign decides without computing growth.
  */
 export function rowFromStats(
   pool: PackPool,
@@ -179,6 +181,7 @@ export function rowFromStats(
   dist: DistributionSummary,
   stats: RealizedStats,
   lazyGrowth: (() => number) | null,
+  growthSign = 0,
 ): ScoreRow {
   const price = toCents(pool.price);
   const realizedVar = Math.max(0, stats.ex2 - stats.mean * stats.mean);
@@ -206,7 +209,17 @@ export function rowFromStats(
   }
 
   const decisionMean = dist.estimated ? stats.meanLow : stats.mean;
-  const decision = decide(pool, strategy, ctx, price, decisionMean, dist.estimated, getGrowth, kelly);
+  const decision = decide(
+    pool,
+    strategy,
+    ctx,
+    price,
+    decisionMean,
+    dist.estimated,
+    getGrowth,
+    kelly,
+    lazyGrowth ? growthSign : 0,
+  );
   const row: ScoreRow = {
     category: pool.category,
     pack_type: pool.pack_type,
@@ -261,6 +274,7 @@ function decide(
   estimated: boolean,
   growthOf: () => number | null,
   kelly: number | null,
+  growthSign: number,
 ): RowDecision {
   const wait = (reason: string): RowDecision => ({ action: 'wait', reason });
   const excluded = excludedBy(pool, strategy);
@@ -274,7 +288,8 @@ function decide(
   }
   let quantity = Math.min(strategy.open.max_quantity, ctx.maxQuantity?.(pool.category, pool.pack_type) ?? 10);
   if (ctx.balanceCents !== undefined) {
-    const growth = growthOf();
+    // A proven sign (finite growth, > 0 or ≤ 0) decides as the exact growth would, unread.
+    const growth = growthSign !== 0 ? growthSign : growthOf();
     if (growth === null) return wait('balance does not cover the price');
     if (strategy.open.sizing === 'fixed') return { action: 'open', quantity };
     if (growth <= 0) return wait('opening would lower expected log-growth of the balance');

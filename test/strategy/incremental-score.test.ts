@@ -177,6 +177,41 @@ describe('IncrementalScorer', () => {
       }
     });
 
+  it('decides by a proven growth sign exactly as by the computed growth (Kelly, balances near the price)', () => {
+    const s = strategy({ open: { min_ev_ratio: 0, sizing: 'kelly', kelly_fraction: 0.5 } });
+    const rng = new Rng(7);
+    let proven = 0;
+    let computed = 0;
+    const seen = new Set<string>();
+    for (let round = 0; round < 60; round++) {
+      const risk = round % 3;
+      const price = [10, 25, 150, 500, 2500][rng.int(5)]!;
+      const scorer = new IncrementalScorer(template(risk, price, round % 2 === 0), s);
+      let slot = 0;
+      for (let b = 0; b < BANDS.length; b++)
+        for (let k = 0, n = 1 + rng.int(30); k < n; k++) scorer.add(b, slot++, randomValue(rng, b));
+      const pool = scorer.body();
+      const priceCents = toCents(price);
+      // From barely above the price (growth ≤ 0 even with an edge) to large balances.
+      for (const m of [1.0001, 1.01, 1.1, 1.5, 2, 3, 5, 10, 30, 100, 1000, 1e5]) {
+        const balance = Math.ceil(priceCents * m) + rng.int(50);
+        const inc = scorer.row({ balanceCents: balance })!;
+        const lazy = Object.getOwnPropertyDescriptor(inc, 'growth')?.get !== undefined;
+        if (lazy) proven++;
+        else computed++;
+        const ref = scorePool(pool, s, { balanceCents: balance });
+        expect(inc.decision).toEqual(ref.decision);
+        seen.add(inc.decision.action === 'open' ? 'open' : inc.decision.reason);
+        expectSameRow(inc, ref, pool, s, balance);
+      }
+    }
+    // Both the proven and the computed paths ran, and both outcomes of the growth test occurred.
+    expect(proven).toBeGreaterThan(100);
+    expect(computed).toBeGreaterThan(0);
+    expect(seen.has('open')).toBe(true);
+    expect(seen.has('opening would lower expected log-growth of the balance')).toBe(true);
+  });
+
   it('empties to null like scorePools skips, and keeps a row right after later changes', () => {
     const s = STRATEGIES[1]![1];
     const scorer = new IncrementalScorer(template(1, 25, false), s);
