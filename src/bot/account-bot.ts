@@ -11,18 +11,14 @@ import {
   type PartnerApiError,
   RateLimitedError,
 } from '../api/errors.js';
-import type { PartnerApi } from '../api/partner-api.js';
 import type { PackPool } from '../api/schemas.js';
-import { type Clock, nextUtcMidnight } from '../core/clock.js';
+import { nextUtcMidnight } from '../core/clock.js';
 import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
-import type { Logger } from '../obs/logger.js';
-import type { Metrics } from '../obs/metrics.js';
-import type { Ledger } from '../store/ledger.js';
 import { decideOpen } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
-import type { Strategy } from '../strategy/strategy-schema.js';
 import { BudgetTracker } from './budget-state.js';
+import type { AccountContext } from './context.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
@@ -40,14 +36,7 @@ export interface Cadence {
   idleMs: number;
 }
 
-export interface AccountBotOptions {
-  account: string;
-  api: PartnerApi;
-  ledger: Ledger;
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  strategy: Strategy;
+export interface AccountBotOptions extends AccountContext {
   cadence: Cadence;
   batchSize: number;
   killSwitch?: KillSwitch;

@@ -5,29 +5,18 @@
  * `decideListing` says, timed against the sell-back value lock.
  */
 import { isPartnerApiError } from '../api/errors.js';
-import type { PartnerApi } from '../api/partner-api.js';
 import type { VaultEntry } from '../api/schemas.js';
-import type { Clock } from '../core/clock.js';
 import { DAY_MS } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
-import type { Logger } from '../obs/logger.js';
-import type { Metrics } from '../obs/metrics.js';
-import type { Ledger, ListingRow } from '../store/ledger.js';
+import type { ListingRow } from '../store/ledger.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { netOfFeeCents } from '../strategy/listing-model.js';
-import type { Strategy } from '../strategy/strategy-schema.js';
+import type { AccountContext } from './context.js';
 
 /** The spec's value lock: 7 days after acquisition the offer follows the market. */
 const LOCK_MS = 7 * DAY_MS;
 
-export interface ListingWatchOptions {
-  account: string;
-  api: PartnerApi;
-  ledger: Ledger;
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  strategy: Strategy;
+export interface ListingWatchOptions extends AccountContext {
   /** Told about listing proceeds (the budget's running totals). */
   onCash?: (cents: number) => void;
 }

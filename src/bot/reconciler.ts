@@ -5,25 +5,13 @@
  * ledger is corrected only where the service is authoritative (a card gone is gone).
  */
 import { isPartnerApiError } from '../api/errors.js';
-import type { PartnerApi } from '../api/partner-api.js';
 import type { Category, VaultEntry } from '../api/schemas.js';
-import type { Clock } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
-import type { Logger } from '../obs/logger.js';
-import type { Metrics } from '../obs/metrics.js';
-import type { Ledger } from '../store/ledger.js';
-import type { Strategy } from '../strategy/strategy-schema.js';
+import type { AccountContext } from './context.js';
 import { type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
-export interface ReconcileOptions {
-  account: string;
-  api: PartnerApi;
-  ledger: Ledger;
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  strategy: Strategy;
+export interface ReconcileOptions extends AccountContext {
   onCash?: (cents: number) => void;
 }
 

@@ -11,24 +11,14 @@
 import { isPartnerApiError } from '../api/errors.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import type { SellBackItem } from '../api/schemas.js';
-import type { Clock } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
-import type { Logger } from '../obs/logger.js';
-import type { Metrics } from '../obs/metrics.js';
-import type { Ledger, PullRow } from '../store/ledger.js';
+import type { PullRow } from '../store/ledger.js';
 import { decidePull } from '../strategy/decide-pull.js';
-import type { Strategy } from '../strategy/strategy-schema.js';
+import type { AccountContext } from './context.js';
 import { pullFromRow } from './pull-view.js';
 import { Mutex } from './sleep.js';
 
-export interface SellSideOptions {
-  account: string;
-  api: PartnerApi;
-  ledger: Ledger;
-  clock: Clock;
-  log: Logger;
-  metrics: Metrics;
-  strategy: Strategy;
+export interface SellSideOptions extends AccountContext {
   batchSize: number;
   /** Told about every newly counted payout (the budget's running totals). */
   onCash?: (cents: number) => void;
