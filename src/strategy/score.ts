@@ -220,7 +220,37 @@ export function rowFromStats(
     kelly,
     lazyGrowth ? growthSign : 0,
   );
-  const row: ScoreRow = {
+  if (growth !== undefined)
+    return {
+      category: pool.category,
+      pack_type: pool.pack_type,
+      name: pool.name,
+      risk_level: pool.risk_level,
+      available: pool.available,
+      price: usd(price),
+      ev: usd(ev),
+      ev_ratio: ratio(dist.evCents, price),
+      server_expected_value: usd(server),
+      ev_gap: usd(ev - server),
+      ev_low: usd(dist.evLoCents),
+      ev_high: usd(dist.evHiCents),
+      realized_ev: usd(stats.mean),
+      realized_ev_ratio: ratio(stats.mean, price),
+      realized_ev_low: usd(stats.meanLow),
+      stdev: usd(Math.sqrt(dist.varianceCents2)),
+      realized_stdev: usd(Math.sqrt(realizedVar)),
+      p_loss: round6(stats.pLoss),
+      share_sold_back: round6(stats.shareSoldBack),
+      growth,
+      kelly_quantity: kelly === null ? null : Number.isFinite(kelly) ? round6(kelly) : null,
+      estimated: dist.estimated,
+      notes: dist.notes.length === 0 ? [] : [...dist.notes],
+      score: usd(stats.mean - price),
+      decision,
+    };
+  // Growth not needed by the decision: computed when first read (same value, same key order).
+  // An accessor in the literal keeps the row a fast object (defineProperty made it a dictionary).
+  return {
     category: pool.category,
     pack_type: pool.pack_type,
     name: pool.name,
@@ -240,29 +270,23 @@ export function rowFromStats(
     realized_stdev: usd(Math.sqrt(realizedVar)),
     p_loss: round6(stats.pLoss),
     share_sold_back: round6(stats.shareSoldBack),
-    growth: growth ?? null,
+    get growth(): number | null {
+      return getGrowth();
+    },
+    set growth(v: number | null) {
+      Object.defineProperty(this, 'growth', {
+        value: v,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    },
     kelly_quantity: kelly === null ? null : Number.isFinite(kelly) ? round6(kelly) : null,
     estimated: dist.estimated,
-    notes: [...dist.notes],
+    notes: dist.notes.length === 0 ? [] : [...dist.notes],
     score: usd(stats.mean - price),
     decision,
   };
-  if (growth === undefined)
-    // Not needed by the decision: computed when first read (same value, same key order).
-    Object.defineProperty(row, 'growth', {
-      enumerable: true,
-      configurable: true,
-      get: getGrowth,
-      set(v: number | null) {
-        Object.defineProperty(row, 'growth', {
-          value: v,
-          enumerable: true,
-          configurable: true,
-          writable: true,
-        });
-      },
-    });
-  return row;
 }
 
 function decide(
