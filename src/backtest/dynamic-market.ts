@@ -221,7 +221,12 @@ export class DynamicMarket implements PathMarket {
         odds,
         live: new Int32Array(t.pools.length),
         standard: t.pools.findIndex((x) => x.risk === 'standard'),
-        scorers: st.scorers.map((s) => s.clone()),
+        scorers: st.scorers.map((s) => {
+          const c = s.clone();
+          // decideOpen never reads a row's growth: only the decision computes it (same decisions).
+          c.growthOnDemand = false;
+          return c;
+        }),
         riskScorer: st.riskScorer,
         views: t.pools.map((x) => scorerTemplate(t, x)),
         chaseHit: false,

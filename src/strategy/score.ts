@@ -173,6 +173,7 @@ export type DistributionSummary = Pick<
  * called only if the decision needs it or the row's `growth` is read (then cached in the row).
  * `growthSign` (with `lazyGrowth` only): +1 when the caller has proven the growth finite and > 0,
  * −1 when proven finite and ≤ 0, 0 when unknown; a proven sign decides without computing growth.
+ * `growthOnDemand` false: a growth the decision did not compute is null in the row (no accessor).
  */
 export function rowFromStats(
   pool: PackPool,
@@ -182,6 +183,7 @@ export function rowFromStats(
   stats: RealizedStats,
   lazyGrowth: (() => number) | null,
   growthSign = 0,
+  growthOnDemand = true,
 ): ScoreRow {
   const price = toCents(pool.price);
   const realizedVar = Math.max(0, stats.ex2 - stats.mean * stats.mean);
@@ -220,7 +222,7 @@ export function rowFromStats(
     kelly,
     lazyGrowth ? growthSign : 0,
   );
-  if (growth !== undefined)
+  if (growth !== undefined || !growthOnDemand)
     return {
       category: pool.category,
       pack_type: pool.pack_type,
@@ -241,7 +243,7 @@ export function rowFromStats(
       realized_stdev: usd(Math.sqrt(realizedVar)),
       p_loss: round6(stats.pLoss),
       share_sold_back: round6(stats.shareSoldBack),
-      growth,
+      growth: growth ?? null,
       kelly_quantity: kelly === null ? null : Number.isFinite(kelly) ? round6(kelly) : null,
       estimated: dist.estimated,
       notes: dist.notes.length === 0 ? [] : [...dist.notes],

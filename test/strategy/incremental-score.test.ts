@@ -201,6 +201,14 @@ describe('IncrementalScorer', () => {
         else computed++;
         const ref = scorePool(pool, s, { balanceCents: balance });
         expect(inc.decision).toEqual(ref.decision);
+        // Without growth on demand (the backtest): the same row, growth null unless decided by it.
+        const eager = scorer.clone();
+        eager.growthOnDemand = false;
+        const fast = eager.row({ balanceCents: balance })!;
+        expect(Object.getOwnPropertyDescriptor(fast, 'growth')?.get).toBeUndefined();
+        expect({ ...fast, growth: 0 }).toEqual({ ...inc, growth: 0 });
+        if (!lazy) expect(fast.growth).toBe(inc.growth);
+        else expect(fast.growth).toBeNull();
         seen.add(inc.decision.action === 'open' ? 'open' : inc.decision.reason);
         expectSameRow(inc, ref, pool, s, balance);
       }
