@@ -42,6 +42,15 @@ import {
   undoDraw,
 } from './inventory.js';
 import {
+  decodeState,
+  encodeState,
+  readStateHeader,
+  STATE_FORMAT,
+  STATE_VERSION,
+  worldIdentity,
+} from './persist.js';
+import { SimClock } from './sim-clock.js';
+import {
   type AccountState,
   buildState,
   type KeyState,
@@ -91,6 +100,15 @@ const SCOPE_OF: Record<Operation, Scope | null> = {
   getPurchaseReport: 'read:pulls',
 };
 
+/** Operations that can change the state (an order, a sell-back, a listing). */
+export const MUTATING_OPS: ReadonlySet<Operation> = new Set<Operation>([
+  'purchasePacks',
+  'purchaseCard',
+  'sellBack',
+  'createListing',
+  'deleteListing',
+]);
+
 interface Caller {
   key: KeyState;
   account: AccountState | null;
@@ -101,6 +119,7 @@ export class Market {
   readonly seed: number;
   readonly faults: Faults;
   private s: MarketState;
+  private readonly mutationListeners: ((op: Operation) => void)[] = [];
 
   constructor(
     readonly world: World,
@@ -116,6 +135,53 @@ export class Market {
   reset(): void {
     this.s = buildState(this.world, this.seed, this.clock.now());
     this.faults.clear();
+  }
+
+  /**
+   * The whole state as bytes (format version, world identity, the clock's time; see persist.ts).
+   * Orders still running are left out: they have not changed anything yet.
+   */
+  saveState(meta?: Record<string, unknown>): Buffer {
+    const offset = this.clock instanceof SimClock ? this.clock.offsetMs : undefined;
+    return encodeState(
+      {
+        format: STATE_FORMAT,
+        version: STATE_VERSION,
+        identity: worldIdentity(this.world, this.seed),
+        world: this.world.name,
+        seed: this.seed,
+        savedAt: this.clock.now(),
+        ...(offset !== undefined ? { clockOffsetMs: offset } : {}),
+        ...(meta ? { meta } : {}),
+      },
+      this.s,
+      this.faults,
+    );
+  }
+
+  /**
+   * Replaces the state with one `saveState` wrote for the same world and seed (StateMismatchError
+   * otherwise). A SimClock is moved forward to the saved time if it is behind; other clocks are
+   * the caller's to start no earlier than `readStateHeader(buf).savedAt`.
+   */
+  restoreState(buf: Buffer): void {
+    const { header, state, faults } = decodeState(buf, this.world, this.seed);
+    if (this.clock instanceof SimClock && this.clock.now() < header.savedAt)
+      this.clock.advance(header.savedAt - this.clock.now());
+    this.s = state;
+    Object.assign(this.faults, faults);
+  }
+
+  /** A market restored from `saveState` bytes, with the seed they were written with. */
+  static fromState(world: World, buf: Buffer, opts: Omit<MarketOptions, 'seed'>): Market {
+    const market = new Market(world, { ...opts, seed: readStateHeader(buf).seed });
+    market.restoreState(buf);
+    return market;
+  }
+
+  /** Called after every request of a MUTATING_OPS operation (answered or refused), before it returns. */
+  onMutation(listener: (op: Operation) => void): void {
+    this.mutationListeners.push(listener);
   }
 
   setFaults(config: Record<string, FaultRule>): void {
@@ -158,6 +224,8 @@ export class Market {
       if (e instanceof Error && 'endpoint' in e && e.endpoint === undefined)
         (e as { endpoint: string }).endpoint = endpoint;
       throw e;
+    } finally {
+      if (MUTATING_OPS.has(op)) for (const l of this.mutationListeners) l(op);
     }
   }
 

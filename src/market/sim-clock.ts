@@ -24,6 +24,11 @@ export class SimClock implements AdvanceableClock {
 
   constructor(private readonly wall: Clock = new WallClock()) {}
 
+  /** How far this clock is ahead of the wall clock (what `advance` added up). */
+  get offsetMs(): number {
+    return this.offset;
+  }
+
   now(): number {
     return this.wall.now() + this.offset;
   }
