@@ -124,6 +124,8 @@ interface PackState {
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
   cardCount: number;
+  /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
+  gap: number;
   /** Expected pull value (summed over risk levels) when last scored. */
   scoredEv: number;
   rows: ScoreRow[];
@@ -235,6 +237,7 @@ export class DynamicMarket implements PathMarket {
         scoredEv: 0,
         wasDrawable: true,
         cardCount: 0,
+        gap: 0,
         rows: [],
       };
       t.bands.forEach((bt, bi) => {
@@ -249,7 +252,11 @@ export class DynamicMarket implements PathMarket {
         // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
         for (let k = bt.cards.length; k < bt.size; k++) this.put(p, bi, this.generateCard(p, bt));
       });
-      for (const b of p.bands) p.cardCount += b.bag.count;
+      p.gap = 0;
+      for (const b of p.bands) {
+        p.cardCount += b.bag.count;
+        p.gap += Math.max(0, b.t.size - b.bag.count);
+      }
       return p;
     });
     for (const c of ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches']) this.index.set(c, 1);
@@ -284,19 +291,25 @@ export class DynamicMarket implements PathMarket {
   private put(p: PackState, bi: number, slot: number): void {
     const band = p.bands[bi]!;
     band.bag.add(slot);
-    if (band.bag.count === 1) this.liveChange(p, bi, 1);
+    const n = band.bag.count;
+    if (n === 1) this.liveChange(p, bi, 1);
+    if (n <= band.t.size) p.gap--;
     const v = p.values[slot]!;
     band.sum += v;
-    for (const s of p.scorers) s.add(bi, slot, v);
+    const scorers = p.scorers;
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.add(bi, slot, v);
   }
 
   /** A card leaves band `bi` (its slot stays valid until released to `free`). */
   private take(p: PackState, bi: number, slot: number): void {
     const band = p.bands[bi]!;
     band.bag.remove(slot);
-    if (band.bag.count === 0) this.liveChange(p, bi, -1);
+    const n = band.bag.count;
+    if (n === 0) this.liveChange(p, bi, -1);
+    if (n < band.t.size) p.gap++;
     band.sum -= p.values[slot]!;
-    for (const s of p.scorers) s.remove(bi, slot);
+    const scorers = p.scorers;
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.remove(bi, slot);
   }
 
   private schedule(perHour: number, from: number): number {
@@ -422,8 +435,7 @@ export class DynamicMarket implements PathMarket {
   private restock(): void {
     if (this.packs.length === 0) return;
     const p = this.packs[this.rng.int(this.packs.length)]!;
-    let gap = 0;
-    for (const b of p.bands) gap += Math.max(0, b.t.size - b.bag.count);
+    const gap = p.gap;
     if (gap <= 0) return;
     let x = this.rng.int(gap);
     for (let bi = 0; bi < p.bands.length; bi++) {
