@@ -2,24 +2,113 @@
  * Embedded mode: the simulator in-process on a free loopback port, reached over real HTTP by the
  * normal client, so `npm start` exercises exactly the code that trades live.
  */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { Market } from '../market/market.js';
+import { readStateHeader, type StateHeader, worldIdentity } from '../market/persist.js';
 import { type SimServer, startSimServer } from '../market/server.js';
 import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
+import type { World } from '../market/world-schema.js';
 import type { Logger } from '../obs/logger.js';
 import type { Ledger } from '../store/ledger.js';
 
 export interface Embedded {
   market: Market;
   server: SimServer;
+  /** Writes the simulator's state file now (also done after every mutating request). */
+  save(): void;
+}
+
+/** The embedded simulator's state file: next to the ledger. */
+export function embeddedStatePath(ledgerPath: string): string {
+  return join(dirname(ledgerPath), 'embedded-sim.state');
+}
+
+/** A saved simulator state found on start: restorable, or the reason it is not. */
+export type SavedSim =
+  | { ok: true; buf: Buffer; header: StateHeader }
+  | { ok: false; missing: boolean; reason: string; savedAt?: number };
+
+/**
+ * Reads the state file and checks it was written for this world and this configured seed (the
+ * seed the market runs with may differ: a session closed without a state moves it on).
+ */
+export function readSavedSim(path: string, world: World, configSeed: number): SavedSim {
+  if (!existsSync(path)) return { ok: false, missing: true, reason: `no simulator state file at ${path}` };
+  let buf: Buffer;
+  let header: StateHeader;
+  try {
+    buf = readFileSync(path);
+    header = readStateHeader(buf);
+  } catch (e) {
+    return { ok: false, missing: false, reason: `${path}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const base = header.meta?.configSeed;
+  if (base !== configSeed)
+    return {
+      ok: false,
+      missing: false,
+      savedAt: header.savedAt,
+      reason: `${path} was written with sim.seed ${String(base)}, the config now has ${configSeed}`,
+    };
+  if (header.identity !== worldIdentity(world, header.seed))
+    return {
+      ok: false,
+      missing: false,
+      savedAt: header.savedAt,
+      reason: `${path} was written for another world ('${String(header.world)}' as it was then) than the one configured now ('${String(world.name)}')`,
+    };
+  return { ok: true, buf, header };
+}
+
+/** Temp file + fsync + rename: a reader (or a restart after a crash) sees the old or the new state. */
+function writeAtomically(path: string, buf: Buffer): void {
+  const tmp = `${path}.tmp`; // one writer per store dir; a crash leaves it to be overwritten
+  const fd = openSync(tmp, 'w');
+  try {
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
 }
 
 export async function startEmbedded(
   clock: Clock,
-  options: { worldPath?: string | undefined; seed: number; onError?: (err: unknown) => void },
+  options: {
+    worldPath?: string | undefined;
+    world?: World;
+    seed: number;
+    onError?: (err: unknown) => void;
+    /** Keep the state in this file, written after every mutating request and by `save()`. */
+    statePath?: string;
+    /** Restore this state (checked: StateMismatchError when it is for another world or seed). */
+    restore?: Buffer;
+    /** The configured sim.seed, kept in the state file to recognise it on the next start. */
+    configSeed?: number;
+  },
 ): Promise<Embedded> {
-  const world = loadWorld(options.worldPath ?? DEFAULT_WORLD_PATH);
-  const market = new Market(world, { clock, seed: options.seed });
+  const world = options.world ?? loadWorld(options.worldPath ?? DEFAULT_WORLD_PATH);
+  const market = options.restore
+    ? Market.fromState(world, options.restore, { clock })
+    : new Market(world, { clock, seed: options.seed });
+  const { statePath } = options;
+  const save = () => {
+    if (!statePath) return;
+    try {
+      writeAtomically(statePath, market.saveState({ configSeed: options.configSeed ?? options.seed }));
+    } catch (e) {
+      options.onError?.(e);
+    }
+  };
+  // Before the response goes out: whatever the bot has been told, the file already holds.
+  if (statePath) {
+    market.onMutation(save);
+    save();
+  }
   const server = await startSimServer({
     market,
     clock,
@@ -27,7 +116,7 @@ export async function startEmbedded(
     port: 0,
     ...(options.onError ? { onError: options.onError } : {}),
   });
-  return { market, server };
+  return { market, server, save };
 }
 
 /**

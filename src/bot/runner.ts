@@ -9,6 +9,8 @@ import type { PartnerApi } from '../api/partner-api.js';
 import { UserInputError } from '../cli/errors.js';
 import type { BotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
+import { StateMismatchError } from '../market/persist.js';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
 import { KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
@@ -16,7 +18,14 @@ import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { loadStrategy } from '../strategy/strategy-schema.js';
 import { AccountBot, type Cadence } from './account-bot.js';
-import { closePreviousEmbeddedSession, type Embedded, startEmbedded } from './embedded.js';
+import {
+  closePreviousEmbeddedSession,
+  type Embedded,
+  embeddedStatePath,
+  readSavedSim,
+  type SavedSim,
+  startEmbedded,
+} from './embedded.js';
 import type { CrashPoint } from './executor.js';
 import { createPaperMarket } from './paper-market.js';
 
@@ -59,11 +68,13 @@ export class Runner {
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
     const secrets = new SecretRegistry();
     secrets.add(...config.secrets());
-    const clock =
+    let clock: Clock =
       options.clock ??
       (config.api.embedded && config.sim.speed > 1
         ? new ScaledClock(Date.now(), config.sim.speed)
         : new WallClock());
+    // The ledger reads the clock through this, so the embedded start below may still move it on.
+    const clockRef: Clock = { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) };
     const log = createLogger({
       level: config.log.level,
       pretty: config.log.pretty,
@@ -79,19 +90,66 @@ export class Runner {
     };
     try {
       const metrics = new Metrics();
-      const ledger = Ledger.open(config.store.path, { clock });
+      const ledger = Ledger.open(config.store.path, { clock: clockRef });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
-        const offset = closePreviousEmbeddedSession(ledger, log);
-        embedded = await startEmbedded(clock, {
-          worldPath: config.sim.worldPath,
-          seed: (config.sim.seed + offset) % 2 ** 32,
-          onError: (err) => log.error({ err }, 'embedded simulator error'),
+        const world = loadWorld(config.sim.worldPath ?? DEFAULT_WORLD_PATH);
+        const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
+        const saved: SavedSim = statePath
+          ? readSavedSim(statePath, world, config.sim.seed)
+          : { ok: false, missing: true, reason: 'the ledger is in memory' };
+        // Time never runs backwards across a restart: not behind the saved simulator, nor the ledger.
+        const floor = Math.max(
+          saved.ok ? saved.header.savedAt : (saved.savedAt ?? 0),
+          ledger.latestActivityAt(),
+        );
+        if (!options.clock && floor >= clock.now()) {
+          clock = new ScaledClock(floor + 1, config.sim.speed);
+          log.info({ at: new Date(floor + 1).toISOString() }, 'clock resumes from the previous session');
+        }
+        const onError = (err: unknown) => log.error({ err }, 'embedded simulator error');
+        if (saved.ok) {
+          embedded = await startEmbedded(clock, {
+            world,
+            seed: saved.header.seed,
+            restore: saved.buf,
+            ...(statePath ? { statePath } : {}),
+            configSeed: config.sim.seed,
+            onError,
+          }).catch((e: unknown) => {
+            if (!(e instanceof StateMismatchError)) throw e;
+            log.warn({ path: statePath, reason: e.message }, 'embedded simulator state not restored');
+            return undefined;
+          });
+          if (embedded)
+            log.info(
+              {
+                path: statePath,
+                saved_at: new Date(saved.header.savedAt).toISOString(),
+                seed: saved.header.seed,
+              },
+              'embedded simulator state restored',
+            );
+        } else if (!saved.missing || ledger.latestActivityAt() > 0)
+          log.warn({ path: statePath, reason: saved.reason }, 'embedded simulator state not restored');
+        if (!embedded) {
+          const offset = closePreviousEmbeddedSession(ledger, log);
+          embedded = await startEmbedded(clock, {
+            world,
+            seed: (config.sim.seed + offset) % 2 ** 32,
+            ...(statePath ? { statePath } : {}),
+            configSeed: config.sim.seed,
+            onError,
+          });
+        }
+        const started = embedded;
+        cleanups.push(async () => {
+          await started.server.close();
+          started.save();
         });
-        cleanups.push(() => embedded?.server.close());
         baseUrl = embedded.server.url;
         log.info({ url: baseUrl, speed: config.sim.speed }, 'embedded simulator listening');
       }
@@ -216,6 +274,7 @@ export class Runner {
     await this.obs?.close().catch(() => undefined);
     for (const h of this.https) await h.close().catch(() => undefined);
     await this.embedded?.server.close().catch(() => undefined);
+    this.embedded?.save();
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }

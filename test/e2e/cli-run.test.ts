@@ -40,9 +40,7 @@ describe.skipIf(!built())('packbot run (child process)', () => {
     await again.waitFor('packbot running');
     again.child.kill('SIGTERM');
     expect((await again.exit).code).toBe(0);
-    expect(again.lines.some((l) => l.includes('embedded simulator state does not survive a restart'))).toBe(
-      true,
-    );
+    expect(again.lines.some((l) => l.includes('embedded simulator state restored'))).toBe(true);
   }, 90_000);
 
   it('exits 2 with file:line:column and no stack trace on a bad config', async () => {
