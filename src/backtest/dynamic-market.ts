@@ -380,6 +380,7 @@ export class DynamicMarket implements PathMarket {
                 (this.dyn.value_daily_trend - (s * s) / 2) * dt + s * Math.sqrt(dt) * this.rng.normal(),
               ),
           );
+        this.refillBands(dt * 24);
         this.nextTick += this.dyn.tick_seconds * 1000;
       } else if (at === this.nextOpen) {
         this.otherOpening(at);
@@ -430,6 +431,33 @@ export class DynamicMarket implements PathMarket {
     const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
     const slot = this.draw(p, r, at, this.rng);
     if (slot >= 0) p.free.push(slot);
+  }
+
+  /**
+   * The simulator's tick refill (src/market/dynamics.ts `restock`): each band regains the share
+   * 1 − e^(−rate·dt) of its gap to its recorded size, rounded stochastically, on top of the
+   * Poisson trickle of `restock()`. Without it backtests restocked slower than `packbot sim`.
+   */
+  private refillBands(dtHours: number): void {
+    const rate = this.dyn.restock_fraction_per_hour;
+    if (!(rate > 0)) return;
+    const share = 1 - Math.exp(-rate * dtHours);
+    for (const p of this.packs) {
+      if (p.gap <= 0) continue;
+      for (let bi = 0; bi < p.bands.length; bi++) {
+        const b = p.bands[bi]!;
+        const gap = b.t.size - b.bag.count;
+        if (gap <= 0) continue;
+        const expected = gap * share;
+        const whole = Math.floor(expected);
+        const n = Math.min(gap, whole + (this.rng.next() < expected - whole ? 1 : 0));
+        for (let i = 0; i < n; i++) {
+          this.put(p, bi, this.generateCard(p, b.t));
+          p.changes++;
+          p.cardCount++;
+        }
+      }
+    }
   }
 
   private restock(): void {

@@ -51,7 +51,11 @@ describe('determinism and limits', () => {
       days: 2,
       seed: 3,
       market: 'dynamic',
-      dynamics: { others_pack_openings_per_hour: 0, restock_cards_per_hour_per_pack: 0 },
+      dynamics: {
+        others_pack_openings_per_hour: 0,
+        restock_cards_per_hour_per_pack: 0,
+        restock_fraction_per_hour: 0,
+      },
     });
     const r = engine.runPath(0);
     expect(r.packs).toBe(4);

@@ -14,10 +14,10 @@
  * Same world in both: the backtest's `dynamic` market (depletion by our own pulls, a pack that
  * empties becomes unavailable, the simulator's listing fill hazard and 5% seller fee) with every
  * background process switched off in both models: other users' openings and shop purchases,
- * restock (arrivals, and the simulator's per-tick gap refill, which the backtest market does not
- * model), value drift. Depletion is not negligible here (≈40 pulls from a 111-card pool), which is
- * why the static market would not be the same world. Listings sell in the simulator on its hourly
- * tick and in the backtest by the same hazard in continuous time: a small discretisation only.
+ * restock (Poisson arrivals and the per-tick gap refill, modelled on both sides), value drift.
+ * Depletion is not negligible here (≈40 pulls from a 111-card pool), which is why the static
+ * market would not be the same world. Listings sell in the simulator on its hourly tick and in
+ * the backtest by the same hazard in continuous time: a small discretisation only.
  *
  * Per-path totals vary a lot (listings of 30–260 USD cards); per-pack means are compared:
  * |mean_bot − mean_backtest| ≤ 4·se(difference) (see `seDiff`).
