@@ -24,6 +24,16 @@ import { Ledger } from '../src/store/ledger.js';
 import { StrategyFile } from '../src/strategy/strategy-schema.js';
 import type { Benchmark, BenchResult } from './lib.js';
 
+/** The runner's default polling cadences (config defaults), shared by both measurements. */
+const CADENCE = {
+  accountMs: 60_000,
+  poolsMs: 300_000,
+  vaultMs: 600_000,
+  listingsMs: 300_000,
+  sweepMs: 15_000,
+  idleMs: 5_000,
+};
+
 const KEY = 'sk_sim_full';
 const START = Date.UTC(2026, 0, 5);
 
@@ -170,14 +180,7 @@ async function slots(): Promise<BenchResult[]> {
     log: silent(),
     metrics: new Metrics({ defaultMetrics: false }),
     strategy: sellAll,
-    cadence: {
-      accountMs: 60_000,
-      poolsMs: 300_000,
-      vaultMs: 600_000,
-      listingsMs: 300_000,
-      sweepMs: 15_000,
-      idleMs: 5_000,
-    },
+    cadence: CADENCE,
     batchSize: 10,
     onFatal: (e) => {
       throw e;
@@ -222,14 +225,7 @@ async function idle(): Promise<BenchResult[]> {
     log: silent(),
     metrics: new Metrics(),
     strategy,
-    cadence: {
-      accountMs: 60_000,
-      poolsMs: 300_000,
-      vaultMs: 600_000,
-      listingsMs: 300_000,
-      sweepMs: 15_000,
-      idleMs: 5_000,
-    },
+    cadence: CADENCE,
     batchSize: 10,
     killSwitch: ks,
     onFatal: () => undefined,
