@@ -13,6 +13,7 @@ import { Market } from '../../src/market/market.js';
 
 type FaultRuleInput = z.input<typeof FaultRule>;
 
+import type { AccountContext } from '../../src/bot/context.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
 import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';
@@ -130,6 +131,19 @@ export function fixture(opts: { world?: World; strategy?: Strategy; clock?: Virt
     log,
     sink,
     strategy: opts.strategy ?? testStrategy(),
+  };
+}
+
+/** The fixture as the per-account context every runner part takes (account `main`). */
+export function contextOf(f: Fixture, api: PartnerApi = f.api): AccountContext {
+  return {
+    account: 'main',
+    api,
+    ledger: f.ledger,
+    clock: f.clock,
+    log: f.log,
+    metrics: f.metrics,
+    strategy: f.strategy,
   };
 }
 

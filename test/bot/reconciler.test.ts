@@ -3,20 +3,11 @@ import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
-import { type Fixture, fixture } from './helpers.js';
+import { contextOf, type Fixture, fixture } from './helpers.js';
 
 async function buyAndSettle(f: Fixture, orders: number) {
   const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
-  const sell = new SellSide({
-    account: 'main',
-    api: f.api,
-    ledger: f.ledger,
-    clock: f.clock,
-    log: f.log,
-    metrics: f.metrics,
-    strategy: f.strategy,
-    batchSize: 10,
-  });
+  const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
   for (let i = 0; i < orders; i++) {
     const out = await ex.open({
       body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
@@ -28,21 +19,11 @@ async function buyAndSettle(f: Fixture, orders: number) {
   return sell;
 }
 
-const opts = (f: Fixture) => ({
-  account: 'main',
-  api: f.api,
-  ledger: f.ledger,
-  clock: f.clock,
-  log: f.log,
-  metrics: f.metrics,
-  strategy: f.strategy,
-});
-
 describe('reconciler and listing watch', () => {
   it('finds nothing to correct right after trading', async () => {
     const f = fixture();
     await buyAndSettle(f, 3);
-    const r = await reconcile(opts(f));
+    const r = await reconcile(contextOf(f));
     expect(r.missing).toEqual([]);
     expect(r.unknown).toEqual([]);
     expect(r.balanceDriftCents).toBe(0);
@@ -61,7 +42,7 @@ describe('reconciler and listing watch', () => {
     // Our listing went through on the service, but the process died before recording it.
     await f.api.createListing({ card_id: pull.cardId, price: (pull.valueCents * 1.1) / 100 });
     await f.clock.advance(1000);
-    const r = await reconcile(opts(f));
+    const r = await reconcile(contextOf(f));
     expect(r.strayListings).toBe(1);
     const vault = await f.api.getVault({ category: 'pokemon' });
     expect(vault.cards.find((c) => c.card_id === pull.cardId)?.listed).toBe(false);
@@ -74,13 +55,13 @@ describe('reconciler and listing watch', () => {
     expect(listed.length).toBeGreaterThan(0);
     const victim = listed[0]!;
     await f.api.deleteListing({ card_id: victim.cardId });
-    const first = await reconcile(opts(f));
+    const first = await reconcile(contextOf(f));
     expect(first.listings.drift).toBe(1);
     expect(f.ledger.getPull(victim.pullId)?.status).toBe('open');
     f.market.ship(victim.cardId);
     // (A change at the very instant of a vault read is not judged by that read.)
     await f.clock.advance(1000);
-    const second = await reconcile(opts(f));
+    const second = await reconcile(contextOf(f));
     expect(second.missing).toEqual([victim.pullId]);
     expect(f.ledger.getPull(victim.pullId)?.status).toBe('gone');
     expect(second.balanceDriftCents).toBe(0);
@@ -97,12 +78,12 @@ describe('reconciler and listing watch', () => {
     let filled = 0;
     for (let h = 0; h < 4 * 24; h += 6) {
       await f.clock.advance(6 * HOUR_MS);
-      const r = await reconcile(opts(f));
+      const r = await reconcile(contextOf(f));
       filled += r.listings.filled;
       expect(r.balanceDriftCents).toBe(0);
       expect(r.missing).toEqual([]);
     }
-    const sell = new SellSide({ ...opts(f), batchSize: 10 });
+    const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
     await sell.process();
     expect(filled).toBeGreaterThan(0);
     const rows = f.ledger.reportData(0, f.clock.now()).listings;

@@ -3,7 +3,7 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
-import { type Fixture, fault, fixture } from './helpers.js';
+import { contextOf, type Fixture, fault, fixture } from './helpers.js';
 
 async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
   const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
@@ -32,16 +32,7 @@ describe('SellSide', () => {
       },
     };
     // 3 orders of 10 before deciding anything: 30 pulls, ~21 low.
-    const sell = new SellSide({
-      account: 'main',
-      api,
-      ledger: f.ledger,
-      clock: f.clock,
-      log: f.log,
-      metrics: f.metrics,
-      strategy: f.strategy,
-      batchSize: 10,
-    });
+    const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
     for (let i = 0; i < 3; i++) {
       sell.markReceived((await buy(f, 10, api)).confirmed.pulls);
       await f.clock.advance(60_000);
@@ -80,16 +71,7 @@ describe('SellSide', () => {
     const f = fixture();
     await buy(f, 5);
     await f.clock.advance(6 * 60_000); // the bot was down past the 5-minute window
-    const sell = new SellSide({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      clock: f.clock,
-      log: f.log,
-      metrics: f.metrics,
-      strategy: f.strategy,
-      batchSize: 10,
-    });
+    const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
     await sell.process();
     const low = f.ledger.reportData(0, f.clock.now()).pulls.filter((p) => p.valueCents < 2500);
     expect(low.length).toBeGreaterThan(0);
@@ -102,16 +84,7 @@ describe('SellSide', () => {
     const f = fixture();
     await buy(f, 4);
     f.market.setFaults({ 'POST /cards/sell-back': fault({ error_rate: 1, times: 1 }) });
-    const sell = new SellSide({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      clock: f.clock,
-      log: f.log,
-      metrics: f.metrics,
-      strategy: f.strategy,
-      batchSize: 10,
-    });
+    const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
     await sell.process();
     const pending = f.ledger.pullsAwaitingSale('main');
     expect(pending.length).toBeGreaterThan(0);
@@ -150,16 +123,7 @@ describe('SellSide', () => {
     const g = fixture({ world });
     void f;
     await buy(g, 3);
-    const sell = new SellSide({
-      account: 'main',
-      api: g.api,
-      ledger: g.ledger,
-      clock: g.clock,
-      log: g.log,
-      metrics: g.metrics,
-      strategy: g.strategy,
-      batchSize: 10,
-    });
+    const sell = new SellSide({ ...contextOf(g), batchSize: 10 });
     await sell.process();
     const held = g.ledger.holdings('main');
     expect(held).toHaveLength(3);
