@@ -11,7 +11,6 @@ import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
-import { UniformBag } from '../market/sampler.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
@@ -93,19 +92,20 @@ function packTemplates(model: BacktestModel): PackTemplate[] {
   return list;
 }
 
-interface BandState {
-  t: BandTemplate;
-  bag: UniformBag;
-  /** Sum of the values of the cards in the bag (cents): the band mean without a scan. */
-  sum: number;
-}
-
 interface PackState {
   t: PackTemplate;
-  bands: BandState[];
-  /** Card slot (per pack) → value (cents); slots of cards gone for good are reused. */
-  values: number[];
-  free: number[];
+  /**
+   * Per band: card count, Σ value (cents, exact integers: the band mean without a scan), recorded
+   * size, generation bounds. The cards themselves live in the scorers, by position: a pull takes
+   * a uniformly drawn position of the chosen band (every scorer of the pack holds the same cards
+   * at the same positions, being fed the same adds and removals).
+   */
+  count: Int32Array;
+  sum: Float64Array;
+  size: Int32Array;
+  minCents: Float64Array;
+  spanCents: Float64Array;
+  sealed: Uint8Array;
   /** Band odds per risk level (t.pools order), by band. */
   odds: Float64Array[];
   /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
@@ -133,9 +133,8 @@ interface PackState {
 
 /** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
 interface PackStart {
-  values: number[];
-  /** Slots of each band's listed cards, in order. */
-  bandSlots: number[][];
+  count: Int32Array;
+  sum: Float64Array;
   scorers: IncrementalScorer[];
   riskScorer: Int32Array;
 }
@@ -159,16 +158,17 @@ function packStarts(model: BacktestModel): PackStart[] {
       }
       riskScorer[r] = i;
     });
-    const values: number[] = [];
-    const bandSlots = t.bands.map((bt, bi) =>
-      bt.cards.map((c) => {
-        const slot = values.length;
-        values.push(toCents(c.market_value));
-        for (const s of scorers) s.add(bi, slot, values[slot]!);
-        return slot;
-      }),
-    );
-    return { values, bandSlots, scorers, riskScorer };
+    const count = new Int32Array(t.bands.length);
+    const sum = new Float64Array(t.bands.length);
+    t.bands.forEach((bt, bi) => {
+      for (const c of bt.cards) {
+        const v = toCents(c.market_value);
+        for (const s of scorers) s.addValue(bi, v);
+        count[bi] = count[bi]! + 1;
+        sum[bi] = sum[bi]! + v;
+      }
+    });
+    return { count, sum, scorers, riskScorer };
   });
   starts.set(model, list);
   return list;
@@ -184,9 +184,6 @@ export class DynamicMarket implements PathMarket {
   private readonly poolPack: Int32Array;
   private readonly poolRisk: Int32Array;
   private readonly index = new Map<string, number>();
-  private syncedTo: number;
-  private nextOpen: number;
-  private nextRestock: number;
   private nextTick: number;
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
@@ -217,9 +214,12 @@ export class DynamicMarket implements PathMarket {
       const odds = t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0));
       const p: PackState = {
         t,
-        bands: [],
-        values: st.values.slice(),
-        free: [],
+        count: st.count.slice(),
+        sum: st.sum.slice(),
+        size: Int32Array.from(t.bands, (b) => b.size),
+        minCents: Float64Array.from(t.bands, (b) => b.minCents),
+        spanCents: Float64Array.from(t.bands, (b) => b.maxCents - b.minCents),
+        sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
         odds,
         live: new Int32Array(t.pools.length),
         standard: t.pools.findIndex((x) => x.risk === 'standard'),
@@ -240,45 +240,26 @@ export class DynamicMarket implements PathMarket {
         gap: 0,
         rows: [],
       };
-      t.bands.forEach((bt, bi) => {
-        const bag = new UniformBag(Math.max(4, bt.size));
-        const band: BandState = { t: bt, bag, sum: 0 };
-        for (const slot of st.bandSlots[bi]!) {
-          bag.add(slot);
-          band.sum += p.values[slot]!;
-        }
-        p.bands.push(band);
-        if (bag.count > 0) this.liveChange(p, bi, 1);
+      for (let bi = 0; bi < t.bands.length; bi++) {
+        if (p.count[bi]! > 0) this.liveChange(p, bi, 1);
         // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = bt.cards.length; k < bt.size; k++) this.put(p, bi, this.generateCard(p, bt));
-      });
+        for (let k = p.count[bi]!; k < p.size[bi]!; k++) this.put(p, bi, this.newValue(p, bi));
+      }
       p.gap = 0;
-      for (const b of p.bands) {
-        p.cardCount += b.bag.count;
-        p.gap += Math.max(0, b.t.size - b.bag.count);
+      for (let bi = 0; bi < t.bands.length; bi++) {
+        p.cardCount += p.count[bi]!;
+        p.gap += Math.max(0, p.size[bi]! - p.count[bi]!);
       }
       return p;
     });
     for (const c of ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches']) this.index.set(c, 1);
     const start = model.startMs;
-    this.syncedTo = start;
-    this.nextOpen = this.schedule(this.dyn.others_pack_openings_per_hour, start);
-    this.nextRestock = this.schedule(this.dyn.restock_cards_per_hour_per_pack * this.packs.length, start);
     this.nextTick = start + this.dyn.tick_seconds * 1000;
   }
 
-  private newSlot(p: PackState, cents: number): number {
-    const slot = p.free.pop();
-    if (slot === undefined) {
-      p.values.push(cents);
-      return p.values.length - 1;
-    }
-    p.values[slot] = cents;
-    return slot;
-  }
-
-  private generateCard(p: PackState, bt: BandTemplate): number {
-    return this.newSlot(p, bt.minCents + Math.round(this.rng.next() * (bt.maxCents - bt.minCents)));
+  /** A new card's value in band bi: uniform whole cents within the band's bounds. */
+  private newValue(p: PackState, bi: number): number {
+    return p.minCents[bi]! + Math.round(this.rng.next() * p.spanCents[bi]!);
   }
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
@@ -287,35 +268,28 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
-  /** A card enters band `bi` of pack p: its bag, its sum and the pack's scorers. */
-  private put(p: PackState, bi: number, slot: number): void {
-    const band = p.bands[bi]!;
-    band.bag.add(slot);
-    const n = band.bag.count;
+  /** A card worth `value` enters band `bi` of pack p: its count, its sum and the pack's scorers. */
+  private put(p: PackState, bi: number, value: number): void {
+    const n = p.count[bi]! + 1;
+    p.count[bi] = n;
     if (n === 1) this.liveChange(p, bi, 1);
-    if (n <= band.t.size) p.gap--;
-    const v = p.values[slot]!;
-    band.sum += v;
+    if (n <= p.size[bi]!) p.gap--;
+    p.sum[bi] = p.sum[bi]! + value;
     const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.add(bi, slot, v);
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.addValue(bi, value);
   }
 
-  /** A card leaves band `bi` (its slot stays valid until released to `free`). */
-  private take(p: PackState, bi: number, slot: number): void {
-    const band = p.bands[bi]!;
-    band.bag.remove(slot);
-    const n = band.bag.count;
+  /** The card at `position` of band `bi` leaves pack p; returns its value. */
+  private takeAt(p: PackState, bi: number, position: number): number {
+    const scorers = p.scorers;
+    const value = scorers[0]!.valueAt(bi, position);
+    const n = p.count[bi]! - 1;
+    p.count[bi] = n;
     if (n === 0) this.liveChange(p, bi, -1);
-    if (n < band.t.size) p.gap++;
-    band.sum -= p.values[slot]!;
-    const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.remove(bi, slot);
-  }
-
-  private schedule(perHour: number, from: number): number {
-    return perHour > 0
-      ? from + Math.max(1, Math.round(this.rng.exponential(perHour) * HOUR_MS))
-      : Number.POSITIVE_INFINITY;
+    if (n < p.size[bi]!) p.gap++;
+    p.sum[bi] = p.sum[bi]! - value;
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.removeAt(bi, position);
+    return value;
   }
 
   private chaseActive(p: PackState, now: number): boolean {
@@ -330,8 +304,8 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * One pull from pack p at risk level r: chase, else band by renormalised odds, then a card
-   * uniformly. Returns the card slot (−1 for the chase, −2 when nothing can be drawn); `lastBand`
-   * says where from.
+   * uniformly. Returns the card's value (cents, ≥ 0), −1 for the chase, −2 when nothing can be
+   * drawn; `lastBand` says where from.
    */
   private lastBand = -1;
   private draw(p: PackState, r: number, now: number, rng: Rng): number {
@@ -343,54 +317,56 @@ export class DynamicMarket implements PathMarket {
       return -1;
     }
     const odds = p.odds[r]!;
-    const bands = p.bands;
+    const count = p.count;
+    const nb = count.length;
     let total = 0;
-    for (let i = 0; i < bands.length; i++) total += bands[i]!.bag.count > 0 ? odds[i]! : 0;
+    for (let i = 0; i < nb; i++) if (count[i]! > 0) total += odds[i]!;
     if (!(total > 0)) return -2;
     let x = rng.next() * total;
     let chosen = -1;
-    for (let i = 0; i < bands.length; i++) {
-      const w = bands[i]!.bag.count > 0 ? odds[i]! : 0;
+    for (let i = 0; i < nb; i++) {
+      const w = count[i]! > 0 ? odds[i]! : 0;
       if (w <= 0) continue;
       chosen = i;
       if (x < w) break;
       x -= w;
     }
-    const slot = bands[chosen]!.bag.pick(rng);
-    this.take(p, chosen, slot);
+    const value = this.takeAt(p, chosen, rng.int(count[chosen]!));
     p.changes++;
     p.cardCount--;
     this.lastBand = chosen;
-    return slot;
+    return value;
   }
 
+  /**
+   * The world moves on its tick (an hour by default), not event by event: at each tick the
+   * hour's other-user openings (a Poisson count, each one exactly as the simulator draws it), the
+   * hour's card arrivals (a Poisson count per pack with a gap), the simulator's band refill and the
+   * value drift are applied, in that order. Between ticks the world's pools stand still (our own
+   * pulls still take cards at once). The simulator applies openings and arrivals at exponential
+   * times instead; counts per hour have the same Poisson law, only their order within the hour
+   * differs (documented in docs/backtest.md), and the event-by-event scheduling was about a
+   * third of a dynamic path's time.
+   */
   advance(now: number): void {
-    while (this.syncedTo < now) {
-      const at = Math.min(this.nextOpen, this.nextRestock, this.nextTick);
-      if (at > now) break;
-      this.syncedTo = at;
-      if (at === this.nextTick) {
-        const dt = this.dyn.tick_seconds / 86_400;
-        const s = this.dyn.value_daily_volatility;
-        for (const [c, v] of this.index)
-          this.index.set(
-            c,
-            v *
-              Math.exp(
-                (this.dyn.value_daily_trend - (s * s) / 2) * dt + s * Math.sqrt(dt) * this.rng.normal(),
-              ),
-          );
-        this.refillBands(dt * 24);
-        this.nextTick += this.dyn.tick_seconds * 1000;
-      } else if (at === this.nextOpen) {
-        this.otherOpening(at);
-        this.nextOpen = this.schedule(this.dyn.others_pack_openings_per_hour, at);
-      } else {
-        this.restock();
-        this.nextRestock = this.schedule(this.dyn.restock_cards_per_hour_per_pack * this.packs.length, at);
-      }
+    const step = this.dyn.tick_seconds * 1000;
+    const dtHours = step / HOUR_MS;
+    while (this.nextTick <= now) {
+      const at = this.nextTick;
+      const opens = this.rng.poisson(this.dyn.others_pack_openings_per_hour * dtHours);
+      for (let i = 0; i < opens; i++) this.otherOpening(at);
+      this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
+      const dt = dtHours / 24;
+      const s = this.dyn.value_daily_volatility;
+      for (const [c, v] of this.index)
+        this.index.set(
+          c,
+          v *
+            Math.exp((this.dyn.value_daily_trend - (s * s) / 2) * dt + s * Math.sqrt(dt) * this.rng.normal()),
+        );
+      this.refillBands(dtHours);
+      this.nextTick += step;
     }
-    this.syncedTo = Math.max(this.syncedTo, now);
   }
 
   private openToOthers(p: PackState, at: number): boolean {
@@ -429,8 +405,7 @@ export class DynamicMarket implements PathMarket {
     const p = this.packs[this.openList[this.rng.int(open)]!]!;
     const n = p.t.pools.length;
     const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
-    const slot = this.draw(p, r, at, this.rng);
-    if (slot >= 0) p.free.push(slot);
+    this.draw(p, r, at, this.rng);
   }
 
   /**
@@ -444,15 +419,14 @@ export class DynamicMarket implements PathMarket {
     const share = 1 - Math.exp(-rate * dtHours);
     for (const p of this.packs) {
       if (p.gap <= 0) continue;
-      for (let bi = 0; bi < p.bands.length; bi++) {
-        const b = p.bands[bi]!;
-        const gap = b.t.size - b.bag.count;
+      for (let bi = 0; bi < p.count.length; bi++) {
+        const gap = p.size[bi]! - p.count[bi]!;
         if (gap <= 0) continue;
         const expected = gap * share;
         const whole = Math.floor(expected);
         const n = Math.min(gap, whole + (this.rng.next() < expected - whole ? 1 : 0));
         for (let i = 0; i < n; i++) {
-          this.put(p, bi, this.generateCard(p, b.t));
+          this.put(p, bi, this.newValue(p, bi));
           p.changes++;
           p.cardCount++;
         }
@@ -460,22 +434,28 @@ export class DynamicMarket implements PathMarket {
     }
   }
 
-  private restock(): void {
-    if (this.packs.length === 0) return;
-    const p = this.packs[this.rng.int(this.packs.length)]!;
-    const gap = p.gap;
-    if (gap <= 0) return;
-    let x = this.rng.int(gap);
-    for (let bi = 0; bi < p.bands.length; bi++) {
-      const b = p.bands[bi]!;
-      const g = Math.max(0, b.t.size - b.bag.count);
-      if (x < g) {
-        this.put(p, bi, this.generateCard(p, b.t));
-        p.changes++;
-        p.cardCount++;
-        return;
+  /**
+   * Card arrivals of one tick: per pack with a gap, a Poisson count (mean `perPack`), each card
+   * into a band drawn in proportion to the band's gap (arrivals to a full pack are lost, as in the
+   * simulator's `arrival`).
+   */
+  private arrivals(perPack: number): void {
+    if (!(perPack > 0)) return;
+    for (const p of this.packs) {
+      if (p.gap <= 0) continue;
+      for (let k = this.rng.poisson(perPack); k > 0 && p.gap > 0; k--) {
+        let x = this.rng.int(p.gap);
+        for (let bi = 0; bi < p.count.length; bi++) {
+          const g = Math.max(0, p.size[bi]! - p.count[bi]!);
+          if (x < g) {
+            this.put(p, bi, this.newValue(p, bi));
+            p.changes++;
+            p.cardCount++;
+            break;
+          }
+          x -= g;
+        }
       }
-      x -= g;
     }
   }
 
@@ -526,12 +506,12 @@ export class DynamicMarket implements PathMarket {
       const odds = p.odds[r]!;
       let w = 0;
       let acc = 0;
-      for (let i = 0; i < p.bands.length; i++) {
-        const b = p.bands[i]!;
-        const o = b.bag.count > 0 ? odds[i]! : 0;
+      for (let i = 0; i < p.count.length; i++) {
+        const n = p.count[i]!;
+        const o = n > 0 ? odds[i]! : 0;
         if (o <= 0) continue;
         w += o;
-        acc += (o * b.sum) / b.bag.count;
+        acc += (o * p.sum[i]!) / n;
       }
       total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
     }
@@ -551,27 +531,29 @@ export class DynamicMarket implements PathMarket {
     const r = this.poolRisk[pool]!;
     this.undo.length = 0;
     for (let k = 0; k < qty; k++) {
-      const slot = this.draw(p, r, now, rng);
-      if (slot === -2) {
+      const got = this.draw(p, r, now, rng);
+      if (got === -2) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
-          const s = this.undo[j]!;
+          const v = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (s === -1) {
+          if (v === -1) {
             p.chaseHit = false;
             this.openDirty = true;
-          } else this.put(p, b, s);
+          } else {
+            this.put(p, b, v);
+            p.cardCount++;
+          }
         }
         this.forceRescore = true;
         return -1;
       }
-      this.undo.push(slot, this.lastBand);
-      const chase = slot === -1;
-      const value = chase ? toCents(p.t.chase!.card.market_value) : p.values[slot]!;
-      const sealed = !chase && p.bands[this.lastBand]!.t.sealed;
+      this.undo.push(got, this.lastBand);
+      const chase = got === -1;
+      const value = chase ? toCents(p.t.chase!.card.market_value) : got;
+      const sealed = !chase && p.sealed[this.lastBand] === 1;
       out[k] = this.model.plans.planFor(value, sealed);
     }
-    for (let j = 0; j < this.undo.length; j += 2) if (this.undo[j]! >= 0) p.free.push(this.undo[j]!);
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
     if (!this.drawable(p, r, now)) this.forceRescore = true;
     return qty;

@@ -56,6 +56,32 @@ export class Rng {
     return -Math.log(1 - this.next()) / rate;
   }
 
+  /**
+   * Poisson-distributed count with the given mean: inversion of the CDF with one uniform (O(mean)
+   * multiplications); means above 500 are split into a sum of independent Poisson counts, whose
+   * sum is Poisson with the total mean (e^−mean would underflow).
+   */
+  poisson(mean: number): number {
+    if (!(mean > 0)) return 0;
+    let total = 0;
+    let rest = mean;
+    while (rest > 500) {
+      total += this.poisson(500);
+      rest -= 500;
+    }
+    const u = this.next();
+    let p = Math.exp(-rest);
+    let cdf = p;
+    let k = 0;
+    // p reaches 0 only far in the tail, where rounding could keep cdf just below u forever.
+    while (u >= cdf && p > 0) {
+      k++;
+      p *= rest / k;
+      cdf += p;
+    }
+    return total + k;
+  }
+
   /** A derived, independent stream (for per-path or per-subsystem randomness). */
   fork(salt: number): Rng {
     return new Rng((this.nextUint32() ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0);

@@ -11,14 +11,16 @@
  * is never truncated, so `estimated` is false and the low/high bounds equal the values.
  *
  * Per-card realised outcomes come from the strategy's own pull policy (`compilePolicy`, the rule
- * `realizedStats` applies per atom), evaluated once per distinct value and shared by every scorer
- * of the strategy. Sums are compensated (Neumaier), so removals do not accumulate drift.
+ * `realizedStats` applies per atom), evaluated when the card is added and kept with it. A
+ * band's sums are recomputed from its cards' terms when a row is asked for after the band changed
+ * (O(cards in the band), contiguous memory), not kept as running sums: between two rows the
+ * world changes a pack far more often than it is scored, and sums taken afresh never drift.
  *
  * Exactness: scorePool sums atom by atom, this sums band by band, so unrounded statistics agree to
  * floating-point rounding (~1e-12 relative, tested at 1e-9); a rounded field (cents, 6-digit
  * ratios) can differ by one step only when the unrounded value sits within that of a rounding
  * boundary. `growth` (E log of the balance after opening) needs every outcome, not a sum: it is
- * computed exactly, over a copy of the outcome indices taken when the row is made, only when the
+ * computed exactly, over the cards' terms as they were when the row was made, only when the
  * decision needs it (Kelly sizing of an open-worthy pool) or the row's `growth` is read.
  */
 import type { Band, PackPool, PoolCard } from '../api/schemas.js';
@@ -29,32 +31,40 @@ import { type RealizedStats, rowFromStats, type ScoreContext, type ScoreRow } fr
 import type { Strategy } from './strategy-schema.js';
 
 /**
- * Realised outcome of one pull by value (cents) and kind (card or sealed pack), evaluated once with
- * the strategy's pull policy: the same numbers `realizedStats` computes per atom.
+ * Per-card terms, kept in each band's `terms` array (stride T) when the card is added, so a
+ * removal or a growth sum reads the scorer's own few cache lines, never a table indexed by value
+ * (restocked values are spread over millions of cents: such a table was a cache miss per card).
  */
-/** Values (cents) below this are indexed by a flat array, not a Map (a few MB at most). */
-const DENSE_LIMIT = 1 << 22;
+const T_VALUE = 0;
+/** Expected realised value (cents). */
+const T_EXPECTED = 1;
+/** E[outcome²] of one pull: (1 − f2)·x² + f2·x2² (price-independent). */
+const T_EX2 = 2;
+/** Probability the pull realises less than the price (depends on the scorer's price). */
+const T_LOSS = 3;
+/** 1 when sold back at once. */
+const T_SOLD = 4;
+/** First outcome (sale, sell-back payout or sealed worth) and, when listed, the fallback. */
+const T_X = 5;
+const T_X2 = 6;
+/** Share of the atom's probability on the fallback (1 − fill when listed, else 0). */
+const T_F2 = 7;
+const T = 8;
 
-export class OutcomeTable {
-  private capacity = 256;
-  size = 0;
-  /** Expected realised value (cents). */
-  expected = new Float64Array(this.capacity);
-  /** First outcome (sale, sell-back payout or sealed worth) and, when listed, the fallback. */
-  x = new Float64Array(this.capacity);
-  x2 = new Float64Array(this.capacity);
-  /** Share of the atom's probability on the fallback (1 − fill when listed, else 0). */
-  f2 = new Float64Array(this.capacity);
-  /** 1 when sold back at once. */
-  sold = new Uint8Array(this.capacity);
-  /** Whether every outcome so far is ≥ 0 (what `growthSign`'s lower bound assumes). */
+/** Entries of the evaluator's direct-mapped cache (a power of two). */
+const CACHE = 2048;
+
+/**
+ * Realised outcome of one pull by value (cents) and kind (card or sealed pack), evaluated with the
+ * strategy's pull policy: the same numbers `realizedStats` computes per atom. A small
+ * direct-mapped cache keeps the recorded cards' repeated values from being evaluated again.
+ */
+export class OutcomeEvaluator {
+  /** Whether every outcome evaluated so far is ≥ 0 (what `growthSign`'s lower bound assumes). */
   nonNegative = true;
-  /** E[outcome²] of one pull with this outcome: (1 − f2)·x² + f2·x2² (price-independent). */
-  ex2 = new Float64Array(this.capacity);
-  /** Outcome index by value (cents) for values below DENSE_LIMIT (−1: not evaluated yet); Map above. */
-  private denseCard = new Int32Array(1024).fill(-1);
-  private denseSealed = new Int32Array(1024).fill(-1);
-  private readonly index = new Map<number, number>();
+  private readonly keys = new Float64Array(CACHE).fill(Number.NaN);
+  /** Per cache entry, the terms T_EXPECTED..T_F2 at the same offsets (stride T). */
+  private readonly data = new Float64Array(CACHE * T);
   private readonly policy;
   private readonly scratch = newScratch();
 
@@ -62,95 +72,66 @@ export class OutcomeTable {
     this.policy = compilePolicy(strategy);
   }
 
-  /** Index of the outcome of a card (`sealed` false) or a sealed pack worth `valueCents`. */
-  of(valueCents: number, sealed: boolean): number {
-    const dense = Number.isInteger(valueCents) && valueCents >= 0 && valueCents < DENSE_LIMIT;
+  /** Writes the price-independent terms of `valueCents` into `dest` at `at` (a T-stride record). */
+  write(valueCents: number, sealed: boolean, dest: Float64Array, at: number): void {
     const key = sealed ? -1 - valueCents : valueCents;
-    if (dense) {
-      const d = sealed ? this.denseSealed : this.denseCard;
-      if (valueCents < d.length) {
-        const hit = d[valueCents]!;
-        if (hit >= 0) return hit;
-      }
-    } else {
-      const hit = this.index.get(key);
-      if (hit !== undefined) return hit;
+    const h = ((key | 0) ^ ((key | 0) >>> 11)) & (CACHE - 1);
+    const data = this.data;
+    const c = h * T;
+    if (this.keys[h] !== key) {
+      this.evaluate(valueCents, sealed, data, c);
+      this.keys[h] = key;
     }
-    if (this.size === this.capacity) this.grow();
-    const i = this.size++;
-    if (sealed) {
-      const x = sealedValueCents(valueCents, this.strategy);
-      this.expected[i] = x;
-      this.x[i] = x;
-      this.x2[i] = 0;
-      this.f2[i] = 0;
-      this.sold[i] = 0;
-    } else {
-      const plan = this.policy.evaluate(valueCents, FRESH_RATE, this.scratch);
-      this.expected[i] = plan.expectedCents;
-      if (plan.list) {
-        this.x[i] = plan.saleCents;
-        this.x2[i] = plan.fallbackCents;
-        this.f2[i] = 1 - plan.fill;
-        this.sold[i] = 0;
-      } else {
-        this.x[i] = plan.payoutCents;
-        this.x2[i] = 0;
-        this.f2[i] = 0;
-        this.sold[i] = 1;
-      }
-    }
-    {
-      const f2 = this.f2[i]!;
-      const x = this.x[i]!;
-      const x2 = this.x2[i]!;
-      this.ex2[i] = (1 - f2) * x * x + f2 * x2 * x2;
-      if (!(x >= 0) || !(x2 >= 0)) this.nonNegative = false;
-    }
-    if (dense) {
-      let d = sealed ? this.denseSealed : this.denseCard;
-      if (valueCents >= d.length) {
-        const g = new Int32Array(Math.min(DENSE_LIMIT, Math.max(valueCents + 1, d.length * 2))).fill(-1);
-        g.set(d);
-        d = g;
-        if (sealed) this.denseSealed = d;
-        else this.denseCard = d;
-      }
-      d[valueCents] = i;
-    } else this.index.set(key, i);
-    return i;
+    dest[at + T_VALUE] = valueCents;
+    dest[at + T_EXPECTED] = data[c + T_EXPECTED]!;
+    dest[at + T_EX2] = data[c + T_EX2]!;
+    dest[at + T_SOLD] = data[c + T_SOLD]!;
+    dest[at + T_X] = data[c + T_X]!;
+    dest[at + T_X2] = data[c + T_X2]!;
+    dest[at + T_F2] = data[c + T_F2]!;
   }
 
-  private grow(): void {
-    this.capacity *= 2;
-    const g = (a: Float64Array) => {
-      const b = new Float64Array(this.capacity);
-      b.set(a);
-      return b;
-    };
-    this.expected = g(this.expected);
-    this.x = g(this.x);
-    this.x2 = g(this.x2);
-    this.f2 = g(this.f2);
-    this.ex2 = g(this.ex2);
-    const s = new Uint8Array(this.capacity);
-    s.set(this.sold);
-    this.sold = s;
+  private evaluate(valueCents: number, sealed: boolean, d: Float64Array, c: number): void {
+    let x: number;
+    let x2 = 0;
+    let f2 = 0;
+    let sold = 0;
+    if (sealed) {
+      x = sealedValueCents(valueCents, this.strategy);
+      d[c + T_EXPECTED] = x;
+    } else {
+      const plan = this.policy.evaluate(valueCents, FRESH_RATE, this.scratch);
+      d[c + T_EXPECTED] = plan.expectedCents;
+      if (plan.list) {
+        x = plan.saleCents;
+        x2 = plan.fallbackCents;
+        f2 = 1 - plan.fill;
+      } else {
+        x = plan.payoutCents;
+        sold = 1;
+      }
+    }
+    d[c + T_X] = x;
+    d[c + T_X2] = x2;
+    d[c + T_F2] = f2;
+    d[c + T_SOLD] = sold;
+    d[c + T_EX2] = (1 - f2) * x * x + f2 * x2 * x2;
+    if (!(x >= 0) || !(x2 >= 0)) this.nonNegative = false;
   }
 }
 
-const tables = new WeakMap<Strategy, OutcomeTable>();
-/** The outcome table shared by every scorer of a strategy (per thread). */
-export function outcomeTable(strategy: Strategy): OutcomeTable {
-  let t = tables.get(strategy);
+const evaluators = new WeakMap<Strategy, OutcomeEvaluator>();
+/** The outcome evaluator shared by every scorer of a strategy (per thread). */
+export function outcomeEvaluator(strategy: Strategy): OutcomeEvaluator {
+  let t = evaluators.get(strategy);
   if (!t) {
-    t = new OutcomeTable(strategy);
-    tables.set(strategy, t);
+    t = new OutcomeEvaluator(strategy);
+    evaluators.set(strategy, t);
   }
   return t;
 }
 
-// Per-band statistics, K compensated sums each.
+// Per-band statistics, K sums each.
 const S_VALUE = 0;
 const S_VALUE2 = 1;
 const S_EXPECTED = 2;
@@ -158,9 +139,6 @@ const S_EX2 = 3;
 const S_LOSS = 4;
 const S_SOLD = 5;
 const K = 6;
-/** Integer values below this (cents) are summed exactly without compensation (see `apply`). */
-const EXACT_LIMIT = 2 ** 26;
-const MAX_EXACT = 2 ** 53;
 
 export class IncrementalScorer {
   /**
@@ -173,19 +151,17 @@ export class IncrementalScorer {
   /** Set by the owner: the equivalent pool's `available` and (active) `chase`. */
   available: boolean;
   chase: PackPool['chase'];
-  private readonly table: OutcomeTable;
+  private readonly table: OutcomeEvaluator;
   private readonly priceCents: number;
   private readonly sealed: boolean[];
+  /** Per band, K sums over its cards; valid while the band's `stale` flag is 0. */
   private readonly sum: Float64Array;
-  private readonly comp: Float64Array;
+  private readonly stale: Uint8Array;
   private readonly count: Int32Array;
-  /** Per band: 1 while every value added since it was last empty is an exact small integer. */
-  private readonly exact: Uint8Array;
-  /** Per band: outcome index per position, slot per position, position per slot (−1: absent). */
-  private readonly outcome: Int32Array[];
+  /** Per band: the cards' terms per position (stride T), slot per position, position per slot (−1: absent). */
+  private readonly terms: Float64Array[];
   private readonly slots: Int32Array[];
   private pos: Int32Array[];
-  private readonly values: Float64Array[];
 
   /**
    * @param template metadata and bands (their order, odds and kinds) of the pool; its cards are
@@ -195,19 +171,17 @@ export class IncrementalScorer {
     readonly template: PackPool,
     readonly strategy: Strategy,
   ) {
-    this.table = outcomeTable(strategy);
+    this.table = outcomeEvaluator(strategy);
     this.priceCents = fastCents(template.price);
     this.available = template.available;
     this.chase = template.chase;
     const n = template.bands.length;
     this.sealed = template.bands.map((b) => b.is_consolation);
     this.sum = new Float64Array(n * K);
-    this.comp = new Float64Array(n * K);
+    this.stale = new Uint8Array(n);
     this.count = new Int32Array(n);
-    this.exact = new Uint8Array(n).fill(1);
-    this.outcome = template.bands.map(() => new Int32Array(8));
+    this.terms = template.bands.map(() => new Float64Array(8 * T));
     this.slots = template.bands.map(() => new Int32Array(8));
-    this.values = template.bands.map(() => new Float64Array(8));
     this.pos = template.bands.map(() => new Int32Array(8).fill(-1));
   }
 
@@ -237,47 +211,66 @@ export class IncrementalScorer {
 
   /** Adds card `slot` (any non-negative id unique within the band) worth `valueCents` to `band`. */
   add(band: number, slot: number, valueCents: number): void {
-    if (this.has(band, slot)) throw new RangeError(`card ${slot} is already in band ${band}`);
-    if (this.growthHold) this.detachGrowth();
-    const o = this.table.of(valueCents, this.sealed[band]!);
-    const n = this.count[band]!;
-    if (n === this.outcome[band]!.length) this.growBand(band);
+    if (slot < 0 || this.has(band, slot)) throw new RangeError(`card ${slot} is already in band ${band}`);
     if (slot >= this.pos[band]!.length) {
       const g = new Int32Array(Math.max(slot + 1, this.pos[band]!.length * 2)).fill(-1);
       g.set(this.pos[band]!);
       this.pos[band] = g;
     }
-    this.outcome[band]![n] = o;
+    const n = this.count[band]!;
+    this.addValue(band, valueCents);
     this.slots[band]![n] = slot;
-    this.values[band]![n] = valueCents;
     this.pos[band]![slot] = n;
+  }
+
+  /**
+   * Adds a card worth `valueCents` at the end of `band`'s positions, without a slot (positional
+   * use: the owner draws cards by position, as the backtest's dynamic market does). Scorers fed
+   * the same sequence of `addValue` / `removeAt` keep the same positions.
+   */
+  addValue(band: number, valueCents: number): void {
+    if (this.growthHold) this.detachGrowth();
+    const n = this.count[band]!;
+    if (n === this.slots[band]!.length) this.growBand(band);
+    const terms = this.terms[band]!;
+    const at = n * T;
+    this.table.write(valueCents, this.sealed[band]!, terms, at);
+    terms[at + T_LOSS] = lossOf(terms, at, this.priceCents);
+    this.slots[band]![n] = -1;
     this.count[band] = n + 1;
-    this.apply(band, o, valueCents, 1);
+    this.stale[band] = 1;
+  }
+
+  /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
+  valueAt(band: number, position: number): number {
+    return this.terms[band]![position * T + T_VALUE]!;
   }
 
   /** Removes card `slot` from `band` (swap-remove, O(1)). */
   remove(band: number, slot: number): void {
-    if (!this.has(band, slot)) throw new RangeError(`card ${slot} is not in band ${band}`);
+    if (slot < 0 || !this.has(band, slot)) throw new RangeError(`card ${slot} is not in band ${band}`);
+    this.removeAt(band, this.pos[band]![slot]!);
+  }
+
+  /** Removes the card at `position` of `band`: the band's last card takes its position. */
+  removeAt(band: number, position: number): void {
     if (this.growthHold) this.detachGrowth();
-    const pos = this.pos[band]!;
-    const at = pos[slot]!;
-    const o = this.outcome[band]![at]!;
-    const v = this.values[band]![at]!;
+    const terms = this.terms[band]!;
+    const slots = this.slots[band]!;
     const last = this.count[band]! - 1;
-    const lastSlot = this.slots[band]![last]!;
-    this.outcome[band]![at] = this.outcome[band]![last]!;
-    this.values[band]![at] = this.values[band]![last]!;
-    this.slots[band]![at] = lastSlot;
-    pos[lastSlot] = at;
-    pos[slot] = -1;
-    this.count[band] = last;
-    this.apply(band, o, v, -1);
-    if (last === 0) {
-      // An empty band restarts from exact zeros.
-      this.sum.fill(0, band * K, band * K + K);
-      this.comp.fill(0, band * K, band * K + K);
-      this.exact[band] = 1;
+    const slot = slots[position]!;
+    const lastSlot = slots[last]!;
+    if (position !== last) {
+      // By hand: copyWithin's call costs more than eight stores.
+      const to = position * T;
+      const from = last * T;
+      for (let i = 0; i < T; i++) terms[to + i] = terms[from + i]!;
     }
+    slots[position] = lastSlot;
+    if (lastSlot >= 0) this.pos[band]![lastSlot] = position;
+    if (slot >= 0) this.pos[band]![slot] = -1;
+    this.count[band] = last;
+    this.stale[band] = 1;
   }
 
   /** A card's value changed (e.g. value drift). */
@@ -286,92 +279,65 @@ export class IncrementalScorer {
     this.add(band, slot, valueCents);
   }
 
-  /** Rows made since the last change whose growth is not read yet: they get a copy of the outcomes. */
-  private growthHold: { outcomes: Int32Array[] | null; counts: Int32Array | null } | null = null;
+  /** Rows made since the last change whose growth is not read yet: they get a copy of the terms. */
+  private growthHold: { terms: Float64Array[] | null; counts: Int32Array | null } | null = null;
   private detachGrowth(): void {
     const h = this.growthHold!;
     // One buffer for every band (views into it): one allocation instead of one per band.
     let total = 0;
-    for (let b = 0; b < this.count.length; b++) total += this.count[b]!;
-    const flat = new Int32Array(total);
-    const outcomes: Int32Array[] = [];
+    for (let b = 0; b < this.count.length; b++) total += this.count[b]! * T;
+    const flat = new Float64Array(total);
+    const terms: Float64Array[] = [];
     let at = 0;
     for (let b = 0; b < this.count.length; b++) {
-      const n = this.count[b]!;
-      flat.set(this.outcome[b]!.subarray(0, n), at);
-      outcomes.push(flat.subarray(at, at + n));
+      const n = this.count[b]! * T;
+      flat.set(this.terms[b]!.subarray(0, n), at);
+      terms.push(flat.subarray(at, at + n));
       at += n;
     }
-    h.outcomes = outcomes;
+    h.terms = terms;
     h.counts = this.count.slice();
     this.growthHold = null;
   }
 
   private growBand(band: number): void {
-    const cap = this.outcome[band]!.length * 2;
-    const gi = (a: Int32Array) => {
-      const b = new Int32Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.outcome[band] = gi(this.outcome[band]!);
-    this.slots[band] = gi(this.slots[band]!);
-    const v = new Float64Array(cap);
-    v.set(this.values[band]!);
-    this.values[band] = v;
+    const cap = this.slots[band]!.length * 2;
+    const slots = new Int32Array(cap);
+    slots.set(this.slots[band]!);
+    this.slots[band] = slots;
+    const terms = new Float64Array(cap * T);
+    terms.set(this.terms[band]!);
+    this.terms[band] = terms;
   }
 
-  private loss(o: number): number {
-    const t = this.table;
-    const f2 = t.f2[o]!;
-    const price = this.priceCents;
-    return (t.x[o]! < price ? 1 - f2 : 0) + (f2 > 0 && t.x2[o]! < price ? f2 : 0);
-  }
-
-  private ex2(o: number): number {
-    return this.table.ex2[o]!;
-  }
-
-  private apply(band: number, o: number, v: number, sign: number): void {
-    const t = this.table;
-    const b = band * K;
-    // Integer cents below 2^26 whose running Σ value² stays below 2^53: every partial sum is an
-    // exact integer in a double, so no compensation is needed (the compensated sum would give the
-    // very same bits with a zero compensation term).
-    const sum = this.sum;
-    const v2 = sum[b + S_VALUE2]! + sign * v * v;
-    if (
-      this.exact[band] === 1 &&
-      Number.isInteger(v) &&
-      v < EXACT_LIMIT &&
-      v > -EXACT_LIMIT &&
-      v2 < MAX_EXACT &&
-      v2 > -MAX_EXACT
-    ) {
-      sum[b + S_VALUE] = sum[b + S_VALUE]! + sign * v;
-      sum[b + S_VALUE2] = v2;
-      sum[b + S_SOLD] = sum[b + S_SOLD]! + sign * t.sold[o]!;
-    } else {
-      this.exact[band] = 0;
-      this.acc(b + S_VALUE, sign * v);
-      this.acc(b + S_VALUE2, sign * v * v);
-      this.acc(b + S_SOLD, sign * t.sold[o]!);
+  /** Band `band`'s sums, taken afresh from its cards' terms (in position order). */
+  private refresh(band: number): void {
+    const terms = this.terms[band]!;
+    const end = this.count[band]! * T;
+    let value = 0;
+    let value2 = 0;
+    let expected = 0;
+    let ex2 = 0;
+    let loss = 0;
+    let sold = 0;
+    for (let at = 0; at < end; at += T) {
+      const v = terms[at + T_VALUE]!;
+      value += v;
+      value2 += v * v;
+      expected += terms[at + T_EXPECTED]!;
+      ex2 += terms[at + T_EX2]!;
+      loss += terms[at + T_LOSS]!;
+      sold += terms[at + T_SOLD]!;
     }
-    this.acc(b + S_EXPECTED, sign * t.expected[o]!);
-    this.acc(b + S_EX2, sign * t.ex2[o]!);
-    this.acc(b + S_LOSS, sign * this.loss(o));
-  }
-
-  /** Neumaier compensated summation. */
-  private acc(i: number, x: number): void {
-    const s = this.sum[i]!;
-    const t = s + x;
-    this.comp[i] = this.comp[i]! + (Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s);
-    this.sum[i] = t;
-  }
-
-  private total(i: number): number {
-    return this.sum[i]! + this.comp[i]!;
+    const k = band * K;
+    const sum = this.sum;
+    sum[k + S_VALUE] = value;
+    sum[k + S_VALUE2] = value2;
+    sum[k + S_EXPECTED] = expected;
+    sum[k + S_EX2] = ex2;
+    sum[k + S_LOSS] = loss;
+    sum[k + S_SOLD] = sold;
+    this.stale[band] = 0;
   }
 
   /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
@@ -389,13 +355,11 @@ export class IncrementalScorer {
     const c = Object.create(IncrementalScorer.prototype) as IncrementalScorer;
     Object.assign(c, this, {
       sum: this.sum.slice(),
-      comp: this.comp.slice(),
+      stale: this.stale.slice(),
       count: this.count.slice(),
-      exact: this.exact.slice(),
-      outcome: this.outcome.map((a) => a.slice()),
+      terms: this.terms.map((a) => a.slice()),
       slots: this.slots.map((a) => a.slice()),
       pos: this.pos.map((a) => a.slice()),
-      values: this.values.map((a) => a.slice()),
       header: null,
       headerFor: null,
       growthHold: null,
@@ -437,16 +401,18 @@ export class IncrementalScorer {
     let ex2 = 0;
     let pLoss = 0;
     let soldBack = 0;
-    let chaseOutcome = -1;
+    let chaseTerms: Float64Array | null = null;
     if (chase && chaseP > 0) {
       const v = fastCents(chase.card.market_value);
-      chaseOutcome = t.of(v, false);
+      chaseTerms = new Float64Array(T);
+      t.write(v, false, chaseTerms, 0);
+      chaseTerms[T_LOSS] = lossOf(chaseTerms, 0, this.priceCents);
       ev += chaseP * v;
       ev2 += chaseP * v * v;
-      mean += chaseP * t.expected[chaseOutcome]!;
-      ex2 += chaseP * this.ex2(chaseOutcome);
-      pLoss += chaseP * this.loss(chaseOutcome);
-      soldBack += chaseP * t.sold[chaseOutcome]!;
+      mean += chaseP * chaseTerms[T_EXPECTED]!;
+      ex2 += chaseP * chaseTerms[T_EX2]!;
+      pLoss += chaseP * chaseTerms[T_LOSS]!;
+      soldBack += chaseP * chaseTerms[T_SOLD]!;
     }
     // Per-card probability of each live band, kept for growth.
     const each = new Float64Array(bands.length);
@@ -457,12 +423,14 @@ export class IncrementalScorer {
       const e = (rest * odds) / oddsSum / n;
       each[b] = e;
       const k = b * K;
-      ev += e * this.total(k + S_VALUE);
-      ev2 += e * this.total(k + S_VALUE2);
-      mean += e * this.total(k + S_EXPECTED);
-      ex2 += e * this.total(k + S_EX2);
-      pLoss += e * this.total(k + S_LOSS);
-      soldBack += e * this.total(k + S_SOLD);
+      if (this.stale[b] === 1) this.refresh(b);
+      const sum = this.sum;
+      ev += e * sum[k + S_VALUE]!;
+      ev2 += e * sum[k + S_VALUE2]!;
+      mean += e * sum[k + S_EXPECTED]!;
+      ex2 += e * sum[k + S_EX2]!;
+      pLoss += e * sum[k + S_LOSS]!;
+      soldBack += e * sum[k + S_SOLD]!;
     }
     const priceCents = this.priceCents;
     const balance = ctx.balanceCents;
@@ -470,27 +438,25 @@ export class IncrementalScorer {
     let lazyGrowth: (() => number) | null = null;
     if (withGrowth && !this.growthOnDemand) {
       // Read only by the decision, synchronously, over the live outcomes: no copy to keep.
-      lazyGrowth = () =>
-        growthOf(t, balance, priceCents, chaseP, chaseOutcome, each, this.outcome, this.count);
+      lazyGrowth = () => growthOf(balance, priceCents, chaseP, chaseTerms, each, this.terms, this.count);
     } else if (withGrowth) {
       // Outcomes as they are now: the row stays right whatever the scorer sees later. They are
       // copied only if the scorer changes before growth is read (copy on write, shared by the rows
       // made since the last change); until then the live arrays are the same outcomes.
       let hold = this.growthHold;
       if (!hold) {
-        hold = { outcomes: null, counts: null };
+        hold = { terms: null, counts: null };
         this.growthHold = hold;
       }
       const h = hold;
       lazyGrowth = () =>
         growthOf(
-          t,
           balance,
           priceCents,
           chaseP,
-          chaseOutcome,
+          chaseTerms,
           each,
-          h.outcomes ?? this.outcome,
+          h.terms ?? this.terms,
           h.counts ?? this.count,
         );
     }
@@ -533,7 +499,7 @@ export class IncrementalScorer {
       const odds = n > 0 ? b.odds : 0;
       if (odds > 0)
         for (let k = 0; k < n; k++) {
-          const v = this.values[i]![k]!;
+          const v = this.terms[i]![k * T + T_VALUE]!;
           cards.push({
             id: `s${this.slots[i]![k]}`,
             name: 'card',
@@ -575,33 +541,38 @@ function growthSign(mean: number, ex2: number, priceCents: number, balance: numb
   return 0;
 }
 
+/** Probability that a pull with these terms realises less than the price. */
+function lossOf(terms: Float64Array, at: number, priceCents: number): number {
+  const f2 = terms[at + T_F2]!;
+  return (terms[at + T_X]! < priceCents ? 1 - f2 : 0) + (f2 > 0 && terms[at + T_X2]! < priceCents ? f2 : 0);
+}
+
 /** Σ p · log((B − price + X) / B) over every outcome, as `realizedStats` computes it. */
 function growthOf(
-  t: OutcomeTable,
   balance: number,
   priceCents: number,
   chaseP: number,
-  chaseOutcome: number,
+  chaseTerms: Float64Array | null,
   each: Float64Array,
-  outcomes: readonly Int32Array[],
+  terms: readonly Float64Array[],
   counts: Int32Array,
 ): number {
   const base = balance - priceCents;
   const logB = Math.log(balance);
   let growth = 0;
-  const add = (p: number, o: number) => {
-    const p2 = p * t.f2[o]!;
+  const add = (p: number, d: Float64Array, at: number) => {
+    const p2 = p * d[at + T_F2]!;
     const p1 = p - p2;
-    growth += p1 * (Math.log(base + t.x[o]!) - logB);
-    if (p2 > 0) growth += p2 * (Math.log(base + t.x2[o]!) - logB);
+    growth += p1 * (Math.log(base + d[at + T_X]!) - logB);
+    if (p2 > 0) growth += p2 * (Math.log(base + d[at + T_X2]!) - logB);
   };
-  if (chaseOutcome >= 0) add(chaseP, chaseOutcome);
-  for (let b = 0; b < outcomes.length; b++) {
+  if (chaseTerms) add(chaseP, chaseTerms, 0);
+  for (let b = 0; b < terms.length; b++) {
     const p = each[b]!;
     if (!(p > 0)) continue;
-    const os = outcomes[b]!;
+    const d = terms[b]!;
     const n = counts[b]!;
-    for (let k = 0; k < n; k++) add(p, os[k]!);
+    for (let k = 0; k < n; k++) add(p, d, k * T);
   }
   return growth;
 }

@@ -344,6 +344,9 @@ export function scorePools(
   return rows.sort(compareRows);
 }
 
+/** `localeCompare`'s own ordering (default locale and options), without building a collator per call. */
+const collator = new Intl.Collator();
+
 export function compareRows(a: ScoreRow, b: ScoreRow): number {
   const ao = a.decision.action === 'open' ? 1 : 0;
   const bo = b.decision.action === 'open' ? 1 : 0;
@@ -352,7 +355,8 @@ export function compareRows(a: ScoreRow, b: ScoreRow): number {
   const ar = a.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
   const br = b.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
   if (ar !== br) return br - ar;
-  return `${a.category}/${a.pack_type}/${a.risk_level}`.localeCompare(
+  return collator.compare(
+    `${a.category}/${a.pack_type}/${a.risk_level}`,
     `${b.category}/${b.pack_type}/${b.risk_level}`,
   );
 }

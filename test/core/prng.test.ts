@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../../src/core/prng.js';
+
+describe('Rng.poisson', () => {
+  // Mean and variance of n draws: both equal the Poisson mean; bounds at ~5 standard errors.
+  it.each([0.05, 1.2, 30, 117, 1300])('has mean and variance %s', (mean) => {
+    const rng = new Rng(7);
+    const n = 40_000;
+    let s = 0;
+    let s2 = 0;
+    for (let i = 0; i < n; i++) {
+      const k = rng.poisson(mean);
+      expect(Number.isInteger(k) && k >= 0).toBe(true);
+      s += k;
+      s2 += k * k;
+    }
+    const m = s / n;
+    const v = s2 / n - m * m;
+    expect(Math.abs(m - mean)).toBeLessThan(5 * Math.sqrt(mean / n));
+    // Var of the sample variance ≈ (μ4 − σ⁴)/n with μ4 = λ(1 + 3λ) for a Poisson.
+    expect(Math.abs(v - mean)).toBeLessThan(5 * Math.sqrt((mean * (1 + 3 * mean) - mean * mean) / n));
+  });
+
+  it('matches the Poisson probabilities of small counts', () => {
+    const rng = new Rng(11);
+    const n = 100_000;
+    const mean = 2.5;
+    const seen = new Float64Array(8);
+    for (let i = 0; i < n; i++) {
+      const k = rng.poisson(mean);
+      if (k < 8) seen[k] = seen[k]! + 1;
+    }
+    let p = Math.exp(-mean);
+    for (let k = 0; k < 8; k++) {
+      expect(Math.abs(seen[k]! / n - p)).toBeLessThan(5 * Math.sqrt((p * (1 - p)) / n));
+      p *= mean / (k + 1);
+    }
+  });
+
+  it('is zero for a zero or invalid mean', () => {
+    const rng = new Rng(1);
+    expect(rng.poisson(0)).toBe(0);
+    expect(rng.poisson(-3)).toBe(0);
+    expect(rng.poisson(Number.NaN)).toBe(0);
+  });
+});
