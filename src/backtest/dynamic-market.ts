@@ -14,7 +14,7 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
-import { compareRows, type ScoreRow } from '../strategy/score.js';
+import type { ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
 
@@ -123,6 +123,8 @@ interface PackState {
   changes: number;
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
+  /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
+  mustRescore: boolean;
   cardCount: number;
   /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
   gap: number;
@@ -236,6 +238,7 @@ export class DynamicMarket implements PathMarket {
         changes: 1,
         scoredEv: 0,
         wasDrawable: true,
+        mustRescore: false,
         cardCount: 0,
         gap: 0,
         rows: [],
@@ -475,7 +478,7 @@ export class DynamicMarket implements PathMarket {
       // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
-      if (!(enough && due) && drawableNow === p.wasDrawable && this.rowsCache) continue;
+      if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
       const rows: ScoreRow[] = [];
       for (let r = 0; r < p.t.pools.length; r++) {
@@ -485,13 +488,15 @@ export class DynamicMarket implements PathMarket {
         const row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
         if (row) rows.push(row);
       }
-      p.rows = rows.sort(compareRows);
+      p.rows = rows;
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
+      p.mustRescore = false;
       changed = true;
     }
-    if (changed || !this.rowsCache) this.rowsCache = this.packs.flatMap((p) => p.rows).sort(compareRows);
+    // In pack order: decideOpen orders the rows itself (compareRows), so sorting here bought nothing.
+    if (changed || !this.rowsCache) this.rowsCache = this.packs.flatMap((p) => p.rows);
     if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
@@ -545,7 +550,9 @@ export class DynamicMarket implements PathMarket {
             p.cardCount++;
           }
         }
+        // The bot re-reads the pools after a refunded order (account-bot onFailed): so does this.
         this.forceRescore = true;
+        p.mustRescore = true;
         return -1;
       }
       this.undo.push(got, this.lastBand);

@@ -71,7 +71,9 @@ export function decideOpen(
 
   const candidates = rows.filter((r) => r.decision.action === 'open').sort(compareRows);
   if (candidates.length === 0) {
-    const best = [...rows].sort(compareRows)[0];
+    // The first row in compareRows order: a scan, not a sort (this runs at every idle slot).
+    let best: ScoreRow | undefined;
+    for (const r of rows) if (best === undefined || compareRows(r, best) < 0) best = r;
     const why =
       best && best.decision.action === 'wait'
         ? `; best: ${best.pack_type}/${best.risk_level}: ${best.decision.reason}`

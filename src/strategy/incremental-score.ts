@@ -362,6 +362,8 @@ export class IncrementalScorer {
       pos: this.pos.map((a) => a.slice()),
       header: null,
       headerFor: null,
+      scratchEach: new Float64Array(this.scratchEach.length),
+      scratchChase: new Float64Array(T),
       growthHold: null,
     });
     return c;
@@ -404,7 +406,7 @@ export class IncrementalScorer {
     let chaseTerms: Float64Array | null = null;
     if (chase && chaseP > 0) {
       const v = fastCents(chase.card.market_value);
-      chaseTerms = new Float64Array(T);
+      chaseTerms = this.growthOnDemand ? new Float64Array(T) : this.scratchChase;
       t.write(v, false, chaseTerms, 0);
       chaseTerms[T_LOSS] = lossOf(chaseTerms, 0, this.priceCents);
       ev += chaseP * v;
@@ -415,7 +417,8 @@ export class IncrementalScorer {
       soldBack += chaseP * chaseTerms[T_SOLD]!;
     }
     // Per-card probability of each live band, kept for growth.
-    const each = new Float64Array(bands.length);
+    // Growth read later (on demand) keeps its own arrays; read at once, the scratch ones do.
+    const each = this.growthOnDemand ? new Float64Array(bands.length) : this.scratch(bands.length);
     for (let b = 0; b < bands.length; b++) {
       const n = this.count[b]!;
       const odds = bands[b]!.odds;
@@ -468,7 +471,10 @@ export class IncrementalScorer {
       shareSoldBack: Math.min(1, soldBack),
       growth: Number.NaN,
     };
+    let drawableCards = 0;
+    for (let b = 0; b < bands.length; b++) if (bands[b]!.odds > 0) drawableCards += this.count[b]!;
     const dist = {
+      drawableCards,
       evCents: ev,
       evLoCents: ev,
       evHiCents: ev,
@@ -478,6 +484,13 @@ export class IncrementalScorer {
     };
     const sign = withGrowth && t.nonNegative ? growthSign(mean, ex2, priceCents, balance) : 0;
     return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign, this.growthOnDemand);
+  }
+
+  private scratchEach = new Float64Array(0);
+  private scratchChase = new Float64Array(T);
+  private scratch(n: number): Float64Array {
+    if (this.scratchEach.length !== n) this.scratchEach = new Float64Array(n);
+    return this.scratchEach.fill(0);
   }
 
   private header: PackPool | null = null;

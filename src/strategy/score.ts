@@ -5,6 +5,7 @@
  */
 import type { PackPool } from '../api/schemas.js';
 import { type Cents, roundHalfAway, toCents } from '../core/money.js';
+import { fixed3 } from './cents.js';
 import { EmptyPoolError, KIND_SEALED, type PullDistribution, pullDistribution } from './distribution.js';
 import { FRESH_RATE } from './listing-model.js';
 import { compilePolicy, newScratch, sealedValueCents } from './pull-policy.js';
@@ -164,7 +165,17 @@ export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext 
 export type DistributionSummary = Pick<
   PullDistribution,
   'evCents' | 'evLoCents' | 'evHiCents' | 'varianceCents2' | 'estimated' | 'notes'
->;
+> & {
+  /** Cards a pull can take (bands with odds > 0); default: Σ of the pool's `hittable_cards`. */
+  drawableCards?: number;
+};
+
+/** Cards the pool's bands with odds > 0 hold, as the pool reports them. */
+function drawableCardsOf(pool: PackPool): number {
+  let n = 0;
+  for (const b of pool.bands) if (b.odds > 0) n += b.hittable_cards;
+  return n;
+}
 
 /**
  * Builds the score row from a distribution summary and realised statistics: the one place where
@@ -221,6 +232,7 @@ export function rowFromStats(
     getGrowth,
     kelly,
     lazyGrowth ? growthSign : 0,
+    dist.drawableCards ?? drawableCardsOf(pool),
   );
   if (growth !== undefined || !growthOnDemand)
     return {
@@ -301,6 +313,7 @@ function decide(
   growthOf: () => number | null,
   kelly: number | null,
   growthSign: number,
+  cards: number,
 ): RowDecision {
   const wait = (reason: string): RowDecision => ({ action: 'wait', reason });
   const excluded = excludedBy(pool, strategy);
@@ -309,10 +322,13 @@ function decide(
   if (estimated && !strategy.open.allow_estimated) return wait('pool truncated (estimated) and not allowed');
   const min = strategy.open.min_ev_ratio;
   if (price > 0 && mean < min * price) {
-    const r = (mean / price).toFixed(3);
+    const r = fixed3(mean / price);
     return wait(`realized ev ratio ${r}${estimated ? ' (low bound)' : ''} below min_ev_ratio ${min}`);
   }
   let quantity = Math.min(strategy.open.max_quantity, ctx.maxQuantity?.(pool.category, pool.pack_type) ?? 10);
+  // An order is all or nothing (spec): more packs than the pool has cards would fail as a whole,
+  // and fail again at every retry. A count below one (not reported) leaves the quantity as is.
+  if (cards >= 1) quantity = Math.min(quantity, cards);
   if (ctx.balanceCents !== undefined) {
     // A proven sign (finite growth, > 0 or ≤ 0) decides as the exact growth would, unread.
     const growth = growthSign !== 0 ? growthSign : growthOf();

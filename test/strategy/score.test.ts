@@ -35,7 +35,8 @@ describe('scorePool on hand-computed pools', () => {
     expect(row.p_loss).toBeCloseTo(0.792, 9);
     expect(row.share_sold_back).toBeCloseTo(0.99, 9);
     expect(row.estimated).toBe(false);
-    expect(row.decision).toEqual({ action: 'open', quantity: 10 });
+    // The pool holds 5 band cards: an order of more would fail as a whole (all or nothing).
+    expect(row.decision).toEqual({ action: 'open', quantity: 5 });
   });
 
   it('stdev of the pull value', () => {
@@ -126,13 +127,26 @@ describe('scorePool on hand-computed pools', () => {
     const fixed = strategy({ open: { sizing: 'fixed' }, sell: { list: { fill: linearFill } } });
     expect(scorePool(chaseOnTop, fixed, { balanceCents: 12_000 }).decision).toEqual({
       action: 'open',
-      quantity: 10,
+      quantity: 5,
     });
     expect(scorePool(chaseOnTop, fixed, { balanceCents: 900 }).decision).toMatchObject({ action: 'wait' });
-    // 100k USD: Kelly allows far more than the strategy's max_quantity of 10.
+    // 100k USD: Kelly allows far more than the strategy's max_quantity of 10, and the pool's 5 cards cap it.
     expect(scorePool(chaseOnTop, handStrategy, { balanceCents: 10_000_000 }).decision).toEqual({
       action: 'open',
-      quantity: 10,
+      quantity: 5,
+    });
+    // Only bands that can be hit count: one card left at odds > 0 means one pack per order.
+    const last = {
+      ...chaseOnTop,
+      bands: chaseOnTop.bands.map((b, i) => ({
+        ...b,
+        hittable_cards: i === 0 ? 1 : 0,
+        odds: i === 0 ? b.odds : 0,
+      })),
+    };
+    expect(scorePool(last, strategy({ open: { sizing: 'fixed', min_ev_ratio: 0 } })).decision).toMatchObject({
+      action: 'open',
+      quantity: 1,
     });
   });
 });
