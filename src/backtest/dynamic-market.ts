@@ -117,6 +117,8 @@ interface PackState {
   /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
   riskScorer: Int32Array;
   views: PackPool[];
+  /** The chase's probability (0 without one). */
+  chaseP: number;
   chaseHit: boolean;
   chaseEndsAt: number;
   /** Cards taken or added since the pack was last scored. */
@@ -125,6 +127,8 @@ interface PackState {
   wasDrawable: boolean;
   /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
   mustRescore: boolean;
+  /** Whether any of the pack's rows was open-worthy when last scored. */
+  anyOpen: boolean;
   cardCount: number;
   /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
   gap: number;
@@ -233,12 +237,14 @@ export class DynamicMarket implements PathMarket {
         }),
         riskScorer: st.riskScorer,
         views: t.pools.map((x) => scorerTemplate(t, x)),
+        chaseP: t.chase ? t.chase.probability : 0,
         chaseHit: false,
         chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
         changes: 1,
         scoredEv: 0,
         wasDrawable: true,
         mustRescore: false,
+        anyOpen: true,
         cardCount: 0,
         gap: 0,
         rows: [],
@@ -296,8 +302,7 @@ export class DynamicMarket implements PathMarket {
   }
 
   private chaseActive(p: PackState, now: number): boolean {
-    const ch = p.t.chase;
-    return ch !== null && !p.chaseHit && ch.probability > 0 && now < p.chaseEndsAt;
+    return p.chaseP > 0 && !p.chaseHit && now < p.chaseEndsAt;
   }
 
   /** Whether pack p can be drawn at risk level r (position in its pools). */
@@ -312,7 +317,7 @@ export class DynamicMarket implements PathMarket {
    */
   private lastBand = -1;
   private draw(p: PackState, r: number, now: number, rng: Rng): number {
-    if (this.chaseActive(p, now) && rng.next() < p.t.chase!.probability) {
+    if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
       p.chaseHit = true;
       this.openDirty = true;
       p.changes += p.cardCount + 1; // the chase is gone: always worth rescoring
@@ -480,6 +485,8 @@ export class DynamicMarket implements PathMarket {
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
+      if (!p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache && this.stillBelow(p, now, chase))
+        continue;
       const rows: ScoreRow[] = [];
       for (let r = 0; r < p.t.pools.length; r++) {
         const view = p.views[r]!;
@@ -489,6 +496,7 @@ export class DynamicMarket implements PathMarket {
         if (row) rows.push(row);
       }
       p.rows = rows;
+      p.anyOpen = rows.some((x) => x.decision.action === 'open');
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
@@ -496,10 +504,36 @@ export class DynamicMarket implements PathMarket {
       changed = true;
     }
     // In pack order: decideOpen orders the rows itself (compareRows), so sorting here bought nothing.
-    if (changed || !this.rowsCache) this.rowsCache = this.packs.flatMap((p) => p.rows);
+    if (changed || !this.rowsCache) {
+      // A loop, not flatMap (several times slower here).
+      const all: ScoreRow[] = [];
+      for (const p of this.packs) for (const row of p.rows) all.push(row);
+      this.rowsCache = all;
+    }
     if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
+  }
+
+  /**
+   * Whether no row of pack p can be open-worthy now, so its rows (all waits) need no rescore:
+   * none was open when last scored, and at every risk level the realised mean the decision would
+   * read is below min_ev_ratio × price — `decide` (score.ts) then waits whatever else changed.
+   * The mean comes from running sums (equal to the row's within ~1e-12); a 1e-6 margin keeps a
+   * pool that close to the threshold rescored. Skipping changes no decision, only wait reasons.
+   */
+  private stillBelow(p: PackState, now: number, chase: PackPool['chase']): boolean {
+    if (p.anyOpen) return false;
+    const min = this.model.strategy.open.min_ev_ratio;
+    for (let r = 0; r < p.t.pools.length; r++) {
+      const view = p.views[r]!;
+      const price = view.price * 100;
+      if (!(price > 0)) return false;
+      view.chase = chase;
+      const mean = p.scorers[p.riskScorer[r]!]!.realizedMean(view);
+      if (!(mean < min * price * (1 - 1e-6))) return false;
+    }
+    return true;
   }
 
   /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */

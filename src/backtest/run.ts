@@ -137,7 +137,10 @@ function runThreads(
   if (signal?.aborted) onAbort();
   const runs = Array.from({ length: count }, () => {
     return new Promise<void>((resolve, reject) => {
-      const w = new Worker(script, { workerData: { spec, stop } });
+      const w = new Worker(script, {
+        workerData: { spec, stop },
+        resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      });
       const feed = () => {
         const job = take();
         w.postMessage(job);

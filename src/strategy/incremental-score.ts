@@ -50,6 +50,8 @@ const T_X2 = 6;
 /** Share of the atom's probability on the fallback (1 − fill when listed, else 0). */
 const T_F2 = 7;
 const T = 8;
+/** Stride of a card's term record (`OutcomeEvaluator.write`, `IncrementalScorer.addTerms`). */
+export const TERMS_STRIDE = T;
 
 /** Entries of the evaluator's direct-mapped cache (a power of two). */
 const CACHE = 2048;
@@ -157,6 +159,8 @@ export class IncrementalScorer {
   /** Per band, K sums over its cards; valid while the band's `stale` flag is 0. */
   private readonly sum: Float64Array;
   private readonly stale: Uint8Array;
+  /** Per band, running Σ expected realised value (for `realizedMean`, a cheap change detector). */
+  private readonly expectedSum: Float64Array;
   private readonly count: Int32Array;
   /** Per band: the cards' terms per position (stride T), slot per position, position per slot (−1: absent). */
   private readonly terms: Float64Array[];
@@ -179,6 +183,7 @@ export class IncrementalScorer {
     this.sealed = template.bands.map((b) => b.is_consolation);
     this.sum = new Float64Array(n * K);
     this.stale = new Uint8Array(n);
+    this.expectedSum = new Float64Array(n);
     this.count = new Int32Array(n);
     this.terms = template.bands.map(() => new Float64Array(8 * T));
     this.slots = template.bands.map(() => new Int32Array(8));
@@ -239,6 +244,26 @@ export class IncrementalScorer {
     this.slots[band]![n] = -1;
     this.count[band] = n + 1;
     this.stale[band] = 1;
+    this.expectedSum[band] = this.expectedSum[band]! + terms[at + T_EXPECTED]!;
+  }
+
+  /**
+   * `addValue` with the card's terms already written by this strategy's `OutcomeEvaluator` into
+   * `src` at `at` (a record of TERMS_STRIDE numbers): owners that draw values from a fixed set
+   * evaluate each value once and copy it here, instead of evaluating every card.
+   */
+  addTerms(band: number, src: Float64Array, at: number): void {
+    if (this.growthHold) this.detachGrowth();
+    const n = this.count[band]!;
+    if (n === this.slots[band]!.length) this.growBand(band);
+    const terms = this.terms[band]!;
+    const to = n * T;
+    for (let i = 0; i < T; i++) terms[to + i] = src[at + i]!;
+    terms[to + T_LOSS] = lossOf(terms, to, this.priceCents);
+    this.slots[band]![n] = -1;
+    this.count[band] = n + 1;
+    this.stale[band] = 1;
+    this.expectedSum[band] = this.expectedSum[band]! + terms[to + T_EXPECTED]!;
   }
 
   /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
@@ -258,6 +283,8 @@ export class IncrementalScorer {
     const terms = this.terms[band]!;
     const slots = this.slots[band]!;
     const last = this.count[band]! - 1;
+    // Back to an exact zero when the band empties: the running sum never drifts far.
+    this.expectedSum[band] = last === 0 ? 0 : this.expectedSum[band]! - terms[position * T + T_EXPECTED]!;
     const slot = slots[position]!;
     const lastSlot = slots[last]!;
     if (position !== last) {
@@ -340,6 +367,35 @@ export class IncrementalScorer {
     this.stale[band] = 0;
   }
 
+  /**
+   * The realised mean (cents) `rowFor(view)` would decide on, from running sums: equal to the
+   * row's up to floating-point rounding (~1e-12 relative), without refreshing any band. NaN when
+   * nothing can be drawn.
+   */
+  realizedMean(view: PackPool): number {
+    const bands = view.bands;
+    const chase = view.chase;
+    const chaseP = chase ? chase.probability : 0;
+    let oddsSum = 0;
+    for (let b = 0; b < bands.length; b++)
+      if (this.count[b]! > 0 && bands[b]!.odds > 0) oddsSum += bands[b]!.odds;
+    if (chaseP < 1 && !(oddsSum > 0)) return Number.NaN;
+    let mean = 0;
+    if (chase && chaseP > 0) {
+      const c = this.scratchChase;
+      this.table.write(fastCents(chase.card.market_value), false, c, 0);
+      mean += chaseP * c[T_EXPECTED]!;
+    }
+    const rest = chaseP < 1 ? 1 - chaseP : 0;
+    if (rest > 0)
+      for (let b = 0; b < bands.length; b++) {
+        const n = this.count[b]!;
+        const odds = bands[b]!.odds;
+        if (n > 0 && odds > 0) mean += ((rest * odds) / oddsSum / n) * this.expectedSum[b]!;
+      }
+    return mean;
+  }
+
   /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
   drawable(view: PackPool = this.template): boolean {
     const chase = view === this.template ? this.chase : view.chase;
@@ -356,6 +412,7 @@ export class IncrementalScorer {
     Object.assign(c, this, {
       sum: this.sum.slice(),
       stale: this.stale.slice(),
+      expectedSum: this.expectedSum.slice(),
       count: this.count.slice(),
       terms: this.terms.map((a) => a.slice()),
       slots: this.slots.map((a) => a.slice()),
