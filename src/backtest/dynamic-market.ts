@@ -13,10 +13,11 @@ import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
-import { IncrementalScorer } from '../strategy/incremental-score.js';
+import { IncrementalScorer, outcomeEvaluator } from '../strategy/incremental-score.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
+import { ValueGrid } from './value-grid.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
 
@@ -103,8 +104,8 @@ interface PackState {
   count: Int32Array;
   sum: Float64Array;
   size: Int32Array;
-  minCents: Float64Array;
-  spanCents: Float64Array;
+  /** Per band: the values a generated card can take (shared by the worker's paths). */
+  grids: ValueGrid[];
   sealed: Uint8Array;
   /** Band odds per risk level (t.pools order), by band. */
   odds: Float64Array[];
@@ -139,6 +140,8 @@ interface PackState {
 
 /** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
 interface PackStart {
+  /** Per band: the values (and their terms) a generated card can take. */
+  grids: ValueGrid[];
   count: Int32Array;
   sum: Float64Array;
   scorers: IncrementalScorer[];
@@ -174,7 +177,9 @@ function packStarts(model: BacktestModel): PackStart[] {
         sum[bi] = sum[bi]! + v;
       }
     });
-    return { count, sum, scorers, riskScorer };
+    const evaluator = outcomeEvaluator(model.strategy);
+    const grids = t.bands.map((bt) => new ValueGrid(bt.minCents, bt.maxCents, bt.sealed, evaluator));
+    return { grids, count, sum, scorers, riskScorer };
   });
   starts.set(model, list);
   return list;
@@ -223,8 +228,7 @@ export class DynamicMarket implements PathMarket {
         count: st.count.slice(),
         sum: st.sum.slice(),
         size: Int32Array.from(t.bands, (b) => b.size),
-        minCents: Float64Array.from(t.bands, (b) => b.minCents),
-        spanCents: Float64Array.from(t.bands, (b) => b.maxCents - b.minCents),
+        grids: st.grids,
         sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
         odds,
         live: new Int32Array(t.pools.length),
@@ -252,7 +256,7 @@ export class DynamicMarket implements PathMarket {
       for (let bi = 0; bi < t.bands.length; bi++) {
         if (p.count[bi]! > 0) this.liveChange(p, bi, 1);
         // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = p.count[bi]!; k < p.size[bi]!; k++) this.put(p, bi, this.newValue(p, bi));
+        for (let k = p.count[bi]!; k < p.size[bi]!; k++) this.newCard(p, bi);
       }
       p.gap = 0;
       for (let bi = 0; bi < t.bands.length; bi++) {
@@ -266,9 +270,15 @@ export class DynamicMarket implements PathMarket {
     this.nextTick = start + this.dyn.tick_seconds * 1000;
   }
 
-  /** A new card's value in band bi: uniform whole cents within the band's bounds. */
-  private newValue(p: PackState, bi: number): number {
-    return p.minCents[bi]! + Math.round(this.rng.next() * p.spanCents[bi]!);
+  /** A new card in band bi, its value drawn uniformly from the band's value grid. */
+  private newCard(p: PackState, bi: number): void {
+    const g = p.grids[bi]!;
+    const k = this.rng.int(g.size);
+    const at = g.termsAt(k);
+    const value = g.values[k]!;
+    this.counted(p, bi, value);
+    const scorers = p.scorers;
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.addTerms(bi, g.terms, at);
   }
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
@@ -279,13 +289,18 @@ export class DynamicMarket implements PathMarket {
 
   /** A card worth `value` enters band `bi` of pack p: its count, its sum and the pack's scorers. */
   private put(p: PackState, bi: number, value: number): void {
+    this.counted(p, bi, value);
+    const scorers = p.scorers;
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.addValue(bi, value);
+  }
+
+  /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
+  private counted(p: PackState, bi: number, value: number): void {
     const n = p.count[bi]! + 1;
     p.count[bi] = n;
     if (n === 1) this.liveChange(p, bi, 1);
     if (n <= p.size[bi]!) p.gap--;
     p.sum[bi] = p.sum[bi]! + value;
-    const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.addValue(bi, value);
   }
 
   /** The card at `position` of band `bi` leaves pack p; returns its value. */
@@ -434,7 +449,7 @@ export class DynamicMarket implements PathMarket {
         const whole = Math.floor(expected);
         const n = Math.min(gap, whole + (this.rng.next() < expected - whole ? 1 : 0));
         for (let i = 0; i < n; i++) {
-          this.put(p, bi, this.newValue(p, bi));
+          this.newCard(p, bi);
           p.changes++;
           p.cardCount++;
         }
@@ -456,7 +471,7 @@ export class DynamicMarket implements PathMarket {
         for (let bi = 0; bi < p.count.length; bi++) {
           const g = Math.max(0, p.size[bi]! - p.count[bi]!);
           if (x < g) {
-            this.put(p, bi, this.newValue(p, bi));
+            this.newCard(p, bi);
             p.changes++;
             p.cardCount++;
             break;
