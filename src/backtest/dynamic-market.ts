@@ -128,8 +128,9 @@ interface PackState {
   wasDrawable: boolean;
   /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
   mustRescore: boolean;
-  /** Whether any of the pack's rows was open-worthy when last scored. */
-  anyOpen: boolean;
+  /** Per risk level: its last row (null: nothing drawable; undefined: never scored) and drawability then. */
+  riskRows: (ScoreRow | null | undefined)[];
+  riskDrawable: Uint8Array;
   cardCount: number;
   /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
   gap: number;
@@ -248,7 +249,8 @@ export class DynamicMarket implements PathMarket {
         scoredEv: 0,
         wasDrawable: true,
         mustRescore: false,
-        anyOpen: true,
+        riskRows: t.pools.map(() => undefined),
+        riskDrawable: new Uint8Array(t.pools.length),
         cardCount: 0,
         gap: 0,
         rows: [],
@@ -500,18 +502,33 @@ export class DynamicMarket implements PathMarket {
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
-      if (!p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache && this.stillBelow(p, now, chase))
-        continue;
       const rows: ScoreRow[] = [];
+      let rescored = false;
       for (let r = 0; r < p.t.pools.length; r++) {
         const view = p.views[r]!;
-        view.available = p.t.pools[r]!.body.available && this.drawable(p, r, now);
+        const drawableR = this.drawable(p, r, now);
         view.chase = chase;
-        const row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+        const old = p.riskRows[r];
+        let row: ScoreRow | null;
+        if (
+          !p.mustRescore &&
+          old !== undefined &&
+          drawableR === (p.riskDrawable[r] === 1) &&
+          (old === null || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+        )
+          row = old;
+        else {
+          view.available = p.t.pools[r]!.body.available && drawableR;
+          row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+          p.riskRows[r] = row;
+          p.riskDrawable[r] = drawableR ? 1 : 0;
+          rescored = true;
+        }
         if (row) rows.push(row);
       }
+      // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
+      if (!rescored) continue;
       p.rows = rows;
-      p.anyOpen = rows.some((x) => x.decision.action === 'open');
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
@@ -531,24 +548,17 @@ export class DynamicMarket implements PathMarket {
   }
 
   /**
-   * Whether no row of pack p can be open-worthy now, so its rows (all waits) need no rescore:
-   * none was open when last scored, and at every risk level the realised mean the decision would
-   * read is below min_ev_ratio × price — `decide` (score.ts) then waits whatever else changed.
-   * The mean comes from running sums (equal to the row's within ~1e-12); a 1e-6 margin keeps a
-   * pool that close to the threshold rescored. Skipping changes no decision, only wait reasons.
+   * Whether risk level r of pack p cannot be open-worthy now, so its last row (a wait) stands: the
+   * realised mean the decision would read is below min_ev_ratio × price, and `decide` (score.ts)
+   * then waits whatever else changed. The mean comes from running sums (equal to the row's within
+   * ~1e-12); a 1e-6 margin keeps a pool that close to the threshold rescored. Keeping such a row
+   * changes no decision, only how stale its wait reason and numbers are.
    */
-  private stillBelow(p: PackState, now: number, chase: PackPool['chase']): boolean {
-    if (p.anyOpen) return false;
-    const min = this.model.strategy.open.min_ev_ratio;
-    for (let r = 0; r < p.t.pools.length; r++) {
-      const view = p.views[r]!;
-      const price = view.price * 100;
-      if (!(price > 0)) return false;
-      view.chase = chase;
-      const mean = p.scorers[p.riskScorer[r]!]!.realizedMean(view);
-      if (!(mean < min * price * (1 - 1e-6))) return false;
-    }
-    return true;
+  private stillBelow(p: PackState, r: number, view: PackPool): boolean {
+    const price = view.price * 100;
+    if (!(price > 0)) return false;
+    const mean = p.scorers[p.riskScorer[r]!]!.realizedMean(view);
+    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - 1e-6);
   }
 
   /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */
