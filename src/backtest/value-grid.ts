@@ -9,7 +9,7 @@
  */
 import { type OutcomeEvaluator, TERMS_STRIDE } from '../strategy/incremental-score.js';
 
-export const GRID_POINTS = 1024;
+export const GRID_POINTS = 256;
 
 export class ValueGrid {
   readonly size: number;
