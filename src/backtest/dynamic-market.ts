@@ -13,11 +13,11 @@ import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
-import { IncrementalScorer, outcomeEvaluator } from '../strategy/incremental-score.js';
+import { IncrementalScorer } from '../strategy/incremental-score.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
-import { ValueGrid } from './value-grid.js';
+import { valueGrid } from './value-grid.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
 
@@ -104,8 +104,9 @@ interface PackState {
   count: Int32Array;
   sum: Float64Array;
   size: Int32Array;
-  /** Per band: the values a generated card can take (shared by the worker's paths). */
-  grids: ValueGrid[];
+  /** Per band: the values a generated card can take, and their ids per scorer (shared by the worker's paths). */
+  grids: Float64Array[];
+  gridIds: Int32Array[][];
   sealed: Uint8Array;
   /** Band odds per risk level (t.pools order), by band. */
   odds: Float64Array[];
@@ -141,8 +142,9 @@ interface PackState {
 
 /** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
 interface PackStart {
-  /** Per band: the values (and their terms) a generated card can take. */
-  grids: ValueGrid[];
+  /** Per band: the values a generated card can take, and their ids in each scorer ([scorer][band]). */
+  grids: Float64Array[];
+  gridIds: Int32Array[][];
   count: Int32Array;
   sum: Float64Array;
   scorers: IncrementalScorer[];
@@ -178,9 +180,9 @@ function packStarts(model: BacktestModel): PackStart[] {
         sum[bi] = sum[bi]! + v;
       }
     });
-    const evaluator = outcomeEvaluator(model.strategy);
-    const grids = t.bands.map((bt) => new ValueGrid(bt.minCents, bt.maxCents, bt.sealed, evaluator));
-    return { grids, count, sum, scorers, riskScorer };
+    const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
+    const gridIds = scorers.map((s) => grids.map((g, bi) => Int32Array.from(g, (v) => s.valueId(bi, v))));
+    return { grids, gridIds, count, sum, scorers, riskScorer };
   });
   starts.set(model, list);
   return list;
@@ -230,6 +232,7 @@ export class DynamicMarket implements PathMarket {
         sum: st.sum.slice(),
         size: Int32Array.from(t.bands, (b) => b.size),
         grids: st.grids,
+        gridIds: st.gridIds,
         sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
         odds,
         live: new Int32Array(t.pools.length),
@@ -275,12 +278,10 @@ export class DynamicMarket implements PathMarket {
   /** A new card in band bi, its value drawn uniformly from the band's value grid. */
   private newCard(p: PackState, bi: number): void {
     const g = p.grids[bi]!;
-    const k = this.rng.int(g.size);
-    const at = g.termsAt(k);
-    const value = g.values[k]!;
-    this.counted(p, bi, value);
+    const k = this.rng.int(g.length);
+    this.counted(p, bi, g[k]!);
     const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.addTerms(bi, g.terms, at);
+    for (let i = 0; i < scorers.length; i++) scorers[i]!.addId(bi, p.gridIds[i]![bi]![k]!);
   }
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */

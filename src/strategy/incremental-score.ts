@@ -50,8 +50,6 @@ const T_X2 = 6;
 /** Share of the atom's probability on the fallback (1 − fill when listed, else 0). */
 const T_F2 = 7;
 const T = 8;
-/** Stride of a card's term record (`OutcomeEvaluator.write`, `IncrementalScorer.addTerms`). */
-export const TERMS_STRIDE = T;
 
 /** Entries of the evaluator's direct-mapped cache (a power of two). */
 const CACHE = 2048;
@@ -142,6 +140,38 @@ const S_LOSS = 4;
 const S_SOLD = 5;
 const K = 6;
 
+/**
+ * A band's distinct card values with their terms (stride T, loss at the scorer's price): cards are
+ * kept as ids into it, so a card change moves one integer, not a record. Append-only, so ids stay
+ * valid and clones share it.
+ */
+class BandValues {
+  terms = new Float64Array(16 * T);
+  size = 0;
+  private readonly ids = new Map<number, number>();
+
+  constructor(
+    private readonly evaluator: OutcomeEvaluator,
+    private readonly sealed: boolean,
+    private readonly priceCents: number,
+  ) {}
+
+  id(valueCents: number): number {
+    const known = this.ids.get(valueCents);
+    if (known !== undefined) return known;
+    const i = this.size++;
+    if (i * T >= this.terms.length) {
+      const g = new Float64Array(this.terms.length * 2);
+      g.set(this.terms);
+      this.terms = g;
+    }
+    this.evaluator.write(valueCents, this.sealed, this.terms, i * T);
+    this.terms[i * T + T_LOSS] = lossOf(this.terms, i * T, this.priceCents);
+    this.ids.set(valueCents, i);
+    return i;
+  }
+}
+
 export class IncrementalScorer {
   /**
    * Whether rows whose decision did not need `growth` compute it when read (default, exact like
@@ -162,8 +192,9 @@ export class IncrementalScorer {
   /** Per band, running Σ expected realised value (for `realizedMean`, a cheap change detector). */
   private readonly expectedSum: Float64Array;
   private readonly count: Int32Array;
-  /** Per band: the cards' terms per position (stride T), slot per position, position per slot (−1: absent). */
-  private readonly terms: Float64Array[];
+  /** Per band: its values table (shared with clones), value id per position, slot per position, position per slot (−1: absent). */
+  private readonly values: BandValues[];
+  private readonly cards: Int32Array[];
   private readonly slots: Int32Array[];
   private pos: Int32Array[];
 
@@ -187,7 +218,10 @@ export class IncrementalScorer {
     this.stale = new Uint8Array(n);
     this.expectedSum = new Float64Array(n);
     this.count = new Int32Array(n);
-    this.terms = template.bands.map(() => new Float64Array(8 * T));
+    this.values = copyOf
+      ? copyOf.values
+      : template.bands.map((b) => new BandValues(this.table, b.is_consolation, this.priceCents));
+    this.cards = template.bands.map(() => new Int32Array(8));
     this.slots = template.bands.map(() => new Int32Array(8));
     this.pos = template.bands.map(() => new Int32Array(8).fill(-1));
     if (copyOf) {
@@ -198,7 +232,7 @@ export class IncrementalScorer {
       this.stale.set(copyOf.stale);
       this.expectedSum.set(copyOf.expectedSum);
       this.count.set(copyOf.count);
-      this.terms = copyOf.terms.map((a) => a.slice());
+      this.cards = copyOf.cards.map((a) => a.slice());
       this.slots = copyOf.slots.map((a) => a.slice());
       this.pos = copyOf.pos.map((a) => a.slice());
     }
@@ -248,41 +282,29 @@ export class IncrementalScorer {
    * the same sequence of `addValue` / `removeAt` keep the same positions.
    */
   addValue(band: number, valueCents: number): void {
-    if (this.growthHold) this.detachGrowth();
-    const n = this.count[band]!;
-    if (n === this.slots[band]!.length) this.growBand(band);
-    const terms = this.terms[band]!;
-    const at = n * T;
-    this.table.write(valueCents, this.sealed[band]!, terms, at);
-    terms[at + T_LOSS] = lossOf(terms, at, this.priceCents);
-    this.slots[band]![n] = -1;
-    this.count[band] = n + 1;
-    this.stale[band] = 1;
-    this.expectedSum[band] = this.expectedSum[band]! + terms[at + T_EXPECTED]!;
+    this.addId(band, this.values[band]!.id(valueCents));
   }
 
-  /**
-   * `addValue` with the card's terms already written by this strategy's `OutcomeEvaluator` into
-   * `src` at `at` (a record of TERMS_STRIDE numbers): owners that draw values from a fixed set
-   * evaluate each value once and copy it here, instead of evaluating every card.
-   */
-  addTerms(band: number, src: Float64Array, at: number): void {
+  /** The id of `valueCents` in band `band`'s values (for `addId`; stable for this scorer and its clones). */
+  valueId(band: number, valueCents: number): number {
+    return this.values[band]!.id(valueCents);
+  }
+
+  /** `addValue` of the value with id `id` (from `valueId`): no look-up on the hot path. */
+  addId(band: number, id: number): void {
     if (this.growthHold) this.detachGrowth();
     const n = this.count[band]!;
     if (n === this.slots[band]!.length) this.growBand(band);
-    const terms = this.terms[band]!;
-    const to = n * T;
-    for (let i = 0; i < T; i++) terms[to + i] = src[at + i]!;
-    terms[to + T_LOSS] = lossOf(terms, to, this.priceCents);
+    this.cards[band]![n] = id;
     this.slots[band]![n] = -1;
     this.count[band] = n + 1;
     this.stale[band] = 1;
-    this.expectedSum[band] = this.expectedSum[band]! + terms[to + T_EXPECTED]!;
+    this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.terms[id * T + T_EXPECTED]!;
   }
 
   /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
   valueAt(band: number, position: number): number {
-    return this.terms[band]![position * T + T_VALUE]!;
+    return this.values[band]!.terms[this.cards[band]![position]! * T + T_VALUE]!;
   }
 
   /** Removes card `slot` from `band` (swap-remove, O(1)). */
@@ -294,19 +316,15 @@ export class IncrementalScorer {
   /** Removes the card at `position` of `band`: the band's last card takes its position. */
   removeAt(band: number, position: number): void {
     if (this.growthHold) this.detachGrowth();
-    const terms = this.terms[band]!;
+    const cards = this.cards[band]!;
     const slots = this.slots[band]!;
     const last = this.count[band]! - 1;
     // Back to an exact zero when the band empties: the running sum never drifts far.
-    this.expectedSum[band] = last === 0 ? 0 : this.expectedSum[band]! - terms[position * T + T_EXPECTED]!;
+    this.expectedSum[band] =
+      last === 0 ? 0 : this.expectedSum[band]! - this.values[band]!.terms[cards[position]! * T + T_EXPECTED]!;
     const slot = slots[position]!;
     const lastSlot = slots[last]!;
-    if (position !== last) {
-      // By hand: copyWithin's call costs more than eight stores.
-      const to = position * T;
-      const from = last * T;
-      for (let i = 0; i < T; i++) terms[to + i] = terms[from + i]!;
-    }
+    cards[position] = cards[last]!;
     slots[position] = lastSlot;
     if (lastSlot >= 0) this.pos[band]![lastSlot] = position;
     if (slot >= 0) this.pos[band]![slot] = -1;
@@ -320,23 +338,23 @@ export class IncrementalScorer {
     this.add(band, slot, valueCents);
   }
 
-  /** Rows made since the last change whose growth is not read yet: they get a copy of the terms. */
-  private growthHold: { terms: Float64Array[] | null; counts: Int32Array | null } | null = null;
+  /** Rows made since the last change whose growth is not read yet: they get a copy of the card ids. */
+  private growthHold: { cards: Int32Array[] | null; counts: Int32Array | null } | null = null;
   private detachGrowth(): void {
     const h = this.growthHold!;
     // One buffer for every band (views into it): one allocation instead of one per band.
     let total = 0;
-    for (let b = 0; b < this.count.length; b++) total += this.count[b]! * T;
-    const flat = new Float64Array(total);
-    const terms: Float64Array[] = [];
+    for (let b = 0; b < this.count.length; b++) total += this.count[b]!;
+    const flat = new Int32Array(total);
+    const cards: Int32Array[] = [];
     let at = 0;
     for (let b = 0; b < this.count.length; b++) {
-      const n = this.count[b]! * T;
-      flat.set(this.terms[b]!.subarray(0, n), at);
-      terms.push(flat.subarray(at, at + n));
+      const n = this.count[b]!;
+      flat.set(this.cards[b]!.subarray(0, n), at);
+      cards.push(flat.subarray(at, at + n));
       at += n;
     }
-    h.terms = terms;
+    h.cards = cards;
     h.counts = this.count.slice();
     this.growthHold = null;
   }
@@ -346,22 +364,24 @@ export class IncrementalScorer {
     const slots = new Int32Array(cap);
     slots.set(this.slots[band]!);
     this.slots[band] = slots;
-    const terms = new Float64Array(cap * T);
-    terms.set(this.terms[band]!);
-    this.terms[band] = terms;
+    const cards = new Int32Array(cap);
+    cards.set(this.cards[band]!);
+    this.cards[band] = cards;
   }
 
   /** Band `band`'s sums, taken afresh from its cards' terms (in position order). */
   private refresh(band: number): void {
-    const terms = this.terms[band]!;
-    const end = this.count[band]! * T;
+    const terms = this.values[band]!.terms;
+    const cards = this.cards[band]!;
+    const n = this.count[band]!;
     let value = 0;
     let value2 = 0;
     let expected = 0;
     let ex2 = 0;
     let loss = 0;
     let sold = 0;
-    for (let at = 0; at < end; at += T) {
+    for (let i = 0; i < n; i++) {
+      const at = cards[i]! * T;
       const v = terms[at + T_VALUE]!;
       value += v;
       value2 += v * v;
@@ -499,14 +519,15 @@ export class IncrementalScorer {
     let lazyGrowth: (() => number) | null = null;
     if (withGrowth && !this.growthOnDemand) {
       // Read only by the decision, synchronously, over the live outcomes: no copy to keep.
-      lazyGrowth = () => growthOf(balance, priceCents, chaseP, chaseTerms, each, this.terms, this.count);
+      lazyGrowth = () =>
+        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
     } else if (withGrowth) {
       // Outcomes as they are now: the row stays right whatever the scorer sees later. They are
       // copied only if the scorer changes before growth is read (copy on write, shared by the rows
       // made since the last change); until then the live arrays are the same outcomes.
       let hold = this.growthHold;
       if (!hold) {
-        hold = { terms: null, counts: null };
+        hold = { cards: null, counts: null };
         this.growthHold = hold;
       }
       const h = hold;
@@ -517,7 +538,8 @@ export class IncrementalScorer {
           chaseP,
           chaseTerms,
           each,
-          h.terms ?? this.terms,
+          this.values,
+          h.cards ?? this.cards,
           h.counts ?? this.count,
         );
     }
@@ -570,7 +592,7 @@ export class IncrementalScorer {
       const odds = n > 0 ? b.odds : 0;
       if (odds > 0)
         for (let k = 0; k < n; k++) {
-          const v = this.terms[i]![k * T + T_VALUE]!;
+          const v = this.valueAt(i, k);
           cards.push({
             id: `s${this.slots[i]![k]}`,
             name: 'card',
@@ -625,7 +647,8 @@ function growthOf(
   chaseP: number,
   chaseTerms: Float64Array | null,
   each: Float64Array,
-  terms: readonly Float64Array[],
+  values: readonly BandValues[],
+  cards: readonly Int32Array[],
   counts: Int32Array,
 ): number {
   const base = balance - priceCents;
@@ -638,12 +661,13 @@ function growthOf(
     if (p2 > 0) growth += p2 * (Math.log(base + d[at + T_X2]!) - logB);
   };
   if (chaseTerms) add(chaseP, chaseTerms, 0);
-  for (let b = 0; b < terms.length; b++) {
+  for (let b = 0; b < cards.length; b++) {
     const p = each[b]!;
     if (!(p > 0)) continue;
-    const d = terms[b]!;
+    const d = values[b]!.terms;
+    const ids = cards[b]!;
     const n = counts[b]!;
-    for (let k = 0; k < n; k++) add(p, d, k * T);
+    for (let k = 0; k < n; k++) add(p, d, ids[k]! * T);
   }
   return growth;
 }
