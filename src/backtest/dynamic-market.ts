@@ -142,6 +142,11 @@ interface PackState {
 
 /** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
 interface PackStart {
+  size: Int32Array;
+  sealed: Uint8Array;
+  odds: Float64Array[];
+  standard: number;
+  views: PackPool[];
   /** Per band: the values a generated card can take, and their ids in each scorer ([scorer][band]). */
   grids: Float64Array[];
   gridIds: Int32Array[][];
@@ -182,10 +187,45 @@ function packStarts(model: BacktestModel): PackStart[] {
     });
     const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
     const gridIds = scorers.map((s) => grids.map((g, bi) => Int32Array.from(g, (v) => s.valueId(bi, v))));
-    return { grids, gridIds, count, sum, scorers, riskScorer };
+    return {
+      size: Int32Array.from(t.bands, (b) => b.size),
+      sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
+      odds: t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0)),
+      standard: t.pools.findIndex((x) => x.risk === 'standard'),
+      views: t.pools.map((x) => scorerTemplate(t, x)),
+      grids,
+      gridIds,
+      count,
+      sum,
+      scorers,
+      riskScorer,
+    };
   });
   starts.set(model, list);
   return list;
+}
+
+interface Settings {
+  dyn: Dynamics;
+  rules: Rules;
+  rescoreMs: number;
+}
+
+const settingsCache = new WeakMap<DynamicsInput, Settings>();
+const NO_OVERRIDES: DynamicsInput = {};
+
+/** Rates validated once per overrides object (zod per path cost as much as a day of the world). */
+function settingsFor(overrides: DynamicsInput): Settings {
+  const cached = settingsCache.get(overrides);
+  if (cached) return cached;
+  const { rescore_minutes, ...rates } = overrides;
+  const s = {
+    dyn: DynamicsSpec.parse(rates),
+    rules: RulesSpec.parse({}),
+    rescoreMs: (rescore_minutes ?? 240) * 60_000,
+  };
+  settingsCache.set(overrides, s);
+  return s;
 }
 
 export class DynamicMarket implements PathMarket {
@@ -207,12 +247,12 @@ export class DynamicMarket implements PathMarket {
     private readonly model: BacktestModel,
     seed: number,
     pathIndex: number,
-    overrides: DynamicsInput = {},
+    overrides: DynamicsInput = NO_OVERRIDES,
   ) {
-    const { rescore_minutes, ...rates } = overrides;
-    this.dyn = DynamicsSpec.parse(rates);
-    this.rules = RulesSpec.parse({});
-    this.rescoreMs = (rescore_minutes ?? 240) * 60_000;
+    const settings = settingsFor(overrides);
+    this.dyn = settings.dyn;
+    this.rules = settings.rules;
+    this.rescoreMs = settings.rescoreMs;
     // The world's own stream: separate from the path's draws so one cannot shift the other.
     this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
@@ -225,18 +265,17 @@ export class DynamicMarket implements PathMarket {
         this.poolRisk[p.index] = r;
       });
       const st = begin[pi]!;
-      const odds = t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0));
       const p: PackState = {
         t,
         count: st.count.slice(),
         sum: st.sum.slice(),
-        size: Int32Array.from(t.bands, (b) => b.size),
+        size: st.size,
         grids: st.grids,
         gridIds: st.gridIds,
-        sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
-        odds,
+        sealed: st.sealed,
+        odds: st.odds,
         live: new Int32Array(t.pools.length),
-        standard: t.pools.findIndex((x) => x.risk === 'standard'),
+        standard: st.standard,
         scorers: st.scorers.map((s) => {
           const c = s.clone();
           // decideOpen never reads a row's growth: only the decision computes it (same decisions).
@@ -244,7 +283,9 @@ export class DynamicMarket implements PathMarket {
           return c;
         }),
         riskScorer: st.riskScorer,
-        views: t.pools.map((x) => scorerTemplate(t, x)),
+        // Shared by the worker's paths, which run one after the other: `available` and `chase` are
+        // set before every read.
+        views: st.views,
         chaseP: t.chase ? t.chase.probability : 0,
         chaseHit: false,
         chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,

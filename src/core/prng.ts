@@ -4,6 +4,9 @@
  */
 export class Rng {
   private a: number;
+  /** `poisson`'s last mean and e^−mean. */
+  private poissonMean = Number.NaN;
+  private poissonP0 = 0;
   private b: number;
   private c: number;
   private d: number;
@@ -70,7 +73,12 @@ export class Rng {
       rest -= 500;
     }
     const u = this.next();
-    let p = Math.exp(-rest);
+    // The same mean comes back tick after tick: e^−mean is computed once for it.
+    if (rest !== this.poissonMean) {
+      this.poissonMean = rest;
+      this.poissonP0 = Math.exp(-rest);
+    }
+    let p = this.poissonP0;
     let cdf = p;
     let k = 0;
     // p reaches 0 only far in the tail, where rounding could keep cdf just below u forever.

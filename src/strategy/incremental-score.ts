@@ -147,6 +147,9 @@ const K = 6;
  */
 class BandValues {
   terms = new Float64Array(16 * T);
+  /** Value and expected realised value by id, apart: what every card change reads (cache-dense). */
+  value = new Float64Array(16);
+  expected = new Float64Array(16);
   size = 0;
   private readonly ids = new Map<number, number>();
 
@@ -160,13 +163,20 @@ class BandValues {
     const known = this.ids.get(valueCents);
     if (known !== undefined) return known;
     const i = this.size++;
-    if (i * T >= this.terms.length) {
-      const g = new Float64Array(this.terms.length * 2);
-      g.set(this.terms);
-      this.terms = g;
+    if (i >= this.value.length) {
+      const grow = (a: Float64Array) => {
+        const g = new Float64Array(a.length * 2);
+        g.set(a);
+        return g;
+      };
+      this.terms = grow(this.terms);
+      this.value = grow(this.value);
+      this.expected = grow(this.expected);
     }
     this.evaluator.write(valueCents, this.sealed, this.terms, i * T);
     this.terms[i * T + T_LOSS] = lossOf(this.terms, i * T, this.priceCents);
+    this.value[i] = this.terms[i * T + T_VALUE]!;
+    this.expected[i] = this.terms[i * T + T_EXPECTED]!;
     this.ids.set(valueCents, i);
     return i;
   }
@@ -299,12 +309,12 @@ export class IncrementalScorer {
     this.slots[band]![n] = -1;
     this.count[band] = n + 1;
     this.stale[band] = 1;
-    this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.terms[id * T + T_EXPECTED]!;
+    this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
   }
 
   /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
   valueAt(band: number, position: number): number {
-    return this.values[band]!.terms[this.cards[band]![position]! * T + T_VALUE]!;
+    return this.values[band]!.value[this.cards[band]![position]!]!;
   }
 
   /** Removes card `slot` from `band` (swap-remove, O(1)). */
@@ -321,7 +331,7 @@ export class IncrementalScorer {
     const last = this.count[band]! - 1;
     // Back to an exact zero when the band empties: the running sum never drifts far.
     this.expectedSum[band] =
-      last === 0 ? 0 : this.expectedSum[band]! - this.values[band]!.terms[cards[position]! * T + T_EXPECTED]!;
+      last === 0 ? 0 : this.expectedSum[band]! - this.values[band]!.expected[cards[position]!]!;
     const slot = slots[position]!;
     const lastSlot = slots[last]!;
     cards[position] = cards[last]!;
