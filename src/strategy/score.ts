@@ -330,13 +330,20 @@ function decide(
   // and fail again at every retry. A count below one (not reported) leaves the quantity as is.
   if (cards >= 1) quantity = Math.min(quantity, cards);
   if (ctx.balanceCents !== undefined) {
+    // Outcomes are never negative, so the growth is finite exactly when the balance exceeds the price.
+    if (!(ctx.balanceCents > price && ctx.balanceCents > 0)) return wait('balance does not cover the price');
+    if (strategy.open.sizing === 'fixed') return { action: 'open', quantity };
+    const lower = 'opening would lower expected log-growth of the balance';
+    // No edge: growth ≤ log E[1 + u] ≤ 0 (Jensen), no need to compute it.
+    if (!estimated && mean <= price) return wait(lower);
+    // Below one pack the answer is wait whatever the growth's sign: it is computed only when
+    // it can change the action (an O(cards) sum of logs per row otherwise).
+    const sized = Math.floor((kelly ?? 0) * strategy.open.kelly_fraction);
+    if (sized < 1) return wait('Kelly size below one pack at this balance');
     // A proven sign (finite growth, > 0 or ≤ 0) decides as the exact growth would, unread.
     const growth = growthSign !== 0 ? growthSign : growthOf();
     if (growth === null) return wait('balance does not cover the price');
-    if (strategy.open.sizing === 'fixed') return { action: 'open', quantity };
-    if (growth <= 0) return wait('opening would lower expected log-growth of the balance');
-    const sized = Math.floor((kelly ?? 0) * strategy.open.kelly_fraction);
-    if (sized < 1) return wait('Kelly size below one pack at this balance');
+    if (growth <= 0) return wait(lower);
     quantity = Math.min(quantity, sized);
   }
   return { action: 'open', quantity };

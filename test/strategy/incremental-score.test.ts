@@ -178,7 +178,11 @@ describe('IncrementalScorer', () => {
     });
 
   it('decides by a proven growth sign exactly as by the computed growth (Kelly, balances near the price)', () => {
-    const s = strategy({ open: { min_ev_ratio: 0, sizing: 'kelly', kelly_fraction: 0.5 } });
+    // A full Kelly fraction: the growth is needed (sized ≥ 1) more often, near the price too.
+    const s = strategy({
+      open: { min_ev_ratio: 0, sizing: 'kelly', kelly_fraction: 1 },
+      budget: { min_balance_usd: 0 },
+    });
     const rng = new Rng(7);
     let proven = 0;
     let computed = 0;
@@ -211,6 +215,20 @@ describe('IncrementalScorer', () => {
         else expect(fast.growth).toBeNull();
         seen.add(inc.decision.action === 'open' ? 'open' : inc.decision.reason);
         expectSameRow(inc, ref, pool, s, balance);
+      }
+    }
+    // A steady pool a little above its price, at balances just above the price: Kelly sizes it
+    // at once, the two-moment bound cannot settle the sign there, so the growth is computed.
+    for (const risk of [0, 1, 2]) {
+      const scorer = new IncrementalScorer(template(risk, 10, false), s);
+      for (let k = 0; k < 40; k++) scorer.add(1, k, 1600 + rng.int(100));
+      const pool = scorer.body();
+      for (const balance of [1001, 1003, 1010, 1050]) {
+        const inc = scorer.row({ balanceCents: balance })!;
+        if (Object.getOwnPropertyDescriptor(inc, 'growth')?.get === undefined) computed++;
+        expect(inc.decision).toEqual(scorePool(pool, s, { balanceCents: balance }).decision);
+        expectSameRow(inc, scorePool(pool, s, { balanceCents: balance }), pool, s, balance);
+        seen.add(inc.decision.action === 'open' ? 'open' : inc.decision.reason);
       }
     }
     // Both the proven and the computed paths ran, and both outcomes of the growth test occurred.

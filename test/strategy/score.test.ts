@@ -115,9 +115,22 @@ describe('scorePool on hand-computed pools', () => {
       action: 'open',
       quantity: 3,
     });
-    // 120 USD: a 1% shot at 750 cannot carry the 99% of small losses at this size.
+    // 120 USD: a 1% shot at 750 cannot carry the 99% of small losses at this size (growth < 0);
+    // Kelly is below one pack too, which decides without the growth.
     const poor = scorePool(chaseOnTop, handStrategy, { balanceCents: 12_000 });
-    expect(poor.decision).toMatchObject({ action: 'wait', reason: expect.stringMatching(/log-growth/) });
+    expect(poor.growth!).toBeLessThan(0);
+    expect(poor.decision).toMatchObject({
+      action: 'wait',
+      reason: expect.stringMatching(/Kelly size below/),
+    });
+    // No edge at all: waits on growth (≤ 0 by Jensen) whatever the balance.
+    const noEdge = strategy({ open: { min_ev_ratio: 0 }, sell: { list: { fill: linearFill } } });
+    expect(
+      scorePool({ ...chaseOnTop, price: 20 }, noEdge, { balanceCents: 10_000_000 }).decision,
+    ).toMatchObject({
+      action: 'wait',
+      reason: expect.stringMatching(/log-growth/),
+    });
     // 1100 USD: growth > 0 but bankroll 1000 × edge 2.88 / variance ≈ 3205 ≈ 0.9 packs; half-Kelly < 1.
     const small = scorePool(chaseOnTop, handStrategy, { balanceCents: 110_000 });
     expect(small.growth!).toBeGreaterThan(0);
