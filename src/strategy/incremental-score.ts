@@ -206,6 +206,8 @@ export class IncrementalScorer {
   private readonly values: BandValues[];
   private readonly cards: Int32Array[];
   private readonly slots: Int32Array[];
+  /** Whether any card was added with a slot (else slots and positions are not kept: positional use). */
+  private bySlot = false;
   private pos: Int32Array[];
 
   /**
@@ -243,6 +245,7 @@ export class IncrementalScorer {
       this.expectedSum.set(copyOf.expectedSum);
       this.count.set(copyOf.count);
       this.cards = copyOf.cards.map((a) => a.slice());
+      this.bySlot = copyOf.bySlot;
       this.slots = copyOf.slots.map((a) => a.slice());
       this.pos = copyOf.pos.map((a) => a.slice());
     }
@@ -280,6 +283,11 @@ export class IncrementalScorer {
       g.set(this.pos[band]!);
       this.pos[band] = g;
     }
+    if (!this.bySlot) {
+      // From positional to slotted use: cards added so far have no slot.
+      for (let b = 0; b < this.slots.length; b++) this.slots[b]!.fill(-1, 0, this.count[b]!);
+      this.bySlot = true;
+    }
     const n = this.count[band]!;
     this.addValue(band, valueCents);
     this.slots[band]![n] = slot;
@@ -304,9 +312,9 @@ export class IncrementalScorer {
   addId(band: number, id: number): void {
     if (this.growthHold) this.detachGrowth();
     const n = this.count[band]!;
-    if (n === this.slots[band]!.length) this.growBand(band);
+    if (n === this.cards[band]!.length) this.growBand(band);
     this.cards[band]![n] = id;
-    this.slots[band]![n] = -1;
+    if (this.bySlot) this.slots[band]![n] = -1;
     this.count[band] = n + 1;
     this.stale[band] = 1;
     this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
@@ -327,17 +335,19 @@ export class IncrementalScorer {
   removeAt(band: number, position: number): void {
     if (this.growthHold) this.detachGrowth();
     const cards = this.cards[band]!;
-    const slots = this.slots[band]!;
     const last = this.count[band]! - 1;
     // Back to an exact zero when the band empties: the running sum never drifts far.
     this.expectedSum[band] =
       last === 0 ? 0 : this.expectedSum[band]! - this.values[band]!.expected[cards[position]!]!;
-    const slot = slots[position]!;
-    const lastSlot = slots[last]!;
     cards[position] = cards[last]!;
-    slots[position] = lastSlot;
-    if (lastSlot >= 0) this.pos[band]![lastSlot] = position;
-    if (slot >= 0) this.pos[band]![slot] = -1;
+    if (this.bySlot) {
+      const slots = this.slots[band]!;
+      const slot = slots[position]!;
+      const lastSlot = slots[last]!;
+      slots[position] = lastSlot;
+      if (lastSlot >= 0) this.pos[band]![lastSlot] = position;
+      if (slot >= 0) this.pos[band]![slot] = -1;
+    }
     this.count[band] = last;
     this.stale[band] = 1;
   }
@@ -370,7 +380,7 @@ export class IncrementalScorer {
   }
 
   private growBand(band: number): void {
-    const cap = this.slots[band]!.length * 2;
+    const cap = this.cards[band]!.length * 2;
     const slots = new Int32Array(cap);
     slots.set(this.slots[band]!);
     this.slots[band] = slots;
