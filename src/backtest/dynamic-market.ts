@@ -112,6 +112,11 @@ interface PackState {
   odds: Float64Array[];
   /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
   live: Int32Array;
+  /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
+  cum: Float64Array;
+  cumTotal: Float64Array;
+  lastLive: Int32Array;
+  cumDirty: boolean;
   /** Position of the 'standard' risk level in t.pools, −1 if none. */
   standard: number;
   /** Incremental scorers (one per distinct price), fed every card change. */
@@ -275,6 +280,10 @@ export class DynamicMarket implements PathMarket {
         sealed: st.sealed,
         odds: st.odds,
         live: new Int32Array(t.pools.length),
+        cum: new Float64Array(t.pools.length * t.bands.length),
+        cumTotal: new Float64Array(t.pools.length),
+        lastLive: new Int32Array(t.pools.length),
+        cumDirty: true,
         standard: st.standard,
         scorers: st.scorers.map((s) => {
           const c = s.clone();
@@ -325,9 +334,30 @@ export class DynamicMarket implements PathMarket {
     for (let i = 0; i < scorers.length; i++) scorers[i]!.addId(bi, p.gridIds[i]![bi]![k]!);
   }
 
+  /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
+  private rebuildCum(p: PackState): void {
+    const nb = p.count.length;
+    for (let r = 0; r < p.odds.length; r++) {
+      const odds = p.odds[r]!;
+      let acc = 0;
+      let last = -1;
+      for (let i = 0; i < nb; i++) {
+        if (p.count[i]! > 0 && odds[i]! > 0) {
+          acc += odds[i]!;
+          last = i;
+        }
+        p.cum[r * nb + i] = acc;
+      }
+      p.cumTotal[r] = acc;
+      p.lastLive[r] = last;
+    }
+    p.cumDirty = false;
+  }
+
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
   private liveChange(p: PackState, bi: number, d: number): void {
     this.openDirty = true;
+    p.cumDirty = true;
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
@@ -383,21 +413,21 @@ export class DynamicMarket implements PathMarket {
       this.lastBand = -1;
       return -1;
     }
-    const odds = p.odds[r]!;
     const count = p.count;
     const nb = count.length;
-    let total = 0;
-    for (let i = 0; i < nb; i++) if (count[i]! > 0) total += odds[i]!;
+    if (p.cumDirty) this.rebuildCum(p);
+    const total = p.cumTotal[r]!;
     if (!(total > 0)) return -2;
-    let x = rng.next() * total;
-    let chosen = -1;
-    for (let i = 0; i < nb; i++) {
-      const w = count[i]! > 0 ? odds[i]! : 0;
-      if (w <= 0) continue;
-      chosen = i;
-      if (x < w) break;
-      x -= w;
-    }
+    const x = rng.next() * total;
+    const cum = p.cum;
+    const base = r * nb;
+    // The first live band whose running odds exceed x (the last live one if rounding overshoots).
+    let chosen = p.lastLive[r]!;
+    for (let i = 0; i < nb; i++)
+      if (x < cum[base + i]! && count[i]! > 0) {
+        chosen = i;
+        break;
+      }
     const value = this.takeAt(p, chosen, rng.int(count[chosen]!));
     p.changes++;
     p.cardCount--;
