@@ -14,7 +14,7 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
-import type { ScoreRow } from '../strategy/score.js';
+import { excludedBy, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
 import { valueGrid } from './value-grid.js';
@@ -110,6 +110,11 @@ interface PackState {
   sealed: Uint8Array;
   /** Band odds per risk level (t.pools order), by band. */
   odds: Float64Array[];
+  /**
+   * The strategy excludes every risk level of the pack: its rows wait whatever it holds, so only
+   * its band counts are kept (other users still open it while it has cards), not its cards.
+   */
+  ignored: boolean;
   /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
@@ -147,6 +152,7 @@ interface PackState {
 
 /** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
 interface PackStart {
+  ignored: boolean;
   size: Int32Array;
   sealed: Uint8Array;
   odds: Float64Array[];
@@ -193,6 +199,7 @@ function packStarts(model: BacktestModel): PackStart[] {
     const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
     const gridIds = scorers.map((s) => grids.map((g, bi) => Int32Array.from(g, (v) => s.valueId(bi, v))));
     return {
+      ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
       size: Int32Array.from(t.bands, (b) => b.size),
       sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
       odds: t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0)),
@@ -279,6 +286,7 @@ export class DynamicMarket implements PathMarket {
         gridIds: st.gridIds,
         sealed: st.sealed,
         odds: st.odds,
+        ignored: st.ignored,
         live: new Int32Array(t.pools.length),
         cum: new Float64Array(t.pools.length * t.bands.length),
         cumTotal: new Float64Array(t.pools.length),
@@ -327,6 +335,10 @@ export class DynamicMarket implements PathMarket {
 
   /** A new card in band bi, its value drawn uniformly from the band's value grid. */
   private newCard(p: PackState, bi: number): void {
+    if (p.ignored) {
+      this.counted(p, bi, 0);
+      return;
+    }
     const g = p.grids[bi]!;
     const k = this.rng.int(g.length);
     this.counted(p, bi, g[k]!);
@@ -380,13 +392,13 @@ export class DynamicMarket implements PathMarket {
   /** The card at `position` of band `bi` leaves pack p; returns its value. */
   private takeAt(p: PackState, bi: number, position: number): number {
     const scorers = p.scorers;
-    const value = scorers[0]!.valueAt(bi, position);
+    const value = p.ignored ? 0 : scorers[0]!.valueAt(bi, position);
     const n = p.count[bi]! - 1;
     p.count[bi] = n;
     if (n === 0) this.liveChange(p, bi, -1);
     if (n < p.size[bi]!) p.gap++;
     p.sum[bi] = p.sum[bi]! - value;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.removeAt(bi, position);
+    if (!p.ignored) for (let i = 0; i < scorers.length; i++) scorers[i]!.removeAt(bi, position);
     return value;
   }
 
@@ -428,7 +440,7 @@ export class DynamicMarket implements PathMarket {
         chosen = i;
         break;
       }
-    const value = this.takeAt(p, chosen, rng.int(count[chosen]!));
+    const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
     p.changes++;
     p.cardCount--;
     this.lastBand = chosen;
@@ -567,6 +579,8 @@ export class DynamicMarket implements PathMarket {
     let changed = this.rowsCache === null;
     const ctx = { balanceCents, maxQuantity: this.model.maxQuantity };
     for (const p of this.packs) {
+      // Excluded packs are scored once (their rows wait, "excluded by the strategy", for good).
+      if (p.ignored && p.riskRows[0] !== undefined && this.rowsCache) continue;
       let drawableNow = false;
       for (let r = 0; r < p.t.pools.length; r++) if (this.drawable(p, r, now)) drawableNow = true;
       // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.

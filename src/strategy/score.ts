@@ -142,7 +142,8 @@ export function realizedStats(
   };
 }
 
-function excludedBy(pool: PackPool, strategy: Strategy): string | null {
+/** Why the strategy never opens this pool (category, pack or risk level filters), or null. */
+export function excludedBy(pool: PackPool, strategy: Strategy): string | null {
   const p = strategy.packs;
   if (!(p.categories as readonly string[]).includes(pool.category))
     return `category ${pool.category} not in strategy`;
