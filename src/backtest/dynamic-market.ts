@@ -12,7 +12,7 @@ import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
-import { decideListing } from '../strategy/decide-listing.js';
+import { decideListing, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
 import { excludedBy, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
@@ -720,21 +720,26 @@ export class DynamicMarket implements PathMarket {
     l.outcome = 'pending';
   }
 
+  private readonly listingView: ListingView = {
+    priceCents: 0,
+    listedAt: 0,
+    marketValueCents: 0,
+    basisValueCents: 0,
+    lockedValueUntil: 0,
+  };
+
   /** Replays `decideListing` at each due time; between decisions the market's fill hazard applies. */
   step(l: Listing, now: number): number {
     if (l.outcome === 'sold') return STEP_SOLD;
     const market = this.valueNow(l);
-    const d = decideListing(
-      {
-        priceCents: l.priceCents,
-        listedAt: l.listedAt,
-        marketValueCents: market,
-        basisValueCents: l.basisCents,
-        lockedValueUntil: l.pulledAt + LOCK_MS,
-      },
-      this.model.strategy,
-      now,
-    );
+    // One view object for every step (decideListing only reads it).
+    const v = this.listingView;
+    v.priceCents = l.priceCents;
+    v.listedAt = l.listedAt;
+    v.marketValueCents = market;
+    v.basisValueCents = l.basisCents;
+    v.lockedValueUntil = l.pulledAt + LOCK_MS;
+    const d = decideListing(v, this.model.strategy, now);
     if (d.action === 'delist_and_sell_back') {
       l.amountCents = this.holdValue(l, now);
       l.outcome = 'sold_back';

@@ -135,11 +135,10 @@ export function runPath(
       for (let i = listings.length - 1; i >= 0; i--) {
         const l = listings[i]!;
         if (l.eventAt <= t) {
-          listedHold -= market.holdValue(l, l.listedAt);
           const r = market.step(l, t, rng);
-          if (r === STEP_CONTINUE) {
-            listedHold += market.holdValue(l, l.listedAt);
-          } else {
+          if (r !== STEP_CONTINUE) {
+            // A listing counts at its sell-back value as of listing (fixed per listing) while it lasts.
+            listedHold -= market.holdValue(l, l.listedAt);
             cash += l.amountCents;
             poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
             if (r === STEP_SOLD) listingProceeds += l.amountCents;
