@@ -69,33 +69,43 @@ export function decideOpen(
   if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown)
     return { action: 'wait', reason: 'strategy cool-down', until: state.lastPurchaseAt + cooldown };
 
-  const candidates = rows.filter((r) => r.decision.action === 'open').sort(compareRows);
-  if (candidates.length === 0) {
-    // The first row in compareRows order: a scan, not a sort (this runs at every idle slot).
-    let best: ScoreRow | undefined;
-    for (const r of rows) if (best === undefined || compareRows(r, best) < 0) best = r;
-    const why =
-      best && best.decision.action === 'wait'
-        ? `; best: ${best.pack_type}/${best.risk_level}: ${best.decision.reason}`
-        : '';
-    return { action: 'wait', reason: `no pack meets the strategy${why}` };
-  }
-  const headroom = spendHeadroom(state, strategy);
-  for (const row of candidates) {
+  // The first open row in compareRows order whose quantity reaches one: a scan for the least such
+  // row (compareRows is a total order on distinct pools), not a filter and sort per slot.
+  let headroom: ReturnType<typeof spendHeadroom> | null = null;
+  let best: ScoreRow | undefined;
+  let bestQuantity = 0;
+  let bestPrice = 0;
+  for (const row of rows) {
     if (row.decision.action !== 'open') continue;
+    headroom ??= spendHeadroom(state, strategy);
     const price = toCents(row.price);
     const affordable = price > 0 ? Math.floor(headroom.cents / price) : Number.POSITIVE_INFINITY;
     const quantity = Math.min(row.decision.quantity, state.packsLeftToday, affordable);
-    if (quantity >= 1)
-      return {
-        action: 'open',
-        category: row.category,
-        pack_type: row.pack_type,
-        risk_level: row.risk_level,
-        quantity,
-        priceCents: price,
-      };
+    if (quantity >= 1 && (best === undefined || compareRows(row, best) < 0)) {
+      best = row;
+      bestQuantity = quantity;
+      bestPrice = price;
+    }
   }
+  if (headroom === null) {
+    // The first row in compareRows order: a scan, not a sort (this runs at every idle slot).
+    let first: ScoreRow | undefined;
+    for (const r of rows) if (first === undefined || compareRows(r, first) < 0) first = r;
+    const why =
+      first && first.decision.action === 'wait'
+        ? `; best: ${first.pack_type}/${first.risk_level}: ${first.decision.reason}`
+        : '';
+    return { action: 'wait', reason: `no pack meets the strategy${why}` };
+  }
+  if (best)
+    return {
+      action: 'open',
+      category: best.category,
+      pack_type: best.pack_type,
+      risk_level: best.risk_level,
+      quantity: bestQuantity,
+      priceCents: bestPrice,
+    };
   const until = guardLiftsAt(headroom.limitedBy, now);
   return {
     action: 'wait',
