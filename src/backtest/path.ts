@@ -18,8 +18,17 @@ import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 const BUCKET = Math.log(1.005);
 export function balanceBucketCents(cents: number): number {
   if (cents <= 100) return Math.max(0, Math.floor(cents));
-  return Math.floor(Math.exp(Math.floor(Math.log(cents) / BUCKET) * BUCKET));
+  // Balances move by a few dollars per slot: the last bucket's interior (shrunk by 1e-9 relative,
+  // far beyond log/exp rounding) answers without a log and an exp.
+  if (cents > lastBucket.lo && cents < lastBucket.hi) return lastBucket.value;
+  const k = Math.floor(Math.log(cents) / BUCKET);
+  const value = Math.floor(Math.exp(k * BUCKET));
+  lastBucket.lo = Math.exp(k * BUCKET) * (1 + 1e-9);
+  lastBucket.hi = Math.exp((k + 1) * BUCKET) * (1 - 1e-9);
+  lastBucket.value = value;
+  return value;
 }
+const lastBucket = { lo: 0, hi: 0, value: 0 };
 
 /** Path i's random stream: a function of (seed, i) only, whatever worker runs it. */
 export function pathRng(seed: number, index: number): Rng {
