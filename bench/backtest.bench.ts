@@ -109,15 +109,17 @@ const bench: Benchmark = {
     const balanced = StrategyFile.parse(
       parseYaml(readFileSync(join(root, 'strategies', 'balanced.yaml'), 'utf8')),
     );
+    // Per-path time on one core, halved for the goal's 2 workers: two workers on this machine's
+    // two cores scale by ~1.6–1.9, so the end-to-end run is 5–25% slower than this projection.
     const projected = (market: 'static' | 'dynamic', paths: number): number => {
       const e = new Engine({ snapshot: real, strategy: balanced, days: 30, seed: 1, market });
-      runChunk(e, 0, Math.max(1, paths / 10)); // warm-up
+      runChunk(e, 0, Math.max(2, paths / 8)); // warm-up (JIT, value grids, row caches)
       const t0 = performance.now();
-      runChunk(e, 0, paths);
+      runChunk(e, paths, 2 * paths);
       return (((performance.now() - t0) / paths) * 10_000) / 2 / 1000;
     };
     const staticS = projected('static', 400);
-    const dynamicS = projected('dynamic', 10);
+    const dynamicS = projected('dynamic', 40);
     if (sink === -1) console.log(sink);
     return [
       { name: 'backtest raw alias loop', value: fmtRate(raw, 'pulls') },
