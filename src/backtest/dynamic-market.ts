@@ -122,6 +122,10 @@ interface PackState {
   cumTotal: Float64Array;
   lastLive: Int32Array;
   cumDirty: boolean;
+  /** Other users' openings: running P(band) over risk levels (total < 1 when a level is empty). */
+  mixCum: Float64Array;
+  mixTotal: number;
+  mixLast: number;
   /** Position of the 'standard' risk level in t.pools, −1 if none. */
   standard: number;
   /** Incremental scorers (one per distinct price), fed every card change. */
@@ -292,6 +296,9 @@ export class DynamicMarket implements PathMarket {
         cumTotal: new Float64Array(t.pools.length),
         lastLive: new Int32Array(t.pools.length),
         cumDirty: true,
+        mixCum: new Float64Array(t.bands.length),
+        mixTotal: 0,
+        mixLast: -1,
         standard: st.standard,
         scorers: st.scorers.map((s) => {
           const c = s.clone();
@@ -363,6 +370,29 @@ export class DynamicMarket implements PathMarket {
       p.cumTotal[r] = acc;
       p.lastLive[r] = last;
     }
+    // Other users' mixture: P(risk level) × its band odds among live bands.
+    const nr = p.odds.length;
+    const mix = p.mixCum;
+    mix.fill(0);
+    let last = -1;
+    for (let r = 0; r < nr; r++) {
+      const total = p.cumTotal[r]!;
+      if (!(total > 0)) continue;
+      const pr = p.standard >= 0 ? (r === p.standard ? 0.6 : 0) + 0.4 / nr : 1 / nr;
+      const odds = p.odds[r]!;
+      for (let i = 0; i < nb; i++)
+        if (p.count[i]! > 0 && odds[i]! > 0) {
+          mix[i] = mix[i]! + (pr * odds[i]!) / total;
+          if (i > last) last = i;
+        }
+    }
+    let acc = 0;
+    for (let i = 0; i < nb; i++) {
+      acc += mix[i]!;
+      mix[i] = acc;
+    }
+    p.mixTotal = acc;
+    p.mixLast = last;
     p.cumDirty = false;
   }
 
@@ -511,10 +541,31 @@ export class DynamicMarket implements PathMarket {
     if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
     const open = this.openCount;
     if (open === 0) return;
-    const p = this.packs[this.openList[this.rng.int(open)]!]!;
-    const n = p.t.pools.length;
-    const r = p.standard >= 0 && this.rng.next() < 0.6 ? p.standard : this.rng.int(n);
-    this.draw(p, r, at, this.rng);
+    const rng = this.rng;
+    const p = this.packs[this.openList[rng.int(open)]!]!;
+    // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
+    // random), with the risk level and the band drawn at once from the pack's mixture of them.
+    if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
+      p.chaseHit = true;
+      this.openDirty = true;
+      p.changes += p.cardCount + 1;
+      return;
+    }
+    if (p.cumDirty) this.rebuildCum(p);
+    const u = rng.next();
+    // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
+    if (!(u < p.mixTotal)) return;
+    const count = p.count;
+    const mix = p.mixCum;
+    let chosen = p.mixLast;
+    for (let i = 0; i < count.length; i++)
+      if (u < mix[i]! && count[i]! > 0) {
+        chosen = i;
+        break;
+      }
+    this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
+    p.changes++;
+    p.cardCount--;
   }
 
   /**
