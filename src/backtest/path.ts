@@ -10,6 +10,7 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD } from './path-market.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
@@ -88,7 +89,7 @@ export function runPath(
   const packsByUtcDay: number[] = [];
   const firstUtcDay = Math.floor(start / DAY_MS);
   const out = new Int32Array(10);
-  const listings: Listing[] = [];
+  const listings = new ListingHeap();
 
   const state: OpenState = {
     balanceCents: startCash,
@@ -119,7 +120,7 @@ export function runPath(
   };
   const holdingsAt = (now: number) => {
     let h = sealedWorth;
-    for (const l of listings) h += market.holdValue(l, now);
+    for (const l of listings.all()) h += market.holdValue(l, now);
     return h;
   };
 
@@ -140,27 +141,23 @@ export function runPath(
     if (nextListing <= t) {
       // Listing events: sales, delists with sell-back, repricing checks.
       market.advance(t);
-      nextListing = Number.POSITIVE_INFINITY;
-      for (let i = listings.length - 1; i >= 0; i--) {
-        const l = listings[i]!;
-        if (l.eventAt <= t) {
-          const r = market.step(l, t, rng);
-          if (r !== STEP_CONTINUE) {
-            // A listing counts at its sell-back value as of listing (fixed per listing) while it lasts.
-            listedHold -= market.holdValue(l, l.listedAt);
-            cash += l.amountCents;
-            poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
-            if (r === STEP_SOLD) listingProceeds += l.amountCents;
-            else payout += l.amountCents;
-            listings[i] = listings[listings.length - 1]!;
-            listings.pop();
-            tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
-            mark();
-            continue;
-          }
+      while (listings.nextAt() <= t) {
+        const l = listings.pop();
+        const r = market.step(l, t, rng);
+        if (r === STEP_CONTINUE) {
+          listings.push(l);
+          continue;
         }
-        if (l.eventAt < nextListing) nextListing = l.eventAt;
+        // A listing counts at its sell-back value as of listing (fixed per listing) while it lasts.
+        listedHold -= market.holdValue(l, l.listedAt);
+        cash += l.amountCents;
+        poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
+        if (r === STEP_SOLD) listingProceeds += l.amountCents;
+        else payout += l.amountCents;
+        tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
+        mark();
       }
+      nextListing = listings.nextAt();
       continue;
     }
     if (nextMidnight <= t) {
@@ -190,7 +187,7 @@ export function runPath(
         const block = budgetBlock(state, strategy);
         if (block?.guard === 'stop_loss') ruined = true;
         else if (cash - reserve < cheapest && spendHeadroom(state, strategy).limitedBy === 'balance_reserve')
-          ruined = listings.length === 0;
+          ruined = listings.size === 0;
       }
       tDecide = d.until !== undefined ? Math.max(d.until, t + 1) : market.nextRefreshAt(t);
       continue;
@@ -260,7 +257,7 @@ export function runPath(
 
   market.advance(end);
   let holdings = sealedWorth;
-  for (const l of listings) {
+  for (const l of listings.all()) {
     const h = market.holdValue(l, end);
     holdings += h;
     poolValue[l.pool] = poolValue[l.pool]! + h;

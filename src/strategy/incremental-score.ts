@@ -195,7 +195,6 @@ export class IncrementalScorer {
   chase: PackPool['chase'];
   private readonly table: OutcomeEvaluator;
   private readonly priceCents: number;
-  private readonly sealed: boolean[];
   /** Per band, K sums over its cards; valid while the band's `stale` flag is 0. */
   private readonly sum: Float64Array;
   private readonly stale: Uint8Array;
@@ -225,7 +224,6 @@ export class IncrementalScorer {
     this.available = template.available;
     this.chase = template.chase;
     const n = template.bands.length;
-    this.sealed = template.bands.map((b) => b.is_consolation);
     this.sum = new Float64Array(n * K);
     this.stale = new Uint8Array(n);
     this.expectedSum = new Float64Array(n);
