@@ -31,9 +31,9 @@ import { type RealizedStats, rowFromStats, type ScoreContext, type ScoreRow } fr
 import type { Strategy } from './strategy-schema.js';
 
 /**
- * Per-card terms, kept in each band's `terms` array (stride T) when the card is added, so a
- * removal or a growth sum reads the scorer's own few cache lines, never a table indexed by value
- * (restocked values are spread over millions of cents: such a table was a cache miss per card).
+ * A value's terms (stride T), kept once per distinct value in its band's table (`BandValues`);
+ * cards are ids into that table, so sums and growth read a band's small table, never a table
+ * indexed by value in cents (restocked values spread over millions of cents: a miss per card).
  */
 const T_VALUE = 0;
 /** Expected realised value (cents). */
@@ -425,27 +425,40 @@ export class IncrementalScorer {
    * nothing can be drawn.
    */
   realizedMean(view: PackPool): number {
-    const bands = view.bands;
+    const each = this.scratch(view.bands.length);
+    if (!this.cardWeights(view, each)) return Number.NaN;
     const chase = view.chase;
-    const chaseP = chase ? chase.probability : 0;
-    let oddsSum = 0;
-    for (let b = 0; b < bands.length; b++)
-      if (this.count[b]! > 0 && bands[b]!.odds > 0) oddsSum += bands[b]!.odds;
-    if (chaseP < 1 && !(oddsSum > 0)) return Number.NaN;
     let mean = 0;
-    if (chase && chaseP > 0) {
+    if (chase && chase.probability > 0) {
       const c = this.scratchChase;
       this.table.write(fastCents(chase.card.market_value), false, c, 0);
-      mean += chaseP * c[T_EXPECTED]!;
+      mean += chase.probability * c[T_EXPECTED]!;
     }
-    const rest = chaseP < 1 ? 1 - chaseP : 0;
-    if (rest > 0)
-      for (let b = 0; b < bands.length; b++) {
-        const n = this.count[b]!;
-        const odds = bands[b]!.odds;
-        if (n > 0 && odds > 0) mean += ((rest * odds) / oddsSum / n) * this.expectedSum[b]!;
-      }
+    for (let b = 0; b < each.length; b++) if (each[b]! > 0) mean += each[b]! * this.expectedSum[b]!;
     return mean;
+  }
+
+  /**
+   * The probability of each card of each band (0 for a band that is empty or has no odds): the
+   * view's odds renormalised over the bands holding cards, less the chase's share, split evenly
+   * over the band's cards. False when nothing can be drawn.
+   */
+  private cardWeights(view: PackPool, each: Float64Array): boolean {
+    const bands = view.bands;
+    const chaseP = view.chase ? view.chase.probability : 0;
+    let oddsSum = 0;
+    for (let b = 0; b < bands.length; b++) {
+      const o = bands[b]!.odds;
+      if (this.count[b]! > 0 && o > 0) oddsSum += o;
+    }
+    if (chaseP < 1 && !(oddsSum > 0)) return false;
+    const rest = chaseP < 1 ? 1 - chaseP : 0;
+    for (let b = 0; b < bands.length; b++) {
+      const n = this.count[b]!;
+      const odds = bands[b]!.odds;
+      each[b] = n === 0 || !(odds > 0) || rest <= 0 ? 0 : (rest * odds) / oddsSum / n;
+    }
+    return true;
   }
 
   /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
@@ -485,14 +498,11 @@ export class IncrementalScorer {
       throw new RangeError('view has another price than the scorer');
     const chase = view.chase;
     const chaseP = chase ? chase.probability : 0;
-    let oddsSum = 0;
-    for (let b = 0; b < bands.length; b++) {
-      const o = bands[b]!.odds;
-      if (this.count[b]! > 0 && o > 0) oddsSum += o;
-    }
-    if (chaseP < 1 && !(oddsSum > 0)) return null;
+    // Per-card probability of each live band, kept for growth.
+    // Growth read later (on demand) keeps its own arrays; read at once, the scratch ones do.
+    const each = this.growthOnDemand ? new Float64Array(bands.length) : this.scratch(bands.length);
+    if (!this.cardWeights(view, each)) return null;
     const t = this.table;
-    const rest = chaseP < 1 ? 1 - chaseP : 0;
     let ev = 0;
     let ev2 = 0;
     let mean = 0;
@@ -512,15 +522,9 @@ export class IncrementalScorer {
       pLoss += chaseP * chaseTerms[T_LOSS]!;
       soldBack += chaseP * chaseTerms[T_SOLD]!;
     }
-    // Per-card probability of each live band, kept for growth.
-    // Growth read later (on demand) keeps its own arrays; read at once, the scratch ones do.
-    const each = this.growthOnDemand ? new Float64Array(bands.length) : this.scratch(bands.length);
     for (let b = 0; b < bands.length; b++) {
-      const n = this.count[b]!;
-      const odds = bands[b]!.odds;
-      if (n === 0 || !(odds > 0) || rest <= 0) continue;
-      const e = (rest * odds) / oddsSum / n;
-      each[b] = e;
+      const e = each[b]!;
+      if (!(e > 0)) continue;
       const k = b * K;
       if (this.stale[b] === 1) this.refresh(b);
       const sum = this.sum;
