@@ -244,6 +244,15 @@ function settingsFor(overrides: DynamicsInput): Settings {
   return s;
 }
 
+/**
+ * The first band holding cards whose running weight (`cum[base + band]`) exceeds x, or `fallback`
+ * (the last such band) when rounding leaves x at or above the total.
+ */
+function pickBand(cum: Float64Array, base: number, count: Int32Array, x: number, fallback: number): number {
+  for (let i = 0; i < count.length; i++) if (x < cum[base + i]! && count[i]! > 0) return i;
+  return fallback;
+}
+
 export class DynamicMarket implements PathMarket {
   private readonly dyn: Dynamics;
   private readonly rules: Rules;
@@ -432,6 +441,13 @@ export class DynamicMarket implements PathMarket {
     return value;
   }
 
+  /** The chase is pulled: gone for everyone, and always worth a rescore. */
+  private hitChase(p: PackState): void {
+    p.chaseHit = true;
+    this.openDirty = true;
+    p.changes += p.cardCount + 1;
+  }
+
   private chaseActive(p: PackState, now: number): boolean {
     return p.chaseP > 0 && !p.chaseHit && now < p.chaseEndsAt;
   }
@@ -449,27 +465,15 @@ export class DynamicMarket implements PathMarket {
   private lastBand = -1;
   private draw(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
-      p.chaseHit = true;
-      this.openDirty = true;
-      p.changes += p.cardCount + 1; // the chase is gone: always worth rescoring
+      this.hitChase(p);
       this.lastBand = -1;
       return -1;
     }
     const count = p.count;
-    const nb = count.length;
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return -2;
-    const x = rng.next() * total;
-    const cum = p.cum;
-    const base = r * nb;
-    // The first live band whose running odds exceed x (the last live one if rounding overshoots).
-    let chosen = p.lastLive[r]!;
-    for (let i = 0; i < nb; i++)
-      if (x < cum[base + i]! && count[i]! > 0) {
-        chosen = i;
-        break;
-      }
+    const chosen = pickBand(p.cum, r * count.length, count, rng.next() * total, p.lastLive[r]!);
     const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
     p.changes++;
     p.cardCount--;
@@ -546,9 +550,7 @@ export class DynamicMarket implements PathMarket {
     // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
     // random), with the risk level and the band drawn at once from the pack's mixture of them.
     if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
-      p.chaseHit = true;
-      this.openDirty = true;
-      p.changes += p.cardCount + 1;
+      this.hitChase(p);
       return;
     }
     if (p.cumDirty) this.rebuildCum(p);
@@ -556,13 +558,7 @@ export class DynamicMarket implements PathMarket {
     // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
     if (!(u < p.mixTotal)) return;
     const count = p.count;
-    const mix = p.mixCum;
-    let chosen = p.mixLast;
-    for (let i = 0; i < count.length; i++)
-      if (u < mix[i]! && count[i]! > 0) {
-        chosen = i;
-        break;
-      }
+    const chosen = pickBand(p.mixCum, 0, count, u, p.mixLast);
     this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
     p.changes++;
     p.cardCount--;
