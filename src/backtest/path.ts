@@ -23,8 +23,9 @@ export function balanceBucketCents(cents: number): number {
   // far beyond log/exp rounding) answers without a log and an exp.
   if (cents > lastBucket.lo && cents < lastBucket.hi) return lastBucket.value;
   const k = Math.floor(Math.log(cents) / BUCKET);
-  const value = Math.floor(Math.exp(k * BUCKET));
-  lastBucket.lo = Math.exp(k * BUCKET) * (1 + 1e-9);
+  const from = Math.exp(k * BUCKET);
+  const value = Math.floor(from);
+  lastBucket.lo = from * (1 + 1e-9);
   lastBucket.hi = Math.exp((k + 1) * BUCKET) * (1 - 1e-9);
   lastBucket.value = value;
   return value;
@@ -132,10 +133,10 @@ export function runPath(
   let lastPack = '';
   let lastRisk = '';
   let lastPi: number | undefined;
-  let nextListing = Number.POSITIVE_INFINITY;
   equity[0] = startCash;
 
   for (;;) {
+    const nextListing = listings.nextAt();
     const t = Math.min(tDecide, nextListing, nextMidnight, nextSample);
     if (t >= end) break;
     if (nextListing <= t) {
@@ -157,7 +158,6 @@ export function runPath(
         tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
         mark();
       }
-      nextListing = listings.nextAt();
       continue;
     }
     if (nextMidnight <= t) {
@@ -248,7 +248,6 @@ export function runPath(
         market.list(l, t, rng);
         listings.push(l);
         listedHold += market.holdValue(l, t);
-        if (l.eventAt < nextListing) nextListing = l.eventAt;
       }
     }
     mark();
