@@ -97,16 +97,27 @@ interface PackState {
   t: PackTemplate;
   /**
    * Per band: card count, Σ value (cents, exact integers: the band mean without a scan), recorded
-   * size, generation bounds. The cards themselves live in the scorers, by position: a pull takes
-   * a uniformly drawn position of the chosen band (every scorer of the pack holds the same cards
-   * at the same positions, being fed the same adds and removals).
+   * size. The cards are ids into the band's values (`idVal`), kept by position in one typed array
+   * for the pack (`ids`, band bi from `off[bi]`, room for `cap[bi]`): a pull takes a uniformly
+   * drawn position of the chosen band. The scorers are not fed card by card: a band's cards are
+   * copied into them (`sync`) when the pack is scored after the band changed (`ver`).
    */
   count: Int32Array;
   sum: Float64Array;
   size: Int32Array;
-  /** Per band: the values a generated card can take, and their ids per scorer (shared by the worker's paths). */
-  grids: Float64Array[];
-  gridIds: Int32Array[][];
+  ids: Int32Array;
+  off: Int32Array;
+  cap: Int32Array;
+  /** Per band: change counter, and its value when the scorers were last given the band's cards. */
+  ver: Int32Array;
+  synced: Int32Array;
+  /** Value (cents) by band and id: `idVal[valOff[bi] + id]` (ids are the same in every scorer of the pack). */
+  idVal: Float64Array;
+  valOff: Int32Array;
+  /** Per band: the ids a generated card can take (its value grid): `gridId[gridOff[bi] + k]`, k < `gridLen[bi]`. */
+  gridId: Int32Array;
+  gridOff: Int32Array;
+  gridLen: Int32Array;
   sealed: Uint8Array;
   /** Band odds per risk level (t.pools order), by band. */
   odds: Float64Array[];
@@ -162,9 +173,15 @@ interface PackStart {
   odds: Float64Array[];
   standard: number;
   views: PackPool[];
-  /** Per band: the values a generated card can take, and their ids in each scorer ([scorer][band]). */
-  grids: Float64Array[];
-  gridIds: Int32Array[][];
+  /** The recorded cards as ids by position (layout of PackState `ids`), and the id tables. */
+  ids: Int32Array;
+  off: Int32Array;
+  cap: Int32Array;
+  idVal: Float64Array;
+  valOff: Int32Array;
+  gridId: Int32Array;
+  gridOff: Int32Array;
+  gridLen: Int32Array;
   count: Int32Array;
   sum: Float64Array;
   scorers: IncrementalScorer[];
@@ -190,18 +207,42 @@ function packStarts(model: BacktestModel): PackStart[] {
       }
       riskScorer[r] = i;
     });
-    const count = new Int32Array(t.bands.length);
-    const sum = new Float64Array(t.bands.length);
+    const nb = t.bands.length;
+    const count = new Int32Array(nb);
+    const sum = new Float64Array(nb);
+    // Ids are handed out in first-seen order per band and every scorer is fed the same values in
+    // the same order, so a value has the same id in each: one id per card serves them all.
+    const idOf = (bi: number, v: number): number => {
+      const id = scorers[0]!.valueId(bi, v);
+      for (let i = 1; i < scorers.length; i++)
+        if (scorers[i]!.valueId(bi, v) !== id) throw new Error('scorers of one pack disagree on value ids');
+      byId[bi]![id] = v;
+      return id;
+    };
+    const byId: number[][] = t.bands.map(() => []);
+    const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
+    const off = new Int32Array(nb);
+    for (let bi = 1; bi < nb; bi++) off[bi] = off[bi - 1]! + cap[bi - 1]!;
+    const ids = new Int32Array(nb > 0 ? off[nb - 1]! + cap[nb - 1]! : 0);
     t.bands.forEach((bt, bi) => {
       for (const c of bt.cards) {
         const v = toCents(c.market_value);
         for (const s of scorers) s.addValue(bi, v);
+        ids[off[bi]! + count[bi]!] = idOf(bi, v);
         count[bi] = count[bi]! + 1;
         sum[bi] = sum[bi]! + v;
       }
     });
     const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
-    const gridIds = scorers.map((s) => grids.map((g, bi) => Int32Array.from(g, (v) => s.valueId(bi, v))));
+    const gridLen = Int32Array.from(grids, (g) => g.length);
+    const gridOff = new Int32Array(nb);
+    for (let bi = 1; bi < nb; bi++) gridOff[bi] = gridOff[bi - 1]! + gridLen[bi - 1]!;
+    const gridId = new Int32Array(grids.reduce((n, g) => n + g.length, 0));
+    grids.forEach((g, bi) => g.forEach((v, k) => (gridId[gridOff[bi]! + k] = idOf(bi, v))));
+    const valOff = new Int32Array(nb);
+    for (let bi = 1; bi < nb; bi++) valOff[bi] = valOff[bi - 1]! + byId[bi - 1]!.length;
+    const idVal = new Float64Array(byId.reduce((n, x) => n + x.length, 0));
+    byId.forEach((x, bi) => idVal.set(x, valOff[bi]!));
     return {
       ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
       size: Int32Array.from(t.bands, (b) => b.size),
@@ -209,8 +250,14 @@ function packStarts(model: BacktestModel): PackStart[] {
       odds: t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0)),
       standard: t.pools.findIndex((x) => x.risk === 'standard'),
       views: t.pools.map((x) => scorerTemplate(t, x)),
-      grids,
-      gridIds,
+      ids,
+      off,
+      cap,
+      idVal,
+      valOff,
+      gridId,
+      gridOff,
+      gridLen,
       count,
       sum,
       scorers,
@@ -295,8 +342,16 @@ export class DynamicMarket implements PathMarket {
         count: st.count.slice(),
         sum: st.sum.slice(),
         size: st.size,
-        grids: st.grids,
-        gridIds: st.gridIds,
+        ids: st.ids.slice(),
+        off: st.off,
+        cap: st.cap,
+        ver: new Int32Array(t.bands.length).fill(1),
+        synced: new Int32Array(t.bands.length),
+        idVal: st.idVal,
+        valOff: st.valOff,
+        gridId: st.gridId,
+        gridOff: st.gridOff,
+        gridLen: st.gridLen,
         sealed: st.sealed,
         odds: st.odds,
         ignored: st.ignored,
@@ -355,11 +410,8 @@ export class DynamicMarket implements PathMarket {
       this.counted(p, bi, 0);
       return;
     }
-    const g = p.grids[bi]!;
-    const k = this.rng.int(g.length);
-    this.counted(p, bi, g[k]!);
-    const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.addId(bi, p.gridIds[i]![bi]![k]!);
+    const id = p.gridId[p.gridOff[bi]! + this.rng.int(p.gridLen[bi]!)]!;
+    this.put(p, bi, id);
   }
 
   /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
@@ -412,11 +464,26 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
-  /** A card worth `value` enters band `bi` of pack p: its count, its sum and the pack's scorers. */
-  private put(p: PackState, bi: number, value: number): void {
-    this.counted(p, bi, value);
-    const scorers = p.scorers;
-    for (let i = 0; i < scorers.length; i++) scorers[i]!.addValue(bi, value);
+  /** The card with id `id` enters band `bi` of pack p (at its last position). */
+  private put(p: PackState, bi: number, id: number): void {
+    const n = p.count[bi]!;
+    if (n === p.cap[bi]!) this.widen(p, bi);
+    p.ids[p.off[bi]! + n] = id;
+    p.ver[bi] = p.ver[bi]! + 1;
+    this.counted(p, bi, p.idVal[p.valOff[bi]! + id]!);
+  }
+
+  /** Band bi is full: every band gets room for twice its cards (not reached while bands stay within their recorded size). */
+  private widen(p: PackState, bi: number): void {
+    const cap = p.cap.slice();
+    cap[bi] = 2 * cap[bi]!;
+    const off = new Int32Array(cap.length);
+    for (let b = 1; b < cap.length; b++) off[b] = off[b - 1]! + cap[b - 1]!;
+    const ids = new Int32Array(off[cap.length - 1]! + cap[cap.length - 1]!);
+    for (let b = 0; b < cap.length; b++) ids.set(p.ids.subarray(p.off[b]!, p.off[b]! + p.count[b]!), off[b]!);
+    p.cap = cap;
+    p.off = off;
+    p.ids = ids;
   }
 
   /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
@@ -428,17 +495,38 @@ export class DynamicMarket implements PathMarket {
     p.sum[bi] = p.sum[bi]! + value;
   }
 
-  /** The card at `position` of band `bi` leaves pack p; returns its value. */
+  /**
+   * The card at `position` of band `bi` leaves pack p (the band's last card takes its position);
+   * returns its value, and its id in `lastId`.
+   */
+  private lastId = -1;
   private takeAt(p: PackState, bi: number, position: number): number {
-    const scorers = p.scorers;
-    const value = p.ignored ? 0 : scorers[0]!.valueAt(bi, position);
+    let value = 0;
+    if (!p.ignored) {
+      const ids = p.ids;
+      const at = p.off[bi]!;
+      const id = ids[at + position]!;
+      ids[at + position] = ids[at + p.count[bi]! - 1]!;
+      p.ver[bi] = p.ver[bi]! + 1;
+      value = p.idVal[p.valOff[bi]! + id]!;
+      this.lastId = id;
+    }
     const n = p.count[bi]! - 1;
     p.count[bi] = n;
     if (n === 0) this.liveChange(p, bi, -1);
     if (n < p.size[bi]!) p.gap++;
     p.sum[bi] = p.sum[bi]! - value;
-    if (!p.ignored) for (let i = 0; i < scorers.length; i++) scorers[i]!.removeAt(bi, position);
     return value;
+  }
+
+  /** Gives the pack's scorers the cards of every band that changed since they last had them. */
+  private sync(p: PackState): void {
+    const scorers = p.scorers;
+    for (let bi = 0; bi < p.ver.length; bi++) {
+      if (p.ver[bi] === p.synced[bi]) continue;
+      for (let i = 0; i < scorers.length; i++) scorers[i]!.setBand(bi, p.ids, p.off[bi]!, p.count[bi]!);
+      p.synced[bi] = p.ver[bi]!;
+    }
   }
 
   /** The chase is pulled: gone for everyone, and always worth a rescore. */
@@ -634,6 +722,7 @@ export class DynamicMarket implements PathMarket {
       const ev = this.quickEv(p, now);
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
+      if (!p.ignored) this.sync(p);
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
       const rows: ScoreRow[] = [];
       let rescored = false;
@@ -732,13 +821,14 @@ export class DynamicMarket implements PathMarket {
       if (got === -2) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
-          const v = this.undo[j]!;
+          const id = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (v === -1) {
+          if (id === -1) {
             p.chaseHit = false;
             this.openDirty = true;
           } else {
-            this.put(p, b, v);
+            if (p.ignored) this.counted(p, b, 0);
+            else this.put(p, b, id);
             p.cardCount++;
           }
         }
@@ -747,8 +837,8 @@ export class DynamicMarket implements PathMarket {
         p.mustRescore = true;
         return -1;
       }
-      this.undo.push(got, this.lastBand);
       const chase = got === -1;
+      this.undo.push(chase ? -1 : this.lastId, this.lastBand);
       const value = chase ? toCents(p.t.chase!.card.market_value) : got;
       const sealed = !chase && p.sealed[this.lastBand] === 1;
       out[k] = this.model.plans.planFor(value, sealed);

@@ -318,6 +318,28 @@ export class IncrementalScorer {
     this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
   }
 
+  /**
+   * Replaces `band`'s cards by the `n` value ids `ids[from..from+n)` (ids from `valueId`), in that
+   * position order: an owner that keeps the cards itself (the dynamic market) hands a changed band
+   * over when it needs a row, instead of every add and removal.
+   */
+  setBand(band: number, ids: Int32Array, from: number, n: number): void {
+    if (this.growthHold) this.detachGrowth();
+    while (this.cards[band]!.length < n) this.growBand(band);
+    const cards = this.cards[band]!;
+    const expected = this.values[band]!.expected;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[from + i]!;
+      cards[i] = id;
+      sum += expected[id]!;
+    }
+    if (this.bySlot) this.slots[band]!.fill(-1, 0, n);
+    this.count[band] = n;
+    this.stale[band] = 1;
+    this.expectedSum[band] = sum;
+  }
+
   /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
   valueAt(band: number, position: number): number {
     return this.values[band]!.value[this.cards[band]![position]!]!;

@@ -276,6 +276,48 @@ describe('IncrementalScorer', () => {
       expectSameRow(row, scorePool(pool, s, { balanceCents: 80_000 }), pool, s, 80_000);
   });
 
+  it('setBand (whole bands handed over) gives the rows and realised mean of card-by-card changes', () => {
+    const s = STRATEGIES[1]![1];
+    const rng = new Rng(11);
+    const fed = new IncrementalScorer(template(1, 25, true), s);
+    const handed = fed.clone(); // clones share the value ids
+    // The owner's copy of the cards: ids by position, bands at fixed offsets of one array.
+    const room = 64;
+    const ids = new Int32Array(BANDS.length * room);
+    const count = new Int32Array(BANDS.length);
+    const row = (x: IncrementalScorer) => x.row({ balanceCents: 60_000 });
+    for (let round = 0; round < 40; round++) {
+      const changed = new Set<number>();
+      for (let k = 0; k < 12; k++) {
+        const band = rng.int(BANDS.length);
+        changed.add(band);
+        if (count[band]! > 0 && rng.next() < 0.45) {
+          const at = rng.int(count[band]!);
+          fed.removeAt(band, at);
+          const last = count[band]! - 1;
+          ids[band * room + at] = ids[band * room + last]!;
+          count[band] = last;
+        } else if (count[band]! < room) {
+          const id = fed.valueId(band, randomValue(rng, band));
+          fed.addId(band, id);
+          ids[band * room + count[band]!] = id;
+          count[band] = count[band]! + 1;
+        }
+      }
+      // Only the bands that changed are handed over: the others keep what they had.
+      for (const band of changed) handed.setBand(band, ids, band * room, count[band]!);
+      const a = row(fed);
+      const b = row(handed);
+      if (a === null) expect(b).toBeNull();
+      else {
+        const pool = fed.body();
+        expect(handed.body()).toEqual(pool);
+        expectSameRow(b!, a, pool, s, 60_000);
+        expect(handed.realizedMean(pool)).toBeCloseTo(fed.realizedMean(pool), 6);
+      }
+    }
+  });
+
   it('fromPool scores a recorded pool body like scorePool', () => {
     const rng = new Rng(7);
     const pool = template(0, 25, true);
