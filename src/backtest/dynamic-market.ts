@@ -188,6 +188,19 @@ interface PackStart {
   riskScorer: Int32Array;
 }
 
+/** Start of each of consecutive blocks of the given lengths in one array. */
+function offsets(lengths: Int32Array): Int32Array {
+  const off = new Int32Array(lengths.length);
+  for (let i = 1; i < lengths.length; i++) off[i] = off[i - 1]! + lengths[i - 1]!;
+  return off;
+}
+
+function total(lengths: Int32Array): number {
+  let n = 0;
+  for (let i = 0; i < lengths.length; i++) n += lengths[i]!;
+  return n;
+}
+
 const starts = new WeakMap<BacktestModel, PackStart[]>();
 
 function packStarts(model: BacktestModel): PackStart[] {
@@ -221,9 +234,8 @@ function packStarts(model: BacktestModel): PackStart[] {
     };
     const byId: number[][] = t.bands.map(() => []);
     const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
-    const off = new Int32Array(nb);
-    for (let bi = 1; bi < nb; bi++) off[bi] = off[bi - 1]! + cap[bi - 1]!;
-    const ids = new Int32Array(nb > 0 ? off[nb - 1]! + cap[nb - 1]! : 0);
+    const off = offsets(cap);
+    const ids = new Int32Array(total(cap));
     t.bands.forEach((bt, bi) => {
       for (const c of bt.cards) {
         const v = toCents(c.market_value);
@@ -235,14 +247,17 @@ function packStarts(model: BacktestModel): PackStart[] {
     });
     const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
     const gridLen = Int32Array.from(grids, (g) => g.length);
-    const gridOff = new Int32Array(nb);
-    for (let bi = 1; bi < nb; bi++) gridOff[bi] = gridOff[bi - 1]! + gridLen[bi - 1]!;
-    const gridId = new Int32Array(grids.reduce((n, g) => n + g.length, 0));
-    grids.forEach((g, bi) => g.forEach((v, k) => (gridId[gridOff[bi]! + k] = idOf(bi, v))));
-    const valOff = new Int32Array(nb);
-    for (let bi = 1; bi < nb; bi++) valOff[bi] = valOff[bi - 1]! + byId[bi - 1]!.length;
-    const idVal = new Float64Array(byId.reduce((n, x) => n + x.length, 0));
-    byId.forEach((x, bi) => idVal.set(x, valOff[bi]!));
+    const gridOff = offsets(gridLen);
+    const gridId = new Int32Array(total(gridLen));
+    grids.forEach((g, bi) => {
+      for (let k = 0; k < g.length; k++) gridId[gridOff[bi]! + k] = idOf(bi, g[k]!);
+    });
+    const valLen = Int32Array.from(byId, (x) => x.length);
+    const valOff = offsets(valLen);
+    const idVal = new Float64Array(total(valLen));
+    byId.forEach((x, bi) => {
+      idVal.set(x, valOff[bi]!);
+    });
     return {
       ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
       size: Int32Array.from(t.bands, (b) => b.size),
@@ -467,23 +482,12 @@ export class DynamicMarket implements PathMarket {
   /** The card with id `id` enters band `bi` of pack p (at its last position). */
   private put(p: PackState, bi: number, id: number): void {
     const n = p.count[bi]!;
-    if (n === p.cap[bi]!) this.widen(p, bi);
+    // A band never holds more than its recorded size (restock fills gaps, a refunded order puts
+    // back what it took), which is its room: a write past it would land in the next band.
+    if (n === p.cap[bi]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
     p.ids[p.off[bi]! + n] = id;
     p.ver[bi] = p.ver[bi]! + 1;
     this.counted(p, bi, p.idVal[p.valOff[bi]! + id]!);
-  }
-
-  /** Band bi is full: every band gets room for twice its cards (not reached while bands stay within their recorded size). */
-  private widen(p: PackState, bi: number): void {
-    const cap = p.cap.slice();
-    cap[bi] = 2 * cap[bi]!;
-    const off = new Int32Array(cap.length);
-    for (let b = 1; b < cap.length; b++) off[b] = off[b - 1]! + cap[b - 1]!;
-    const ids = new Int32Array(off[cap.length - 1]! + cap[cap.length - 1]!);
-    for (let b = 0; b < cap.length; b++) ids.set(p.ids.subarray(p.off[b]!, p.off[b]! + p.count[b]!), off[b]!);
-    p.cap = cap;
-    p.off = off;
-    p.ids = ids;
   }
 
   /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
