@@ -6,7 +6,7 @@
  * Pools are rescored from their current contents only when they changed and at most every
  * `rescore_minutes`, like a bot that refreshes its catalog a few times an hour.
  */
-import type { Band, PackPool, PoolCard } from '../api/schemas.js';
+import { type Band, CATEGORIES, type PackPool, type PoolCard } from '../api/schemas.js';
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
@@ -22,6 +22,9 @@ import { valueGrid } from './value-grid.js';
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
 
 const LOCK_MS = 7 * DAY_MS;
+
+/** The API's categories, in the order their value indexes draw their moves each tick. */
+const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
 
 interface BandTemplate {
   band: Band;
@@ -324,7 +327,8 @@ export class DynamicMarket implements PathMarket {
   /** Model pool index → pack, and position of its risk level in the pack's pools. */
   private readonly poolPack: Int32Array;
   private readonly poolRisk: Int32Array;
-  private readonly index = new Map<string, number>();
+  /** Category value indexes (they start at 1), by position in CATEGORY_SLOT. */
+  private readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
   private nextTick: number;
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
@@ -414,7 +418,6 @@ export class DynamicMarket implements PathMarket {
       }
       return p;
     });
-    for (const c of ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches']) this.index.set(c, 1);
     const start = model.startMs;
     this.nextTick = start + this.dyn.tick_seconds * 1000;
   }
@@ -592,13 +595,14 @@ export class DynamicMarket implements PathMarket {
       for (let i = 0; i < opens; i++) this.otherOpening(at);
       this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
       const dt = dtHours / 24;
-      const s = this.dyn.value_daily_volatility;
-      for (const [c, v] of this.index)
-        this.index.set(
-          c,
-          v *
-            Math.exp((this.dyn.value_daily_trend - (s * s) / 2) * dt + s * Math.sqrt(dt) * this.rng.normal()),
-        );
+      const sd = this.dyn.value_daily_volatility;
+      const index = this.index;
+      for (let c = 0; c < index.length; c++)
+        index[c] =
+          index[c]! *
+          Math.exp(
+            (this.dyn.value_daily_trend - (sd * sd) / 2) * dt + sd * Math.sqrt(dt) * this.rng.normal(),
+          );
       this.refillBands(dtHours);
       this.nextTick += step;
     }
@@ -852,12 +856,17 @@ export class DynamicMarket implements PathMarket {
     return qty;
   }
 
+  private indexOf(category: string): number {
+    const c = CATEGORY_SLOT.get(category);
+    return c === undefined ? 1 : this.index[c]!;
+  }
+
   private valueNow(l: Listing): number {
-    return roundHalfAway((l.basisCents * (this.index.get(l.category) ?? 1)) / l.anchorIndex);
+    return roundHalfAway((l.basisCents * this.indexOf(l.category)) / l.anchorIndex);
   }
 
   list(l: Listing): void {
-    l.anchorIndex = this.index.get(l.category) ?? 1;
+    l.anchorIndex = this.indexOf(l.category);
     l.outcome = 'pending';
   }
 
