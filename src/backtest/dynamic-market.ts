@@ -592,7 +592,7 @@ export class DynamicMarket implements PathMarket {
     while (this.nextTick <= now) {
       const at = this.nextTick;
       const opens = this.rng.poisson(this.dyn.others_pack_openings_per_hour * dtHours);
-      for (let i = 0; i < opens; i++) this.otherOpening(at);
+      this.otherOpenings(opens, at);
       this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
       const dt = dtHours / 24;
       const sd = this.dyn.value_daily_volatility;
@@ -637,27 +637,31 @@ export class DynamicMarket implements PathMarket {
     this.openValidUntil = until;
   }
 
-  private otherOpening(at: number): void {
-    if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
-    const open = this.openCount;
-    if (open === 0) return;
+  /** `n` other users' openings at `at`: each exactly as the simulator draws one. */
+  private otherOpenings(n: number, at: number): void {
     const rng = this.rng;
-    const p = this.packs[this.openList[rng.int(open)]!]!;
-    // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
-    // random), with the risk level and the band drawn at once from the pack's mixture of them.
-    if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
-      this.hitChase(p);
-      return;
+    const packs = this.packs;
+    for (let i = 0; i < n; i++) {
+      if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
+      const open = this.openCount;
+      if (open === 0) return;
+      const p = packs[this.openList[rng.int(open)]!]!;
+      // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
+      // random), with the risk level and the band drawn at once from the pack's mixture of them.
+      if (p.chaseP > 0 && !p.chaseHit && at < p.chaseEndsAt && rng.next() < p.chaseP) {
+        this.hitChase(p);
+        continue;
+      }
+      if (p.cumDirty) this.rebuildCum(p);
+      const u = rng.next();
+      // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
+      if (!(u < p.mixTotal)) continue;
+      const count = p.count;
+      const chosen = pickBand(p.mixCum, 0, count, u, p.mixLast);
+      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
+      p.changes++;
+      p.cardCount--;
     }
-    if (p.cumDirty) this.rebuildCum(p);
-    const u = rng.next();
-    // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
-    if (!(u < p.mixTotal)) return;
-    const count = p.count;
-    const chosen = pickBand(p.mixCum, 0, count, u, p.mixLast);
-    this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
-    p.changes++;
-    p.cardCount--;
   }
 
   /**
@@ -693,20 +697,27 @@ export class DynamicMarket implements PathMarket {
    */
   private arrivals(perPack: number): void {
     if (!(perPack > 0)) return;
-    for (const p of this.packs) {
+    const rng = this.rng;
+    const packs = this.packs;
+    for (let pi = 0; pi < packs.length; pi++) {
+      const p = packs[pi]!;
       if (p.gap <= 0) continue;
-      for (let k = this.rng.poisson(perPack); k > 0 && p.gap > 0; k--) {
-        let x = this.rng.int(p.gap);
-        for (let bi = 0; bi < p.count.length; bi++) {
-          const g = Math.max(0, p.size[bi]! - p.count[bi]!);
-          if (x < g) {
-            this.newCard(p, bi);
-            p.changes++;
-            p.cardCount++;
-            break;
-          }
+      const count = p.count;
+      const size = p.size;
+      const nb = count.length;
+      for (let k = rng.poisson(perPack); k > 0 && p.gap > 0; k--) {
+        let x = rng.int(p.gap);
+        let bi = 0;
+        for (; bi < nb; bi++) {
+          const g = size[bi]! - count[bi]!;
+          if (g <= 0) continue;
+          if (x < g) break;
           x -= g;
         }
+        if (bi === nb) break; // cannot happen: the gap is the sum of the bands' gaps
+        this.newCard(p, bi);
+        p.changes++;
+        p.cardCount++;
       }
     }
   }
