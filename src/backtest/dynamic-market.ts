@@ -117,6 +117,9 @@ interface PackState {
   /** Value (cents) by band and id: `idVal[valOff[bi] + id]` (ids are the same in every scorer of the pack). */
   idVal: Float64Array;
   valOff: Int32Array;
+  /** Expected realised value by band and id (`idExp[valOff[bi] + id]`), and its running Σ per band (`realizedMeanOf`). */
+  idExp: Float64Array;
+  esum: Float64Array;
   /** Per band: the ids a generated card can take (its value grid): `gridId[gridOff[bi] + k]`, k < `gridLen[bi]`. */
   gridId: Int32Array;
   gridOff: Int32Array;
@@ -182,6 +185,8 @@ interface PackStart {
   cap: Int32Array;
   idVal: Float64Array;
   valOff: Int32Array;
+  idExp: Float64Array;
+  esum: Float64Array;
   gridId: Int32Array;
   gridOff: Int32Array;
   gridLen: Int32Array;
@@ -226,6 +231,7 @@ function packStarts(model: BacktestModel): PackStart[] {
     const nb = t.bands.length;
     const count = new Int32Array(nb);
     const sum = new Float64Array(nb);
+    const esum = new Float64Array(nb);
     // Ids are handed out in first-seen order per band and every scorer is fed the same values in
     // the same order, so a value has the same id in each: one id per card serves them all.
     const idOf = (bi: number, v: number): number => {
@@ -243,9 +249,11 @@ function packStarts(model: BacktestModel): PackStart[] {
       for (const c of bt.cards) {
         const v = toCents(c.market_value);
         for (const s of scorers) s.addValue(bi, v);
-        ids[off[bi]! + count[bi]!] = idOf(bi, v);
+        const id = idOf(bi, v);
+        ids[off[bi]! + count[bi]!] = id;
         count[bi] = count[bi]! + 1;
         sum[bi] = sum[bi]! + v;
+        esum[bi] = esum[bi]! + scorers[0]!.expectedOf(bi, id);
       }
     });
     const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
@@ -258,8 +266,10 @@ function packStarts(model: BacktestModel): PackStart[] {
     const valLen = Int32Array.from(byId, (x) => x.length);
     const valOff = offsets(valLen);
     const idVal = new Float64Array(total(valLen));
+    const idExp = new Float64Array(idVal.length);
     byId.forEach((x, bi) => {
       idVal.set(x, valOff[bi]!);
+      for (let id = 0; id < x.length; id++) idExp[valOff[bi]! + id] = scorers[0]!.expectedOf(bi, id);
     });
     return {
       ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
@@ -273,6 +283,8 @@ function packStarts(model: BacktestModel): PackStart[] {
       cap,
       idVal,
       valOff,
+      idExp,
+      esum,
       gridId,
       gridOff,
       gridLen,
@@ -368,6 +380,8 @@ export class DynamicMarket implements PathMarket {
         synced: new Int32Array(t.bands.length),
         idVal: st.idVal,
         valOff: st.valOff,
+        idExp: st.idExp,
+        esum: st.esum.slice(),
         gridId: st.gridId,
         gridOff: st.gridOff,
         gridLen: st.gridLen,
@@ -490,7 +504,9 @@ export class DynamicMarket implements PathMarket {
     if (n === p.cap[bi]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
     p.ids[p.off[bi]! + n] = id;
     p.ver[bi] = p.ver[bi]! + 1;
-    this.counted(p, bi, p.idVal[p.valOff[bi]! + id]!);
+    const at = p.valOff[bi]! + id;
+    p.esum[bi] = p.esum[bi]! + p.idExp[at]!;
+    this.counted(p, bi, p.idVal[at]!);
   }
 
   /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
@@ -513,9 +529,13 @@ export class DynamicMarket implements PathMarket {
       const ids = p.ids;
       const at = p.off[bi]!;
       const id = ids[at + position]!;
-      ids[at + position] = ids[at + p.count[bi]! - 1]!;
+      const last = p.count[bi]! - 1;
+      ids[at + position] = ids[at + last]!;
       p.ver[bi] = p.ver[bi]! + 1;
-      value = p.idVal[p.valOff[bi]! + id]!;
+      const v = p.valOff[bi]! + id;
+      value = p.idVal[v]!;
+      // Back to an exact zero when the band empties: the running sum never drifts far.
+      p.esum[bi] = last === 0 ? 0 : p.esum[bi]! - p.idExp[v]!;
       this.lastId = id;
     }
     const n = p.count[bi]! - 1;
@@ -741,7 +761,7 @@ export class DynamicMarket implements PathMarket {
       const ev = this.quickEv(p, now);
       const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
-      if (!p.ignored) this.sync(p);
+      let synced = p.ignored;
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
       const rows: ScoreRow[] = [];
       let rescored = false;
@@ -760,6 +780,10 @@ export class DynamicMarket implements PathMarket {
           row = old;
         else {
           view.available = p.t.pools[r]!.body.available && drawableR;
+          if (!synced) {
+            this.sync(p);
+            synced = true;
+          }
           row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
           p.riskRows[r] = row;
           p.riskDrawable[r] = drawableR ? 1 : 0;
@@ -798,7 +822,7 @@ export class DynamicMarket implements PathMarket {
   private stillBelow(p: PackState, r: number, view: PackPool): boolean {
     const price = view.price * 100;
     if (!(price > 0)) return false;
-    const mean = p.scorers[p.riskScorer[r]!]!.realizedMean(view);
+    const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.count, p.esum);
     return mean < this.model.strategy.open.min_ev_ratio * price * (1 - 1e-6);
   }
 

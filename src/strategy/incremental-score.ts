@@ -327,17 +327,12 @@ export class IncrementalScorer {
     if (this.growthHold) this.detachGrowth();
     while (this.cards[band]!.length < n) this.growBand(band);
     const cards = this.cards[band]!;
-    const expected = this.values[band]!.expected;
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const id = ids[from + i]!;
-      cards[i] = id;
-      sum += expected[id]!;
-    }
+    for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
     if (this.bySlot) this.slots[band]!.fill(-1, 0, n);
     this.count[band] = n;
-    this.stale[band] = 1;
-    this.expectedSum[band] = sum;
+    // Summed at once (a row is about to be asked for): one pass over the band's terms.
+    this.refresh(band);
+    this.expectedSum[band] = this.sum[band * K + S_EXPECTED]!;
   }
 
   /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
@@ -447,8 +442,17 @@ export class IncrementalScorer {
    * nothing can be drawn.
    */
   realizedMean(view: PackPool): number {
+    return this.realizedMeanOf(view, this.count, this.expectedSum);
+  }
+
+  /**
+   * `realizedMean` of the same pool with other contents: `count` cards per band whose expected
+   * realised values (`expectedOf`) sum to `expectedSum` per band. For an owner that keeps the
+   * cards itself and hands them over only when it needs a row (`setBand`).
+   */
+  realizedMeanOf(view: PackPool, count: Int32Array, expectedSum: Float64Array): number {
     const each = this.scratch(view.bands.length);
-    if (!this.cardWeights(view, each)) return Number.NaN;
+    if (!cardWeights(view, count, each)) return Number.NaN;
     const chase = view.chase;
     let mean = 0;
     if (chase && chase.probability > 0) {
@@ -456,31 +460,13 @@ export class IncrementalScorer {
       this.table.write(fastCents(chase.card.market_value), false, c, 0);
       mean += chase.probability * c[T_EXPECTED]!;
     }
-    for (let b = 0; b < each.length; b++) if (each[b]! > 0) mean += each[b]! * this.expectedSum[b]!;
+    for (let b = 0; b < each.length; b++) if (each[b]! > 0) mean += each[b]! * expectedSum[b]!;
     return mean;
   }
 
-  /**
-   * The probability of each card of each band (0 for a band that is empty or has no odds): the
-   * view's odds renormalised over the bands holding cards, less the chase's share, split evenly
-   * over the band's cards. False when nothing can be drawn.
-   */
-  private cardWeights(view: PackPool, each: Float64Array): boolean {
-    const bands = view.bands;
-    const chaseP = view.chase ? view.chase.probability : 0;
-    let oddsSum = 0;
-    for (let b = 0; b < bands.length; b++) {
-      const o = bands[b]!.odds;
-      if (this.count[b]! > 0 && o > 0) oddsSum += o;
-    }
-    if (chaseP < 1 && !(oddsSum > 0)) return false;
-    const rest = chaseP < 1 ? 1 - chaseP : 0;
-    for (let b = 0; b < bands.length; b++) {
-      const n = this.count[b]!;
-      const odds = bands[b]!.odds;
-      each[b] = n === 0 || !(odds > 0) || rest <= 0 ? 0 : (rest * odds) / oddsSum / n;
-    }
-    return true;
+  /** Expected realised value (cents) of a card of `band` with value id `id`. */
+  expectedOf(band: number, id: number): number {
+    return this.values[band]!.expected[id]!;
   }
 
   /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
@@ -523,7 +509,7 @@ export class IncrementalScorer {
     // Per-card probability of each live band, kept for growth.
     // Growth read later (on demand) keeps its own arrays; read at once, the scratch ones do.
     const each = this.growthOnDemand ? new Float64Array(bands.length) : this.scratch(bands.length);
-    if (!this.cardWeights(view, each)) return null;
+    if (!cardWeights(view, this.count, each)) return null;
     const t = this.table;
     let ev = 0;
     let ev2 = 0;
@@ -676,6 +662,29 @@ function growthSign(mean: number, ex2: number, priceCents: number, balance: numb
   const low = eu - eu2 / (2 * (1 - a) * (1 - a));
   if (low - tol1 - tol2 > 0) return 1;
   return 0;
+}
+
+/**
+ * The probability of each card of each band (0 for a band that is empty or has no odds): the
+ * view's odds renormalised over the bands holding cards, less the chase's share, split evenly
+ * over the band's cards. False when nothing can be drawn.
+ */
+function cardWeights(view: PackPool, count: Int32Array, each: Float64Array): boolean {
+  const bands = view.bands;
+  const chaseP = view.chase ? view.chase.probability : 0;
+  let oddsSum = 0;
+  for (let b = 0; b < bands.length; b++) {
+    const o = bands[b]!.odds;
+    if (count[b]! > 0 && o > 0) oddsSum += o;
+  }
+  if (chaseP < 1 && !(oddsSum > 0)) return false;
+  const rest = chaseP < 1 ? 1 - chaseP : 0;
+  for (let b = 0; b < bands.length; b++) {
+    const n = count[b]!;
+    const odds = bands[b]!.odds;
+    each[b] = n === 0 || !(odds > 0) || rest <= 0 ? 0 : (rest * odds) / oddsSum / n;
+  }
+  return true;
 }
 
 /** Probability that a pull with these terms realises less than the price. */
