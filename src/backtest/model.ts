@@ -70,16 +70,22 @@ export interface ModelOptions {
 
 /** `max_quantity` of each pack as the catalog listed it, when the snapshot recorded the catalog. */
 function quantityLookup(snapshot: SnapshotFile): (category: string, packType: string) => number | undefined {
-  const map = new Map<string, number>();
+  // By category, then pack type: asked for every row a backtest scores, so no key string is built.
+  const map = new Map<string, Map<string, number>>();
   const catalog = (snapshot as { catalog?: unknown }).catalog;
   if (Array.isArray(catalog))
     for (const list of catalog as { category?: unknown; packs?: unknown }[]) {
       if (typeof list?.category !== 'string' || !Array.isArray(list.packs)) continue;
+      let packs = map.get(list.category);
+      if (!packs) {
+        packs = new Map();
+        map.set(list.category, packs);
+      }
       for (const p of list.packs as { pack_type?: unknown; max_quantity?: unknown }[])
         if (typeof p?.pack_type === 'string' && typeof p.max_quantity === 'number')
-          map.set(`${list.category}/${p.pack_type}`, p.max_quantity);
+          packs.set(p.pack_type, p.max_quantity);
     }
-  return (category, packType) => map.get(`${category}/${packType}`);
+  return (category, packType) => map.get(category)?.get(packType);
 }
 
 export function buildModel(
