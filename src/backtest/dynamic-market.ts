@@ -100,7 +100,7 @@ interface PackState {
   t: PackTemplate;
   /**
    * Per band: card count, Σ value (cents, exact integers: the band mean without a scan), recorded
-   * size. The cards are ids into the band's values (`idVal`), kept by position in one typed array
+   * size. The cards are ids into the band's values (`idTerms`), kept by position in one typed array
    * for the pack (`ids`, band bi from `off[bi]`, room for `cap[bi]`): a pull takes a uniformly
    * drawn position of the chosen band. The scorers are not fed card by card: a band's cards are
    * copied into them (`sync`) when the pack is scored after the band changed (`ver`).
@@ -114,11 +114,13 @@ interface PackState {
   /** Per band: change counter, and its value when the scorers were last given the band's cards. */
   ver: Int32Array;
   synced: Int32Array;
-  /** Value (cents) by band and id: `idVal[valOff[bi] + id]` (ids are the same in every scorer of the pack). */
-  idVal: Float64Array;
+  /**
+   * Value (cents) and expected realised value by band and id, side by side (one cache line for a
+   * card change): at `2 * (valOff[bi] + id)` and the next. Ids are the same in every scorer of the
+   * pack. `esum`: the running Σ of expected realised value per band (`realizedMeanOf`).
+   */
+  idTerms: Float64Array;
   valOff: Int32Array;
-  /** Expected realised value by band and id (`idExp[valOff[bi] + id]`), and its running Σ per band (`realizedMeanOf`). */
-  idExp: Float64Array;
   esum: Float64Array;
   /** Per band: the ids a generated card can take (its value grid): `gridId[gridOff[bi] + k]`, k < `gridLen[bi]`. */
   gridId: Int32Array;
@@ -183,9 +185,8 @@ interface PackStart {
   ids: Int32Array;
   off: Int32Array;
   cap: Int32Array;
-  idVal: Float64Array;
+  idTerms: Float64Array;
   valOff: Int32Array;
-  idExp: Float64Array;
   esum: Float64Array;
   gridId: Int32Array;
   gridOff: Int32Array;
@@ -265,11 +266,12 @@ function packStarts(model: BacktestModel): PackStart[] {
     });
     const valLen = Int32Array.from(byId, (x) => x.length);
     const valOff = offsets(valLen);
-    const idVal = new Float64Array(total(valLen));
-    const idExp = new Float64Array(idVal.length);
+    const idTerms = new Float64Array(2 * total(valLen));
     byId.forEach((x, bi) => {
-      idVal.set(x, valOff[bi]!);
-      for (let id = 0; id < x.length; id++) idExp[valOff[bi]! + id] = scorers[0]!.expectedOf(bi, id);
+      for (let id = 0; id < x.length; id++) {
+        idTerms[2 * (valOff[bi]! + id)] = x[id]!;
+        idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
+      }
     });
     return {
       ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
@@ -281,9 +283,8 @@ function packStarts(model: BacktestModel): PackStart[] {
       ids,
       off,
       cap,
-      idVal,
+      idTerms,
       valOff,
-      idExp,
       esum,
       gridId,
       gridOff,
@@ -378,9 +379,8 @@ export class DynamicMarket implements PathMarket {
         cap: st.cap,
         ver: new Int32Array(t.bands.length).fill(1),
         synced: new Int32Array(t.bands.length),
-        idVal: st.idVal,
+        idTerms: st.idTerms,
         valOff: st.valOff,
-        idExp: st.idExp,
         esum: st.esum.slice(),
         gridId: st.gridId,
         gridOff: st.gridOff,
@@ -504,9 +504,9 @@ export class DynamicMarket implements PathMarket {
     if (n === p.cap[bi]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
     p.ids[p.off[bi]! + n] = id;
     p.ver[bi] = p.ver[bi]! + 1;
-    const at = p.valOff[bi]! + id;
-    p.esum[bi] = p.esum[bi]! + p.idExp[at]!;
-    this.counted(p, bi, p.idVal[at]!);
+    const at = 2 * (p.valOff[bi]! + id);
+    p.esum[bi] = p.esum[bi]! + p.idTerms[at + 1]!;
+    this.counted(p, bi, p.idTerms[at]!);
   }
 
   /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
@@ -532,10 +532,10 @@ export class DynamicMarket implements PathMarket {
       const last = p.count[bi]! - 1;
       ids[at + position] = ids[at + last]!;
       p.ver[bi] = p.ver[bi]! + 1;
-      const v = p.valOff[bi]! + id;
-      value = p.idVal[v]!;
+      const v = 2 * (p.valOff[bi]! + id);
+      value = p.idTerms[v]!;
       // Back to an exact zero when the band empties: the running sum never drifts far.
-      p.esum[bi] = last === 0 ? 0 : p.esum[bi]! - p.idExp[v]!;
+      p.esum[bi] = last === 0 ? 0 : p.esum[bi]! - p.idTerms[v + 1]!;
       this.lastId = id;
     }
     const n = p.count[bi]! - 1;
