@@ -4,9 +4,6 @@
  */
 export class Rng {
   private a: number;
-  /** `poisson`'s last mean and e^−mean. */
-  private poissonMean = Number.NaN;
-  private poissonP0 = 0;
   private b: number;
   private c: number;
   private d: number;
@@ -61,7 +58,7 @@ export class Rng {
 
   /**
    * Poisson-distributed count with the given mean: inversion of the CDF with one uniform (O(mean)
-   * multiplications); means above 500 are split into a sum of independent Poisson counts, whose
+   * comparisons against the mean's CDF table, `poissonCdf`); means above 500 are split into a sum of independent Poisson counts, whose
    * sum is Poisson with the total mean (e^−mean would underflow).
    */
   poisson(mean: number): number {
@@ -73,20 +70,11 @@ export class Rng {
       rest -= 500;
     }
     const u = this.next();
-    // The same mean comes back tick after tick: e^−mean is computed once for it.
-    if (rest !== this.poissonMean) {
-      this.poissonMean = rest;
-      this.poissonP0 = Math.exp(-rest);
-    }
-    let p = this.poissonP0;
-    let cdf = p;
+    const cdf = poissonCdf(rest);
+    // The first k whose CDF passes u; the last entry is where the terms underflow to 0.
+    const last = cdf.length - 1;
     let k = 0;
-    // p reaches 0 only far in the tail, where rounding could keep cdf just below u forever.
-    while (u >= cdf && p > 0) {
-      k++;
-      p *= rest / k;
-      cdf += p;
-    }
+    while (k < last && u >= cdf[k]!) k++;
     return total + k;
   }
 
@@ -107,4 +95,32 @@ export class Rng {
     const h = this.hex(16);
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
   }
+}
+
+const cdfs = new Map<number, Float64Array>();
+
+/**
+ * The Poisson CDF at 0, 1, 2… for `mean` (≤ 500), summed term by term (p_k = p_(k−1) · mean / k)
+ * until a term underflows to 0, which ends it; kept per mean (a world asks for the same few means
+ * every tick; the cache starts over past 64 means).
+ */
+function poissonCdf(mean: number): Float64Array {
+  const known = cdfs.get(mean);
+  if (known) return known;
+  const out: number[] = [];
+  let p = Math.exp(-mean);
+  let cdf = p;
+  let k = 0;
+  // p reaches 0 only far in the tail, where rounding could keep cdf just below u forever.
+  while (p > 0) {
+    out.push(cdf);
+    k++;
+    p *= mean / k;
+    cdf += p;
+  }
+  out.push(cdf);
+  const table = Float64Array.from(out);
+  if (cdfs.size >= 64) cdfs.clear();
+  cdfs.set(mean, table);
+  return table;
 }
