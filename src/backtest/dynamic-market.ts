@@ -147,7 +147,7 @@ interface PackState {
   mixLast: number;
   /** Position of the 'standard' risk level in t.pools, −1 if none. */
   standard: number;
-  /** Incremental scorers (one per distinct price), fed every card change. */
+  /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
   scorers: IncrementalScorer[];
   /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
   riskScorer: Int32Array;
@@ -668,7 +668,7 @@ export class DynamicMarket implements PathMarket {
       const p = packs[this.openList[rng.int(open)]!]!;
       // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
       // random), with the risk level and the band drawn at once from the pack's mixture of them.
-      if (p.chaseP > 0 && !p.chaseHit && at < p.chaseEndsAt && rng.next() < p.chaseP) {
+      if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
         this.hitChase(p);
         continue;
       }
