@@ -97,54 +97,40 @@ function packTemplates(model: BacktestModel): PackTemplate[] {
 }
 
 interface PackState {
-  t: PackTemplate;
-  /**
-   * Per band: card count, Σ value (cents, exact integers: the band mean without a scan), recorded
-   * size. The cards are ids into the band's values (`idTerms`), kept by position in one typed array
-   * for the pack (`ids`, band bi from `off[bi]`, room for `cap[bi]`): a pull takes a uniformly
-   * drawn position of the chosen band. The scorers are not fed card by card: a band's cards are
-   * copied into them (`sync`) when the pack is scored after the band changed (`ver`).
-   */
-  count: Int32Array;
-  sum: Float64Array;
-  size: Int32Array;
-  ids: Int32Array;
-  off: Int32Array;
-  cap: Int32Array;
-  /** Per band: change counter, and its value when the scorers were last given the band's cards. */
-  ver: Int32Array;
-  synced: Int32Array;
-  /**
-   * Value (cents) and expected realised value by band and id, side by side (one cache line for a
-   * card change): at `2 * (valOff[bi] + id)` and the next. Ids are the same in every scorer of the
-   * pack. `esum`: the running Σ of expected realised value per band (`realizedMeanOf`).
-   */
-  idTerms: Float64Array;
-  valOff: Int32Array;
-  esum: Float64Array;
-  /** Per band: the ids a generated card can take (its value grid): `gridId[gridOff[bi] + k]`, k < `gridLen[bi]`. */
-  gridId: Int32Array;
-  gridOff: Int32Array;
-  gridLen: Int32Array;
-  sealed: Uint8Array;
-  /** Band odds per risk level (t.pools order), by band. */
-  odds: Float64Array[];
+  // Read by every world card change: first, so they share the object's first cache lines.
+  /** The chase's probability (0 without one). */
+  chaseP: number;
+  chaseHit: boolean;
+  chaseEndsAt: number;
+  cumDirty: boolean;
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band. */
+  mixTotal: number;
+  mixLast: number;
   /**
    * The strategy excludes every risk level of the pack: its rows wait whatever it holds, so only
    * its band counts are kept (other users still open it while it has cards), not its cards.
    */
   ignored: boolean;
+  /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
+  gap: number;
+  cardCount: number;
+  /** Cards taken or added since the pack was last scored. */
+  changes: number;
+  /** The pack's bands are the market's bands b0 … b0 + nb − 1 (see DynamicMarket's band arrays). */
+  b0: number;
+  nb: number;
+  t: PackTemplate;
+  /** The pack's slices of the market's `count` and `esum` (for `realizedMeanOf`). */
+  countView: Int32Array;
+  esumView: Float64Array;
+  /** Band odds per risk level (t.pools order), by band. */
+  odds: Float64Array[];
   /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
   cum: Float64Array;
   cumTotal: Float64Array;
   lastLive: Int32Array;
-  cumDirty: boolean;
-  /** Other users' openings: running P(band) over risk levels (total < 1 when a level is empty). */
-  mixCum: Float64Array;
-  mixTotal: number;
-  mixLast: number;
   /** Position of the 'standard' risk level in t.pools, −1 if none. */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
@@ -152,12 +138,6 @@ interface PackState {
   /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
   riskScorer: Int32Array;
   views: PackPool[];
-  /** The chase's probability (0 without one). */
-  chaseP: number;
-  chaseHit: boolean;
-  chaseEndsAt: number;
-  /** Cards taken or added since the pack was last scored. */
-  changes: number;
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
   /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
@@ -165,36 +145,60 @@ interface PackState {
   /** Per risk level: its last row (null: nothing drawable; undefined: never scored) and drawability then. */
   riskRows: (ScoreRow | null | undefined)[];
   riskDrawable: Uint8Array;
-  cardCount: number;
-  /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
-  gap: number;
   /** Expected pull value (summed over risk levels) when last scored. */
   scoredEv: number;
   rows: ScoreRow[];
 }
 
-/** A pack's recorded (listed) cards, scored once per model: paths start from copies. */
+/** A pack's constant parts, built once per model: paths start from them. */
 interface PackStart {
   ignored: boolean;
-  size: Int32Array;
-  sealed: Uint8Array;
+  b0: number;
   odds: Float64Array[];
   standard: number;
   views: PackPool[];
-  /** The recorded cards as ids by position (layout of PackState `ids`), and the id tables. */
-  ids: Int32Array;
-  off: Int32Array;
-  cap: Int32Array;
-  idTerms: Float64Array;
-  valOff: Int32Array;
-  esum: Float64Array;
-  gridId: Int32Array;
-  gridOff: Int32Array;
-  gridLen: Int32Array;
-  count: Int32Array;
-  sum: Float64Array;
   scorers: IncrementalScorer[];
   riskScorer: Int32Array;
+}
+
+/**
+ * The world's cards at the start of a path, every pack's bands in one set of arrays (band g of
+ * the market is band g − b0 of its pack): one typed array per field for all packs keeps what every
+ * card change reads in a few cache lines, where per-pack arrays spread it over hundreds.
+ */
+interface WorldStart {
+  packs: PackStart[];
+  /** Per band: recorded size, where its cards start in `ids` and their room, kind. */
+  size: Int32Array;
+  off: Int32Array;
+  cap: Int32Array;
+  sealed: Uint8Array;
+  /**
+   * Per band: where its values start in `idTerms`, whose entries 2·(valOff + id) and the next hold
+   * the value (cents) and the expected realised value of value id `id` (one cache line per card
+   * change). Ids are the same in every scorer of a pack.
+   */
+  valOff: Int32Array;
+  idTerms: Float64Array;
+  /** Per band: the ids a generated card can take (its value grid): `gridId[gridOff + k]`, k < `gridLen`. */
+  gridOff: Int32Array;
+  gridLen: Int32Array;
+  gridId: Int32Array;
+  /** The recorded cards: ids by position, and per band count, Σ value, Σ expected realised value. */
+  ids: Int32Array;
+  count: Int32Array;
+  sum: Float64Array;
+  esum: Float64Array;
+}
+
+function concat<A extends Int32Array | Float64Array | Uint8Array>(parts: A[], make: (n: number) => A): A {
+  const out = make(parts.reduce((n, x) => n + x.length, 0));
+  let at = 0;
+  for (const x of parts) {
+    out.set(x, at);
+    at += x.length;
+  }
+  return out;
 }
 
 /** Start of each of consecutive blocks of the given lengths in one array. */
@@ -210,12 +214,32 @@ function total(lengths: Int32Array): number {
   return n;
 }
 
-const starts = new WeakMap<BacktestModel, PackStart[]>();
+const starts = new WeakMap<BacktestModel, WorldStart>();
 
-function packStarts(model: BacktestModel): PackStart[] {
+function worldStart(model: BacktestModel): WorldStart {
   const cached = starts.get(model);
   if (cached) return cached;
-  const list = packTemplates(model).map((t) => {
+  const parts = {
+    size: [] as Int32Array[],
+    off: [] as Int32Array[],
+    cap: [] as Int32Array[],
+    sealed: [] as Uint8Array[],
+    valOff: [] as Int32Array[],
+    idTerms: [] as Float64Array[],
+    gridOff: [] as Int32Array[],
+    gridLen: [] as Int32Array[],
+    gridId: [] as Int32Array[],
+    ids: [] as Int32Array[],
+    count: [] as Int32Array[],
+    sum: [] as Float64Array[],
+    esum: [] as Float64Array[],
+  };
+  // Running bases of the pack's blocks in the concatenated arrays.
+  let bands = 0;
+  let cards = 0;
+  let values = 0;
+  let gridPoints = 0;
+  const packs = packTemplates(model).map((t): PackStart => {
     const prices: number[] = [];
     const scorers: IncrementalScorer[] = [];
     const riskScorer = new Int32Array(t.pools.length);
@@ -273,30 +297,54 @@ function packStarts(model: BacktestModel): PackStart[] {
         idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
       }
     });
+    parts.size.push(Int32Array.from(t.bands, (b) => b.size));
+    parts.off.push(off.map((o) => o + cards));
+    parts.cap.push(cap);
+    parts.sealed.push(Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)));
+    parts.valOff.push(valOff.map((o) => o + values));
+    parts.idTerms.push(idTerms);
+    parts.gridOff.push(gridOff.map((o) => o + gridPoints));
+    parts.gridLen.push(gridLen);
+    parts.gridId.push(gridId);
+    parts.ids.push(ids);
+    parts.count.push(count);
+    parts.sum.push(sum);
+    parts.esum.push(esum);
+    const b0 = bands;
+    bands += nb;
+    cards += ids.length;
+    values += idTerms.length / 2;
+    gridPoints += gridId.length;
     return {
       ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
-      size: Int32Array.from(t.bands, (b) => b.size),
-      sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
+      b0,
       odds: t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0)),
       standard: t.pools.findIndex((x) => x.risk === 'standard'),
       views: t.pools.map((x) => scorerTemplate(t, x)),
-      ids,
-      off,
-      cap,
-      idTerms,
-      valOff,
-      esum,
-      gridId,
-      gridOff,
-      gridLen,
-      count,
-      sum,
       scorers,
       riskScorer,
     };
   });
-  starts.set(model, list);
-  return list;
+  const ints = (n: number) => new Int32Array(n);
+  const floats = (n: number) => new Float64Array(n);
+  const start: WorldStart = {
+    packs,
+    size: concat(parts.size, ints),
+    off: concat(parts.off, ints),
+    cap: concat(parts.cap, ints),
+    sealed: concat(parts.sealed, (n) => new Uint8Array(n)),
+    valOff: concat(parts.valOff, ints),
+    idTerms: concat(parts.idTerms, floats),
+    gridOff: concat(parts.gridOff, ints),
+    gridLen: concat(parts.gridLen, ints),
+    gridId: concat(parts.gridId, ints),
+    ids: concat(parts.ids, ints),
+    count: concat(parts.count, ints),
+    sum: concat(parts.sum, floats),
+    esum: concat(parts.esum, floats),
+  };
+  starts.set(model, start);
+  return start;
 }
 
 interface Settings {
@@ -323,11 +371,19 @@ function settingsFor(overrides: DynamicsInput): Settings {
 }
 
 /**
- * The first band holding cards whose running weight (`cum[base + band]`) exceeds x, or `fallback`
- * (the last such band) when rounding leaves x at or above the total.
+ * The first band i (< nb) holding cards (`count[b0 + i]`) whose running weight (`cum[base + i]`)
+ * exceeds x, or `fallback` (the last such band) when rounding leaves x at or above the total.
  */
-function pickBand(cum: Float64Array, base: number, count: Int32Array, x: number, fallback: number): number {
-  for (let i = 0; i < count.length; i++) if (x < cum[base + i]! && count[i]! > 0) return i;
+function pickBand(
+  cum: Float64Array,
+  base: number,
+  count: Int32Array,
+  b0: number,
+  nb: number,
+  x: number,
+  fallback: number,
+): number {
+  for (let i = 0; i < nb; i++) if (x < cum[base + i]! && count[b0 + i]! > 0) return i;
   return fallback;
 }
 
@@ -346,6 +402,26 @@ export class DynamicMarket implements PathMarket {
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
   private forceRescore = true;
+  // Every pack's bands, pack p's at p.b0 … p.b0 + p.nb − 1 (WorldStart). Per path: card count,
+  // Σ value (cents, exact integers: the band mean without a scan), running Σ expected realised
+  // value, change counter and its value when the scorers last had the band, other users' running
+  // P(band); the cards (value ids by position). Shared by a worker's paths: the rest.
+  private readonly count: Int32Array;
+  private readonly sum: Float64Array;
+  private readonly esum: Float64Array;
+  private readonly ver: Int32Array;
+  private readonly synced: Int32Array;
+  private readonly mixCum: Float64Array;
+  private readonly ids: Int32Array;
+  private readonly size: Int32Array;
+  private readonly off: Int32Array;
+  private readonly cap: Int32Array;
+  private readonly sealed: Uint8Array;
+  private readonly valOff: Int32Array;
+  private readonly idTerms: Float64Array;
+  private readonly gridOff: Int32Array;
+  private readonly gridLen: Int32Array;
+  private readonly gridId: Int32Array;
 
   constructor(
     private readonly model: BacktestModel,
@@ -360,7 +436,23 @@ export class DynamicMarket implements PathMarket {
     // The world's own stream: separate from the path's draws so one cannot shift the other.
     this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
-    const begin = packStarts(model);
+    const w = worldStart(model);
+    this.count = w.count.slice();
+    this.sum = w.sum.slice();
+    this.esum = w.esum.slice();
+    this.ver = new Int32Array(w.count.length).fill(1);
+    this.synced = new Int32Array(w.count.length);
+    this.mixCum = new Float64Array(w.count.length);
+    this.ids = w.ids.slice();
+    this.size = w.size;
+    this.off = w.off;
+    this.cap = w.cap;
+    this.sealed = w.sealed;
+    this.valOff = w.valOff;
+    this.idTerms = w.idTerms;
+    this.gridOff = w.gridOff;
+    this.gridLen = w.gridLen;
+    this.gridId = w.gridId;
     this.poolPack = new Int32Array(model.pools.length).fill(-1);
     this.poolRisk = new Int32Array(model.pools.length).fill(-1);
     this.packs = tpl.map((t, pi) => {
@@ -368,34 +460,29 @@ export class DynamicMarket implements PathMarket {
         this.poolPack[p.index] = pi;
         this.poolRisk[p.index] = r;
       });
-      const st = begin[pi]!;
+      const st = w.packs[pi]!;
+      const nb = t.bands.length;
       const p: PackState = {
-        t,
-        count: st.count.slice(),
-        sum: st.sum.slice(),
-        size: st.size,
-        ids: st.ids.slice(),
-        off: st.off,
-        cap: st.cap,
-        ver: new Int32Array(t.bands.length).fill(1),
-        synced: new Int32Array(t.bands.length),
-        idTerms: st.idTerms,
-        valOff: st.valOff,
-        esum: st.esum.slice(),
-        gridId: st.gridId,
-        gridOff: st.gridOff,
-        gridLen: st.gridLen,
-        sealed: st.sealed,
-        odds: st.odds,
-        ignored: st.ignored,
-        live: new Int32Array(t.pools.length),
-        cum: new Float64Array(t.pools.length * t.bands.length),
-        cumTotal: new Float64Array(t.pools.length),
-        lastLive: new Int32Array(t.pools.length),
+        chaseP: t.chase ? t.chase.probability : 0,
+        chaseHit: false,
+        chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
         cumDirty: true,
-        mixCum: new Float64Array(t.bands.length),
         mixTotal: 0,
         mixLast: -1,
+        ignored: st.ignored,
+        gap: 0,
+        cardCount: 0,
+        changes: 1,
+        b0: st.b0,
+        nb,
+        t,
+        countView: this.count.subarray(st.b0, st.b0 + nb),
+        esumView: this.esum.subarray(st.b0, st.b0 + nb),
+        odds: st.odds,
+        live: new Int32Array(t.pools.length),
+        cum: new Float64Array(t.pools.length * nb),
+        cumTotal: new Float64Array(t.pools.length),
+        lastLive: new Int32Array(t.pools.length),
         standard: st.standard,
         scorers: st.scorers.map((s) => {
           const c = s.clone();
@@ -407,28 +494,23 @@ export class DynamicMarket implements PathMarket {
         // Shared by the worker's paths, which run one after the other: `available` and `chase` are
         // set before every read.
         views: st.views,
-        chaseP: t.chase ? t.chase.probability : 0,
-        chaseHit: false,
-        chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
-        changes: 1,
-        scoredEv: 0,
         wasDrawable: true,
         mustRescore: false,
         riskRows: t.pools.map(() => undefined),
         riskDrawable: new Uint8Array(t.pools.length),
-        cardCount: 0,
-        gap: 0,
+        scoredEv: 0,
         rows: [],
       };
-      for (let bi = 0; bi < t.bands.length; bi++) {
-        if (p.count[bi]! > 0) this.liveChange(p, bi, 1);
+      for (let bi = 0; bi < nb; bi++) {
+        const g = p.b0 + bi;
+        if (this.count[g]! > 0) this.liveChange(p, bi, 1);
         // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = p.count[bi]!; k < p.size[bi]!; k++) this.newCard(p, bi);
+        for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
       }
       p.gap = 0;
-      for (let bi = 0; bi < t.bands.length; bi++) {
-        p.cardCount += p.count[bi]!;
-        p.gap += Math.max(0, p.size[bi]! - p.count[bi]!);
+      for (let g = p.b0; g < p.b0 + nb; g++) {
+        p.cardCount += this.count[g]!;
+        p.gap += Math.max(0, this.size[g]! - this.count[g]!);
       }
       return p;
     });
@@ -436,25 +518,27 @@ export class DynamicMarket implements PathMarket {
     this.nextTick = start + this.dyn.tick_seconds * 1000;
   }
 
-  /** A new card in band bi, its value drawn uniformly from the band's value grid. */
+  /** A new card in band bi of pack p, its value drawn uniformly from the band's value grid. */
   private newCard(p: PackState, bi: number): void {
     if (p.ignored) {
       this.counted(p, bi, 0);
       return;
     }
-    const id = p.gridId[p.gridOff[bi]! + this.rng.int(p.gridLen[bi]!)]!;
-    this.put(p, bi, id);
+    const g = p.b0 + bi;
+    this.put(p, bi, this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
   }
 
   /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
   private rebuildCum(p: PackState): void {
-    const nb = p.count.length;
+    const nb = p.nb;
+    const count = this.count;
+    const b0 = p.b0;
     for (let r = 0; r < p.odds.length; r++) {
       const odds = p.odds[r]!;
       let acc = 0;
       let last = -1;
       for (let i = 0; i < nb; i++) {
-        if (p.count[i]! > 0 && odds[i]! > 0) {
+        if (count[b0 + i]! > 0 && odds[i]! > 0) {
           acc += odds[i]!;
           last = i;
         }
@@ -465,8 +549,8 @@ export class DynamicMarket implements PathMarket {
     }
     // Other users' mixture: P(risk level) × its band odds among live bands.
     const nr = p.odds.length;
-    const mix = p.mixCum;
-    mix.fill(0);
+    const mix = this.mixCum;
+    mix.fill(0, b0, b0 + nb);
     let last = -1;
     for (let r = 0; r < nr; r++) {
       const total = p.cumTotal[r]!;
@@ -474,15 +558,15 @@ export class DynamicMarket implements PathMarket {
       const pr = p.standard >= 0 ? (r === p.standard ? 0.6 : 0) + 0.4 / nr : 1 / nr;
       const odds = p.odds[r]!;
       for (let i = 0; i < nb; i++)
-        if (p.count[i]! > 0 && odds[i]! > 0) {
-          mix[i] = mix[i]! + (pr * odds[i]!) / total;
+        if (count[b0 + i]! > 0 && odds[i]! > 0) {
+          mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
           if (i > last) last = i;
         }
     }
     let acc = 0;
     for (let i = 0; i < nb; i++) {
-      acc += mix[i]!;
-      mix[i] = acc;
+      acc += mix[b0 + i]!;
+      mix[b0 + i] = acc;
     }
     p.mixTotal = acc;
     p.mixLast = last;
@@ -496,26 +580,28 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
-  /** The card with id `id` enters band `bi` of pack p (at its last position). */
+  /** The card with value id `id` enters band `bi` of pack p (at its last position). */
   private put(p: PackState, bi: number, id: number): void {
-    const n = p.count[bi]!;
+    const g = p.b0 + bi;
+    const n = this.count[g]!;
     // A band never holds more than its recorded size (restock fills gaps, a refunded order puts
     // back what it took), which is its room: a write past it would land in the next band.
-    if (n === p.cap[bi]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
-    p.ids[p.off[bi]! + n] = id;
-    p.ver[bi] = p.ver[bi]! + 1;
-    const at = 2 * (p.valOff[bi]! + id);
-    p.esum[bi] = p.esum[bi]! + p.idTerms[at + 1]!;
-    this.counted(p, bi, p.idTerms[at]!);
+    if (n === this.cap[g]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
+    this.ids[this.off[g]! + n] = id;
+    this.ver[g] = this.ver[g]! + 1;
+    const at = 2 * (this.valOff[g]! + id);
+    this.esum[g] = this.esum[g]! + this.idTerms[at + 1]!;
+    this.counted(p, bi, this.idTerms[at]!);
   }
 
   /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
   private counted(p: PackState, bi: number, value: number): void {
-    const n = p.count[bi]! + 1;
-    p.count[bi] = n;
+    const g = p.b0 + bi;
+    const n = this.count[g]! + 1;
+    this.count[g] = n;
     if (n === 1) this.liveChange(p, bi, 1);
-    if (n <= p.size[bi]!) p.gap--;
-    p.sum[bi] = p.sum[bi]! + value;
+    if (n <= this.size[g]!) p.gap--;
+    this.sum[g] = this.sum[g]! + value;
   }
 
   /**
@@ -524,35 +610,37 @@ export class DynamicMarket implements PathMarket {
    */
   private lastId = -1;
   private takeAt(p: PackState, bi: number, position: number): number {
+    const g = p.b0 + bi;
     let value = 0;
     if (!p.ignored) {
-      const ids = p.ids;
-      const at = p.off[bi]!;
+      const ids = this.ids;
+      const at = this.off[g]!;
       const id = ids[at + position]!;
-      const last = p.count[bi]! - 1;
+      const last = this.count[g]! - 1;
       ids[at + position] = ids[at + last]!;
-      p.ver[bi] = p.ver[bi]! + 1;
-      const v = 2 * (p.valOff[bi]! + id);
-      value = p.idTerms[v]!;
+      this.ver[g] = this.ver[g]! + 1;
+      const v = 2 * (this.valOff[g]! + id);
+      value = this.idTerms[v]!;
       // Back to an exact zero when the band empties: the running sum never drifts far.
-      p.esum[bi] = last === 0 ? 0 : p.esum[bi]! - p.idTerms[v + 1]!;
+      this.esum[g] = last === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
       this.lastId = id;
     }
-    const n = p.count[bi]! - 1;
-    p.count[bi] = n;
+    const n = this.count[g]! - 1;
+    this.count[g] = n;
     if (n === 0) this.liveChange(p, bi, -1);
-    if (n < p.size[bi]!) p.gap++;
-    p.sum[bi] = p.sum[bi]! - value;
+    if (n < this.size[g]!) p.gap++;
+    this.sum[g] = this.sum[g]! - value;
     return value;
   }
 
   /** Gives the pack's scorers the cards of every band that changed since they last had them. */
   private sync(p: PackState): void {
     const scorers = p.scorers;
-    for (let bi = 0; bi < p.ver.length; bi++) {
-      if (p.ver[bi] === p.synced[bi]) continue;
-      for (let i = 0; i < scorers.length; i++) scorers[i]!.setBand(bi, p.ids, p.off[bi]!, p.count[bi]!);
-      p.synced[bi] = p.ver[bi]!;
+    for (let bi = 0; bi < p.nb; bi++) {
+      const g = p.b0 + bi;
+      if (this.ver[g] === this.synced[g]) continue;
+      for (let i = 0; i < scorers.length; i++) scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
+      this.synced[g] = this.ver[g]!;
     }
   }
 
@@ -584,12 +672,11 @@ export class DynamicMarket implements PathMarket {
       this.lastBand = -1;
       return -1;
     }
-    const count = p.count;
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return -2;
-    const chosen = pickBand(p.cum, r * count.length, count, rng.next() * total, p.lastLive[r]!);
-    const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
+    const chosen = pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
+    const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(this.count[p.b0 + chosen]!));
     p.changes++;
     p.cardCount--;
     this.lastBand = chosen;
@@ -661,6 +748,7 @@ export class DynamicMarket implements PathMarket {
   private otherOpenings(n: number, at: number): void {
     const rng = this.rng;
     const packs = this.packs;
+    const count = this.count;
     for (let i = 0; i < n; i++) {
       if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
       const open = this.openCount;
@@ -676,9 +764,9 @@ export class DynamicMarket implements PathMarket {
       const u = rng.next();
       // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
       if (!(u < p.mixTotal)) continue;
-      const count = p.count;
-      const chosen = pickBand(p.mixCum, 0, count, u, p.mixLast);
-      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[chosen]!));
+      const b0 = p.b0;
+      const chosen = pickBand(this.mixCum, b0, count, b0, p.nb, u, p.mixLast);
+      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
       p.changes++;
       p.cardCount--;
     }
@@ -695,8 +783,8 @@ export class DynamicMarket implements PathMarket {
     const share = 1 - Math.exp(-rate * dtHours);
     for (const p of this.packs) {
       if (p.gap <= 0) continue;
-      for (let bi = 0; bi < p.count.length; bi++) {
-        const gap = p.size[bi]! - p.count[bi]!;
+      for (let bi = 0; bi < p.nb; bi++) {
+        const gap = this.size[p.b0 + bi]! - this.count[p.b0 + bi]!;
         if (gap <= 0) continue;
         const expected = gap * share;
         const whole = Math.floor(expected);
@@ -719,17 +807,18 @@ export class DynamicMarket implements PathMarket {
     if (!(perPack > 0)) return;
     const rng = this.rng;
     const packs = this.packs;
+    const count = this.count;
+    const size = this.size;
     for (let pi = 0; pi < packs.length; pi++) {
       const p = packs[pi]!;
       if (p.gap <= 0) continue;
-      const count = p.count;
-      const size = p.size;
-      const nb = count.length;
+      const b0 = p.b0;
+      const nb = p.nb;
       for (let k = rng.poisson(perPack); k > 0 && p.gap > 0; k--) {
         let x = rng.int(p.gap);
         let bi = 0;
         for (; bi < nb; bi++) {
-          const g = size[bi]! - count[bi]!;
+          const g = size[b0 + bi]! - count[b0 + bi]!;
           if (g <= 0) continue;
           if (x < g) break;
           x -= g;
@@ -822,7 +911,7 @@ export class DynamicMarket implements PathMarket {
   private stillBelow(p: PackState, r: number, view: PackPool): boolean {
     const price = view.price * 100;
     if (!(price > 0)) return false;
-    const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.count, p.esum);
+    const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
     return mean < this.model.strategy.open.min_ev_ratio * price * (1 - 1e-6);
   }
 
@@ -835,12 +924,12 @@ export class DynamicMarket implements PathMarket {
       const odds = p.odds[r]!;
       let w = 0;
       let acc = 0;
-      for (let i = 0; i < p.count.length; i++) {
-        const n = p.count[i]!;
+      for (let i = 0; i < p.nb; i++) {
+        const n = this.count[p.b0 + i]!;
         const o = n > 0 ? odds[i]! : 0;
         if (o <= 0) continue;
         w += o;
-        acc += (o * p.sum[i]!) / n;
+        acc += (o * this.sum[p.b0 + i]!) / n;
       }
       total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
     }
@@ -883,7 +972,7 @@ export class DynamicMarket implements PathMarket {
       const chase = got === -1;
       this.undo.push(chase ? -1 : this.lastId, this.lastBand);
       const value = chase ? toCents(p.t.chase!.card.market_value) : got;
-      const sealed = !chase && p.sealed[this.lastBand] === 1;
+      const sealed = !chase && this.sealed[p.b0 + this.lastBand] === 1;
       out[k] = this.model.plans.planFor(value, sealed);
     }
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
