@@ -639,7 +639,8 @@ export class DynamicMarket implements PathMarket {
     for (let bi = 0; bi < p.nb; bi++) {
       const g = p.b0 + bi;
       if (this.ver[g] === this.synced[g]) continue;
-      for (let i = 0; i < scorers.length; i++) scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
+      for (let i = 0; i < scorers.length; i++)
+        scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
       this.synced[g] = this.ver[g]!;
     }
   }
