@@ -65,7 +65,10 @@ describe('valueGrid', () => {
     const points = 64;
     const min = 0;
     const max = 1_000_000;
-    const even = Float64Array.from({ length: points }, (_, k) => min + Math.round((k * (max - min)) / (points - 1)));
+    const even = Float64Array.from(
+      { length: points },
+      (_, k) => min + Math.round((k * (max - min)) / (points - 1)),
+    );
     const want = anyCent(min, max).variance;
     expect(moments(even).variance / want - 1).toBeCloseTo(2 / (points - 1), 3);
     expect(Math.abs(moments(valueGrid(min, max, points)).variance / want - 1)).toBeLessThan(2 / points ** 2);
