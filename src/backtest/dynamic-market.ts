@@ -396,8 +396,9 @@ export class DynamicMarket implements PathMarket {
   /** Model pool index → pack, and position of its risk level in the pack's pools. */
   private readonly poolPack: Int32Array;
   private readonly poolRisk: Int32Array;
-  /** Category value indexes (they start at 1), by position in CATEGORY_SLOT. */
+  /** Category value indexes (they start at 1), by position in CATEGORY_SLOT; each model pool's position (−1: none). */
   private readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
+  private readonly poolCategory: Int32Array;
   private nextTick: number;
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
@@ -453,6 +454,7 @@ export class DynamicMarket implements PathMarket {
     this.gridOff = w.gridOff;
     this.gridLen = w.gridLen;
     this.gridId = w.gridId;
+    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? -1);
     this.poolPack = new Int32Array(model.pools.length).fill(-1);
     this.poolRisk = new Int32Array(model.pools.length).fill(-1);
     this.packs = tpl.map((t, pi) => {
@@ -981,17 +983,18 @@ export class DynamicMarket implements PathMarket {
     return qty;
   }
 
-  private indexOf(category: string): number {
-    const c = CATEGORY_SLOT.get(category);
-    return c === undefined ? 1 : this.index[c]!;
+  /** The value index of the category of listing l's pool (1 for a category the world does not move). */
+  private indexOf(l: Listing): number {
+    const c = this.poolCategory[l.pool]!;
+    return c < 0 ? 1 : this.index[c]!;
   }
 
   private valueNow(l: Listing): number {
-    return roundHalfAway((l.basisCents * this.indexOf(l.category)) / l.anchorIndex);
+    return roundHalfAway((l.basisCents * this.indexOf(l)) / l.anchorIndex);
   }
 
   list(l: Listing): void {
-    l.anchorIndex = this.indexOf(l.category);
+    l.anchorIndex = this.indexOf(l);
     l.outcome = 'pending';
   }
 

@@ -7,6 +7,7 @@
 
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import type { Cents } from '../core/money.js';
+import { fixed } from './cents.js';
 import { listingPriceCents } from './listing-model.js';
 import type { Strategy } from './strategy-schema.js';
 
@@ -65,7 +66,7 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
     return {
       action: 'reprice',
       priceCents: target,
-      reason: `markup ${markup.toFixed(2)} after ${steps} step(s)`,
+      reason: `markup ${fixed(markup, 2)} after ${steps} step(s)`,
     };
   const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyRate, roundHalfAway, toCents } from '../../src/core/money.js';
 import { Rng } from '../../src/core/prng.js';
-import { fastCents, fastRate, fastRound, fixed3 } from '../../src/strategy/cents.js';
+import { fastCents, fastRate, fastRound, fixed, fixed3 } from '../../src/strategy/cents.js';
 
 describe('fast rounding agrees with src/core/money.ts', () => {
   it.each([0.5, -0.5, 1.5, -2.5, 100.49999999999999, 2.675 * 100, 1.005 * 100, 0, -0.49999])(
@@ -54,6 +54,30 @@ describe('fixed3 agrees with toFixed(3)', () => {
       const price = 1 + Math.floor(rng.next() * 1e5);
       const xs = [mean / price, (Math.floor(rng.next() * 1e6) + 0.5) / 1000, rng.next() * 3];
       for (const x of xs) if (fixed3(x) !== x.toFixed(3)) mismatches.push(`${x}`);
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+  });
+});
+
+describe('fixed agrees with toFixed for 0 to 4 digits', () => {
+  it.each([0, 0.005, 0.015, 1.005, 1.15, 2.675, 0.995, 1.2, 99.995, 0.5, 1.5, 2.5, 1e8, -1.15, Number.NaN])(
+    'fixed(%d, 0..4)',
+    (x) => {
+      for (let d = 0; d <= 4; d++) expect(fixed(x, d)).toBe(x.toFixed(d));
+    },
+  );
+
+  it('on 200,000 markups and ratios, many of them exact or near halves', () => {
+    const rng = new Rng(9);
+    const mismatches: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      const xs = [
+        1 + Math.floor(rng.next() * 100) * 0.05 - Math.floor(rng.next() * 10) * 0.01,
+        rng.next() * 5,
+      ];
+      xs.push((Math.floor(rng.next() * 1e5) + 0.5) / 100);
+      for (const x of xs)
+        for (let d = 0; d <= 4; d++) if (fixed(x, d) !== x.toFixed(d)) mismatches.push(`${x}@${d}`);
     }
     expect(mismatches.slice(0, 5)).toEqual([]);
   });
