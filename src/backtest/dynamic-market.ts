@@ -142,6 +142,8 @@ interface PackState {
   wasDrawable: boolean;
   /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
   mustRescore: boolean;
+  /** Per risk level: 1 if the strategy excludes it (its rows wait whatever the pool holds). */
+  excluded: Uint8Array;
   /** Per risk level: its last row (null: nothing drawable; undefined: never scored) and drawability then. */
   riskRows: (ScoreRow | null | undefined)[];
   riskDrawable: Uint8Array;
@@ -153,6 +155,7 @@ interface PackState {
 /** A pack's constant parts, built once per model: paths start from them. */
 interface PackStart {
   ignored: boolean;
+  excluded: Uint8Array;
   b0: number;
   odds: Float64Array[];
   standard: number;
@@ -315,8 +318,10 @@ function worldStart(model: BacktestModel): WorldStart {
     cards += ids.length;
     values += idTerms.length / 2;
     gridPoints += gridId.length;
+    const excluded = Uint8Array.from(t.pools, (x) => (excludedBy(x.body, model.strategy) !== null ? 1 : 0));
     return {
-      ignored: t.pools.every((x) => excludedBy(x.body, model.strategy) !== null),
+      ignored: excluded.every((x) => x === 1),
+      excluded,
       b0,
       odds: t.pools.map((x) => Float64Array.from(t.bands, (b) => b.odds.get(x.risk) ?? 0)),
       standard: t.pools.findIndex((x) => x.risk === 'standard'),
@@ -498,6 +503,7 @@ export class DynamicMarket implements PathMarket {
         views: st.views,
         wasDrawable: true,
         mustRescore: false,
+        excluded: st.excluded,
         riskRows: t.pools.map(() => undefined),
         riskDrawable: new Uint8Array(t.pools.length),
         scoredEv: 0,
@@ -867,7 +873,10 @@ export class DynamicMarket implements PathMarket {
           !p.mustRescore &&
           old !== undefined &&
           drawableR === (p.riskDrawable[r] === 1) &&
-          (old === null || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+          // An excluded risk level's row waits whatever its numbers: kept while drawability holds.
+          (old === null ||
+            p.excluded[r] === 1 ||
+            (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
         )
           row = old;
         else {
