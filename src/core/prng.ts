@@ -2,8 +2,13 @@
  * Seeded, fast, allocation-free PRNG (sfc32 seeded through splitmix32). Every random choice in
  * the simulator and the backtests goes through one of these so a seed reproduces a run exactly.
  */
+const EMPTY = new Float64Array(0);
+
 export class Rng {
   private a: number;
+  /** `poisson`'s last mean and its CDF table. */
+  private cdfMean = Number.NaN;
+  private cdf: Float64Array = EMPTY;
   private b: number;
   private c: number;
   private d: number;
@@ -71,7 +76,12 @@ export class Rng {
       rest -= 500;
     }
     const u = this.next();
-    const cdf = poissonCdf(rest);
+    // The same mean comes back many times in a row (one per pack each tick): no Map look-up then.
+    if (rest !== this.cdfMean) {
+      this.cdfMean = rest;
+      this.cdf = poissonCdf(rest);
+    }
+    const cdf = this.cdf;
     // The first k whose CDF passes u; the last entry is where the terms underflow to 0.
     const last = cdf.length - 1;
     let k = 0;
