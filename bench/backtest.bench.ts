@@ -110,8 +110,8 @@ const bench: Benchmark = {
       parseYaml(readFileSync(join(root, 'strategies', 'balanced.yaml'), 'utf8')),
     );
     // Per-path time on one core, halved for the goal's 2 workers. Optimistic: end to end on a full
-    // `packbot sim` snapshot (more packs than this fixture), two workers took 56–65 s when this
-    // projected ~43 s (docs/backtest.md).
+    // `packbot sim` snapshot (more packs than this fixture) two workers took 45–62 s when this
+    // projected 37–43 s; two workers cost ~25% more CPU per path than one (docs/backtest.md).
     const projected = (market: 'static' | 'dynamic', paths: number): number => {
       const e = new Engine({ snapshot: real, strategy: balanced, days: 30, seed: 1, market });
       runChunk(e, 0, Math.max(2, paths / 8)); // warm-up (JIT, value grids, row caches)
