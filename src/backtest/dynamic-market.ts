@@ -169,8 +169,12 @@ interface PackStart {
  * the market is band g − b0 of its pack): one typed array per field for all packs keeps what every
  * card change reads in a few cache lines, where per-pack arrays spread it over hundreds.
  */
-interface WorldStart {
+interface WorldStart extends WorldBands {
   packs: PackStart[];
+}
+
+/** WorldStart's typed arrays (a pack's blocks of them while it is built). */
+interface WorldBands {
   /** Per band: recorded size, where its cards start in `ids` and their room, kind. */
   size: Int32Array;
   off: Int32Array;
@@ -194,14 +198,25 @@ interface WorldStart {
   esum: Float64Array;
 }
 
-function concat<A extends Int32Array | Float64Array | Uint8Array>(parts: A[], make: (n: number) => A): A {
-  const out = make(parts.reduce((n, x) => n + x.length, 0));
-  let at = 0;
-  for (const x of parts) {
-    out.set(x, at);
-    at += x.length;
+/** Each field of the packs' blocks, concatenated in pack order (a missing field fails every path at once). */
+function concatBands(blocks: WorldBands[]): WorldBands {
+  const out: Partial<Record<keyof WorldBands, Int32Array | Float64Array | Uint8Array>> = {};
+  for (const key of BAND_FIELDS) {
+    const parts = blocks.map((b) => b[key]);
+    let n = 0;
+    for (const x of parts) n += x.length;
+    const Make = (parts[0]?.constructor ?? Int32Array) as new (
+      n: number,
+    ) => Int32Array | Float64Array | Uint8Array;
+    const all = new Make(n);
+    let at = 0;
+    for (const x of parts) {
+      all.set(x, at);
+      at += x.length;
+    }
+    out[key] = all;
   }
-  return out;
+  return out as WorldBands;
 }
 
 /** Start of each of consecutive blocks of the given lengths in one array. */
@@ -217,26 +232,28 @@ function total(lengths: Int32Array): number {
   return n;
 }
 
+const BAND_FIELDS = [
+  'size',
+  'off',
+  'cap',
+  'sealed',
+  'valOff',
+  'idTerms',
+  'gridOff',
+  'gridLen',
+  'gridId',
+  'ids',
+  'count',
+  'sum',
+  'esum',
+] as const satisfies readonly (keyof WorldBands)[];
+
 const starts = new WeakMap<BacktestModel, WorldStart>();
 
 function worldStart(model: BacktestModel): WorldStart {
   const cached = starts.get(model);
   if (cached) return cached;
-  const parts = {
-    size: [] as Int32Array[],
-    off: [] as Int32Array[],
-    cap: [] as Int32Array[],
-    sealed: [] as Uint8Array[],
-    valOff: [] as Int32Array[],
-    idTerms: [] as Float64Array[],
-    gridOff: [] as Int32Array[],
-    gridLen: [] as Int32Array[],
-    gridId: [] as Int32Array[],
-    ids: [] as Int32Array[],
-    count: [] as Int32Array[],
-    sum: [] as Float64Array[],
-    esum: [] as Float64Array[],
-  };
+  const blocks: WorldBands[] = [];
   // Running bases of the pack's blocks in the concatenated arrays.
   let bands = 0;
   let cards = 0;
@@ -300,19 +317,21 @@ function worldStart(model: BacktestModel): WorldStart {
         idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
       }
     });
-    parts.size.push(Int32Array.from(t.bands, (b) => b.size));
-    parts.off.push(off.map((o) => o + cards));
-    parts.cap.push(cap);
-    parts.sealed.push(Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)));
-    parts.valOff.push(valOff.map((o) => o + values));
-    parts.idTerms.push(idTerms);
-    parts.gridOff.push(gridOff.map((o) => o + gridPoints));
-    parts.gridLen.push(gridLen);
-    parts.gridId.push(gridId);
-    parts.ids.push(ids);
-    parts.count.push(count);
-    parts.sum.push(sum);
-    parts.esum.push(esum);
+    blocks.push({
+      size: Int32Array.from(t.bands, (b) => b.size),
+      off: off.map((o) => o + cards),
+      cap,
+      sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
+      valOff: valOff.map((o) => o + values),
+      idTerms,
+      gridOff: gridOff.map((o) => o + gridPoints),
+      gridLen,
+      gridId,
+      ids,
+      count,
+      sum,
+      esum,
+    });
     const b0 = bands;
     bands += nb;
     cards += ids.length;
@@ -330,24 +349,7 @@ function worldStart(model: BacktestModel): WorldStart {
       riskScorer,
     };
   });
-  const ints = (n: number) => new Int32Array(n);
-  const floats = (n: number) => new Float64Array(n);
-  const start: WorldStart = {
-    packs,
-    size: concat(parts.size, ints),
-    off: concat(parts.off, ints),
-    cap: concat(parts.cap, ints),
-    sealed: concat(parts.sealed, (n) => new Uint8Array(n)),
-    valOff: concat(parts.valOff, ints),
-    idTerms: concat(parts.idTerms, floats),
-    gridOff: concat(parts.gridOff, ints),
-    gridLen: concat(parts.gridLen, ints),
-    gridId: concat(parts.gridId, ints),
-    ids: concat(parts.ids, ints),
-    count: concat(parts.count, ints),
-    sum: concat(parts.sum, floats),
-    esum: concat(parts.esum, floats),
-  };
+  const start: WorldStart = { packs, ...concatBands(blocks) };
   starts.set(model, start);
   return start;
 }
