@@ -64,8 +64,9 @@ export class Rng {
 
   /**
    * Poisson-distributed count with the given mean: inversion of the CDF with one uniform (O(mean)
-   * comparisons against the mean's CDF table, `poissonCdf`); means above 500 are split into a sum of independent Poisson counts, whose
-   * sum is Poisson with the total mean (e^−mean would underflow).
+   * comparisons against the mean's CDF table, `poissonCdf`); means above 500 are split into a sum
+   * of independent Poisson counts, whose sum is Poisson with the total mean (e^−mean would
+   * underflow).
    */
   poisson(mean: number): number {
     if (!(mean > 0)) return 0;

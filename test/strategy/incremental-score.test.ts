@@ -285,6 +285,8 @@ describe('IncrementalScorer', () => {
     const room = 64;
     const ids = new Int32Array(BANDS.length * room);
     const count = new Int32Array(BANDS.length);
+    // The owner's running Σ expected realised value per band, for realizedMeanOf.
+    const expected = new Float64Array(BANDS.length);
     const row = (x: IncrementalScorer) => x.row({ balanceCents: 60_000 });
     for (let round = 0; round < 40; round++) {
       const changed = new Set<number>();
@@ -294,12 +296,14 @@ describe('IncrementalScorer', () => {
         if (count[band]! > 0 && rng.next() < 0.45) {
           const at = rng.int(count[band]!);
           fed.removeAt(band, at);
+          expected[band] = expected[band]! - fed.expectedOf(band, ids[band * room + at]!);
           const last = count[band]! - 1;
           ids[band * room + at] = ids[band * room + last]!;
           count[band] = last;
         } else if (count[band]! < room) {
           const id = fed.valueId(band, randomValue(rng, band));
           fed.addId(band, id);
+          expected[band] = expected[band]! + fed.expectedOf(band, id);
           ids[band * room + count[band]!] = id;
           count[band] = count[band]! + 1;
         }
@@ -314,6 +318,8 @@ describe('IncrementalScorer', () => {
         expect(handed.body()).toEqual(pool);
         expectSameRow(b!, a, pool, s, 60_000);
         expect(handed.realizedMean(pool)).toBeCloseTo(fed.realizedMean(pool), 6);
+        // The owner's own counts and running sums give the same mean (what the market's check reads).
+        expect(fed.realizedMeanOf(pool, count, expected)).toBeCloseTo(fed.realizedMean(pool), 6);
       }
     }
   });
