@@ -530,12 +530,9 @@ export class DynamicMarket implements PathMarket {
 
   /** A new card in band bi of pack p, its value drawn uniformly from the band's value grid. */
   private newCard(p: PackState, bi: number): void {
-    if (p.ignored) {
-      this.counted(p, bi, 0);
-      return;
-    }
     const g = p.b0 + bi;
-    this.put(p, bi, this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
+    // An ignored pack keeps no cards: no value is drawn for it.
+    this.put(p, bi, p.ignored ? -1 : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
   }
 
   /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
@@ -590,8 +587,12 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
 
-  /** The card with value id `id` enters band `bi` of pack p (at its last position). */
+  /** The card with value id `id` enters band `bi` of pack p (at its last position; counted only in an ignored pack). */
   private put(p: PackState, bi: number, id: number): void {
+    if (p.ignored) {
+      this.counted(p, bi, 0);
+      return;
+    }
     const g = p.b0 + bi;
     const n = this.count[g]!;
     // A band never holds more than its recorded size (restock fills gaps, a refunded order puts
@@ -621,21 +622,20 @@ export class DynamicMarket implements PathMarket {
   private lastId = -1;
   private takeAt(p: PackState, bi: number, position: number): number {
     const g = p.b0 + bi;
+    const n = this.count[g]! - 1;
     let value = 0;
     if (!p.ignored) {
       const ids = this.ids;
       const at = this.off[g]!;
       const id = ids[at + position]!;
-      const last = this.count[g]! - 1;
-      ids[at + position] = ids[at + last]!;
+      ids[at + position] = ids[at + n]!;
       this.ver[g] = this.ver[g]! + 1;
       const v = 2 * (this.valOff[g]! + id);
       value = this.idTerms[v]!;
       // Back to an exact zero when the band empties: the running sum never drifts far.
-      this.esum[g] = last === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
+      this.esum[g] = n === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
       this.lastId = id;
     }
-    const n = this.count[g]! - 1;
     this.count[g] = n;
     if (n === 0) this.liveChange(p, bi, -1);
     if (n < this.size[g]!) p.gap++;
@@ -973,8 +973,7 @@ export class DynamicMarket implements PathMarket {
             p.chaseHit = false;
             this.openDirty = true;
           } else {
-            if (p.ignored) this.counted(p, b, 0);
-            else this.put(p, b, id);
+            this.put(p, b, id);
             p.cardCount++;
           }
         }
