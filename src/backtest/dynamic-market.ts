@@ -279,6 +279,7 @@ function worldStart(model: BacktestModel): WorldStart {
     const esum = new Float64Array(nb);
     // Ids are handed out in first-seen order per band and every scorer is fed the same values in
     // the same order, so a value has the same id in each: one id per card serves them all.
+    const byId: number[][] = t.bands.map(() => []);
     const idOf = (bi: number, v: number): number => {
       const id = scorers[0]!.valueId(bi, v);
       for (let i = 1; i < scorers.length; i++)
@@ -286,15 +287,14 @@ function worldStart(model: BacktestModel): WorldStart {
       byId[bi]![id] = v;
       return id;
     };
-    const byId: number[][] = t.bands.map(() => []);
     const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
     const off = offsets(cap);
     const ids = new Int32Array(total(cap));
     t.bands.forEach((bt, bi) => {
       for (const c of bt.cards) {
         const v = toCents(c.market_value);
-        for (const s of scorers) s.addValue(bi, v);
         const id = idOf(bi, v);
+        for (const s of scorers) s.addId(bi, id);
         ids[off[bi]! + count[bi]!] = id;
         count[bi] = count[bi]! + 1;
         sum[bi] = sum[bi]! + v;
