@@ -707,20 +707,19 @@ export class DynamicMarket implements PathMarket {
   advance(now: number): void {
     const step = this.dyn.tick_seconds * 1000;
     const dtHours = step / HOUR_MS;
+    // Value drift per tick: log-normal with these drift and scale (the same for every category).
+    const dt = dtHours / 24;
+    const sd = this.dyn.value_daily_volatility;
+    const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
+    const scale = sd * Math.sqrt(dt);
     while (this.nextTick <= now) {
       const at = this.nextTick;
       const opens = this.rng.poisson(this.dyn.others_pack_openings_per_hour * dtHours);
       this.otherOpenings(opens, at);
       this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
-      const dt = dtHours / 24;
-      const sd = this.dyn.value_daily_volatility;
       const index = this.index;
       for (let c = 0; c < index.length; c++)
-        index[c] =
-          index[c]! *
-          Math.exp(
-            (this.dyn.value_daily_trend - (sd * sd) / 2) * dt + sd * Math.sqrt(dt) * this.rng.normal(),
-          );
+        index[c] = index[c]! * Math.exp(drift + scale * this.rng.normal());
       this.refillBands(dtHours);
       this.nextTick += step;
     }
