@@ -15,6 +15,7 @@
  */
 export const GRID_POINTS = 128;
 
+/** The grid of [minCents, maxCents] (`points`: an even count, for the mirrored halves). */
 export function valueGrid(minCents: number, maxCents: number, points = GRID_POINTS): Float64Array {
   const cents = Math.max(0, maxCents - minCents) + 1;
   if (cents <= points) return Float64Array.from({ length: cents }, (_, k) => minCents + k);
