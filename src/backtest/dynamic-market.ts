@@ -12,7 +12,7 @@ import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
-import { decideListing, type ListingView } from '../strategy/decide-listing.js';
+import { decideListing, keepRange, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
 import { excludedBy, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
@@ -405,6 +405,14 @@ export class DynamicMarket implements PathMarket {
   private readonly poolRisk: Int32Array;
   /** Category value indexes (they start at 1), by position in CATEGORY_SLOT; each model pool's position (−1: none). */
   private readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
+  /**
+   * The indexes after each tick (tick k at `indexPath[k · categories + c]`, tick 0 the start),
+   * drawn ahead from their own stream: a listing looks ahead to the tick where its value leaves
+   * the range its decision holds over, or where it sells, instead of being stepped every tick.
+   */
+  private indexPath = new Float64Array(0);
+  private indexTicks = -1;
+  private readonly driftRng: Rng;
   private readonly poolCategory: Int32Array;
   private nextTick: number;
   private rowsCache: readonly ScoreRow[] | null = null;
@@ -443,6 +451,7 @@ export class DynamicMarket implements PathMarket {
     this.rescoreMs = settings.rescoreMs;
     // The world's own stream: separate from the path's draws so one cannot shift the other.
     this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
+    this.driftRng = new Rng((seed ^ 0x2545f491) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
     const w = worldStart(model);
     this.count = w.count.slice();
@@ -524,8 +533,40 @@ export class DynamicMarket implements PathMarket {
       }
       return p;
     });
-    const start = model.startMs;
-    this.nextTick = start + this.dyn.tick_seconds * 1000;
+    this.start = model.startMs;
+    this.tickMs = this.dyn.tick_seconds * 1000;
+    this.nextTick = this.start + this.tickMs;
+  }
+
+  private readonly start: number;
+  private readonly tickMs: number;
+
+  /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */
+  private indexAt(k: number, c: number): number {
+    if (k > this.indexTicks) this.drawIndexes(k);
+    return this.indexPath[k * CATEGORY_SLOT.size + c]!;
+  }
+
+  /** Value drift up to tick `k` at least: log-normal steps with the world's trend and volatility. */
+  private drawIndexes(k: number): void {
+    const nc = CATEGORY_SLOT.size;
+    const perDay = Math.max(1, Math.round(DAY_MS / this.tickMs));
+    const upTo = Math.max(k, this.indexTicks + perDay);
+    const path = new Float64Array((upTo + 1) * nc);
+    if (this.indexTicks < 0) {
+      path.fill(1, 0, nc);
+      this.indexTicks = 0;
+    } else path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
+    const dt = this.tickMs / DAY_MS;
+    const sd = this.dyn.value_daily_volatility;
+    const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
+    const scale = sd * Math.sqrt(dt);
+    const rng = this.driftRng;
+    for (let t = this.indexTicks + 1; t <= upTo; t++)
+      for (let c = 0; c < nc; c++)
+        path[t * nc + c] = path[(t - 1) * nc + c]! * Math.exp(drift + scale * rng.normal());
+    this.indexPath = path;
+    this.indexTicks = upTo;
   }
 
   /** A new card in band bi of pack p, its value drawn uniformly from the band's value grid. */
@@ -705,21 +746,16 @@ export class DynamicMarket implements PathMarket {
    * third of a dynamic path's time.
    */
   advance(now: number): void {
-    const step = this.dyn.tick_seconds * 1000;
+    const step = this.tickMs;
     const dtHours = step / HOUR_MS;
-    // Value drift per tick: log-normal with these drift and scale (the same for every category).
-    const dt = dtHours / 24;
-    const sd = this.dyn.value_daily_volatility;
-    const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
-    const scale = sd * Math.sqrt(dt);
     while (this.nextTick <= now) {
       const at = this.nextTick;
       const opens = this.rng.poisson(this.dyn.others_pack_openings_per_hour * dtHours);
       this.otherOpenings(opens, at);
       this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
+      const k = Math.round((at - this.start) / step);
       const index = this.index;
-      for (let c = 0; c < index.length; c++)
-        index[c] = index[c]! * Math.exp(drift + scale * this.rng.normal());
+      for (let c = 0; c < index.length; c++) index[c] = this.indexAt(k, c);
       this.refillBands(dtHours);
       this.nextTick += step;
     }
@@ -998,13 +1034,17 @@ export class DynamicMarket implements PathMarket {
     return c < 0 ? 1 : this.index[c]!;
   }
 
-  private valueNow(l: Listing): number {
+  /** What listing l's card is worth now (its value at listing moved by its category's index). */
+  valueNow(l: Listing): number {
     return roundHalfAway((l.basisCents * this.indexOf(l)) / l.anchorIndex);
   }
 
-  list(l: Listing): void {
+  list(l: Listing, _now: number, rng: Rng): void {
     l.anchorIndex = this.indexOf(l);
     l.outcome = 'pending';
+    // The simulator fills a listing at each tick with probability 1 − e^(−rate·dt): the same law
+    // as selling at the first tick where Σ rate·dt reaches one exponential draw.
+    l.fillBudget = rng.exponential(1);
   }
 
   private readonly listingView: ListingView = {
@@ -1015,40 +1055,68 @@ export class DynamicMarket implements PathMarket {
     lockedValueUntil: 0,
   };
 
-  /** Replays `decideListing` at each due time; between decisions the market's fill hazard applies. */
+  /**
+   * A listing's due event: a sale found by the last step, or a decision. Decides with
+   * `decideListing`, then looks ahead tick by tick (the simulator fills listings on its tick, at
+   * the value after the tick's drift) to the first tick where the listing sells, or where its
+   * value leaves the range over which the decision holds (`keepRange`), or to the decision's own
+   * `until`: the next event. The same decisions as deciding at every tick, without the steps.
+   */
   step(l: Listing, now: number): number {
     if (l.outcome === 'sold') return STEP_SOLD;
-    const market = this.valueNow(l);
+    const strategy = this.model.strategy;
     // One view object for every step (decideListing only reads it).
     const v = this.listingView;
     v.priceCents = l.priceCents;
     v.listedAt = l.listedAt;
-    v.marketValueCents = market;
+    v.marketValueCents = this.valueNow(l);
     v.basisValueCents = l.basisCents;
     v.lockedValueUntil = l.pulledAt + LOCK_MS;
-    const d = decideListing(v, this.model.strategy, now);
-    if (d.action === 'delist_and_sell_back') {
-      l.amountCents = this.holdValue(l, now);
-      l.outcome = 'sold_back';
-      return STEP_SOLD_BACK;
+    let keep = keepRange(v, strategy, now);
+    // A reprice sets the price the decision asks for; deciding again then keeps it.
+    for (let i = 0; keep === null && i < 4; i++) {
+      const d = decideListing(v, strategy, now);
+      if (d.action === 'delist_and_sell_back') {
+        l.amountCents = this.holdValue(l, now);
+        l.outcome = 'sold_back';
+        return STEP_SOLD_BACK;
+      }
+      if (d.action === 'reprice') l.priceCents = v.priceCents = d.priceCents;
+      keep = keepRange(v, strategy, now);
     }
-    if (d.action === 'reprice') l.priceCents = d.priceCents;
-    const until = d.action === 'keep' ? d.until : now;
-    // Value moves on the tick, so the hazard is constant until the next tick or decision.
-    const segmentEnd = Math.max(now + 1, Math.min(until, this.nextTick));
-    const perDay = fillRatePerDay(
-      l.priceCents,
-      market,
-      this.dyn.listing_fills_per_day_at_value,
-      this.dyn.listing_price_sensitivity,
-    );
-    const soldAt = perDay > 0 ? now + this.rng.exponential(perDay) * DAY_MS : Number.POSITIVE_INFINITY;
-    if (soldAt < segmentEnd) {
-      l.eventAt = soldAt;
-      l.outcome = 'sold';
-      l.amountCents = l.priceCents - applyRate(l.priceCents, this.rules.seller_fee_rate);
-    } else l.eventAt = segmentEnd;
-    return STEP_CONTINUE;
+    const step = this.tickMs;
+    let k = Math.floor((now - this.start) / step) + 1;
+    if (keep === null) {
+      // Cannot happen (a reprice is kept at once); decide again at the next tick all the same.
+      l.eventAt = this.start + k * step;
+      return STEP_CONTINUE;
+    }
+    const c = this.poolCategory[l.pool]!;
+    const dtDays = step / DAY_MS;
+    const base = this.dyn.listing_fills_per_day_at_value;
+    const sensitivity = this.dyn.listing_price_sensitivity;
+    const price = l.priceCents;
+    let value = v.marketValueCents;
+    for (; ; k++) {
+      const at = this.start + k * step;
+      if (at > keep.until) {
+        l.eventAt = keep.until;
+        return STEP_CONTINUE;
+      }
+      // As valueNow at that tick (the same arithmetic, so the same cents).
+      if (c >= 0) value = roundHalfAway((l.basisCents * this.indexAt(k, c)) / l.anchorIndex);
+      l.fillBudget -= fillRatePerDay(price, value, base, sensitivity) * dtDays;
+      if (l.fillBudget <= 0) {
+        l.eventAt = at;
+        l.outcome = 'sold';
+        l.amountCents = price - applyRate(price, this.rules.seller_fee_rate);
+        return STEP_CONTINUE;
+      }
+      if (value < keep.lo || value > keep.hi) {
+        l.eventAt = at;
+        return STEP_CONTINUE;
+      }
+    }
   }
 
   holdValue(l: Listing, now: number): number {

@@ -25,6 +25,8 @@ export interface Listing {
   eventAt: number;
   /** Static model: the outcome decided at listing time. */
   outcome: 'sold' | 'sold_back' | 'pending';
+  /** Dynamic model: what is left of the exponential draw the fill hazard must use up for a sale. */
+  fillBudget: number;
   amountCents: number;
 }
 

@@ -244,6 +244,7 @@ export function runPath(
           eventAt: t,
           outcome: 'pending',
           amountCents: 0,
+          fillBudget: 0,
         };
         market.list(l, t, rng);
         listings.push(l);

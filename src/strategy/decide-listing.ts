@@ -8,7 +8,7 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import type { Cents } from '../core/money.js';
 import { fixed } from './cents.js';
-import { listingPriceCents } from './listing-model.js';
+import { listingPriceCents, minListingCents, priceWithinRules } from './listing-model.js';
 import type { Strategy } from './strategy-schema.js';
 
 export interface ListingView {
@@ -39,6 +39,30 @@ export function sellBackDeadline(listing: ListingView, strategy: Strategy, now: 
   return maxEnd;
 }
 
+/** The markup in force at `now`: it steps down every reprice_every_hours since listing, never below min_markup. */
+function markupAt(
+  listedAt: number,
+  strategy: Strategy,
+  now: number,
+): { steps: number; markup: number; nextStep: number } {
+  const list = strategy.sell.list;
+  const period = list.reprice_every_hours * HOUR_MS;
+  const steps = Math.max(0, Math.floor((now - listedAt) / period));
+  const markup = Math.max(Math.min(list.min_markup, list.markup), list.markup - steps * list.markup_step);
+  return { steps, markup, nextStep: listedAt + (steps + 1) * period };
+}
+
+/** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
+function priceHolds(priceCents: number, marketCents: number, markup: number, floorCents: Cents): boolean {
+  const target = priceWithinRules(marketCents, markup, floorCents);
+  return (
+    target !== null &&
+    priceCents <= 2 * marketCents &&
+    // Moves under 1% are ignored so that market noise does not churn the listing.
+    Math.abs(target - priceCents) < Math.max(1, priceCents * 0.01)
+  );
+}
+
 export function decideListing(listing: ListingView, strategy: Strategy, now: number): ListingDecision {
   const list = strategy.sell.list;
   const deadline = sellBackDeadline(listing, strategy, now);
@@ -51,23 +75,99 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
     return { action: 'delist_and_sell_back', reason: why };
   }
 
-  // The markup steps down every reprice_every_hours since listing, never below min_markup.
-  const period = list.reprice_every_hours * HOUR_MS;
-  const steps = Math.max(0, Math.floor((now - listing.listedAt) / period));
-  const markup = Math.max(Math.min(list.min_markup, list.markup), list.markup - steps * list.markup_step);
+  const { steps, markup, nextStep } = markupAt(listing.listedAt, strategy, now);
   const target = listingPriceCents(listing.marketValueCents, markup, strategy);
   if (target === null)
     return { action: 'delist_and_sell_back', reason: 'market value too low to stay listed' };
   const cap = 2 * listing.marketValueCents;
   if (listing.priceCents > cap)
     return { action: 'reprice', priceCents: target, reason: 'price above 2 x the current market value' };
-  // Ignore moves under 1% so that market noise does not churn the listing.
-  if (Math.abs(target - listing.priceCents) >= Math.max(1, listing.priceCents * 0.01))
+  if (!priceHolds(listing.priceCents, listing.marketValueCents, markup, minListingCents(strategy)))
     return {
       action: 'reprice',
       priceCents: target,
       reason: `markup ${fixed(markup, 2)} after ${steps} step(s)`,
     };
-  const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };
+}
+
+/** Market values (cents, inclusive) over which a kept listing stays kept, and until when. */
+export interface KeepRange {
+  lo: number;
+  hi: number;
+  until: number;
+}
+
+/**
+ * Where `decideListing` keeps this listing: null when it would not keep it at `now`; otherwise
+ * the market values [lo, hi] (containing the listing's) for which it keeps it with the same
+ * `until`, at any time from `now` until then. A backtest then needs a decision only when the
+ * value leaves the range or `until` comes, not at every move of the market (the answer is the
+ * same). While the value lock holds the range stays on the value's side of the basis, which sets
+ * the deadline; every condition of a keep is monotone in the value, so the range is an interval.
+ */
+export function keepRange(listing: ListingView, strategy: Strategy, now: number): KeepRange | null {
+  const deadline = sellBackDeadline(listing, strategy, now);
+  if (now >= deadline) return null;
+  const { markup, nextStep } = markupAt(listing.listedAt, strategy, now);
+  const floor = minListingCents(strategy);
+  const price = listing.priceCents;
+  const v = listing.marketValueCents;
+  if (!priceHolds(price, v, markup, floor)) return null;
+  let lo = 0;
+  let hi = Number.MAX_SAFE_INTEGER;
+  const basis = listing.basisValueCents;
+  if (listing.lockedValueUntil !== null && now < listing.lockedValueUntil) {
+    if (v < basis) hi = basis - 1;
+    else if (v > basis) lo = basis + 1;
+    else lo = hi = basis;
+  }
+  const holds = (x: number) => priceHolds(price, x, markup, floor);
+  // Where the target price (≈ markup × value) leaves the 1% band around the price, and where
+  // the price passes 2 × value: first guesses, each within a cent or two of the edge.
+  const tol = Math.max(1, price * 0.01);
+  const loGuess = Math.max(Math.ceil((price - tol) / markup), Math.ceil(price / 2));
+  const hiGuess = Math.floor((price + tol) / markup);
+  return {
+    lo: edge(v, -1, lo, loGuess, holds),
+    hi: edge(v, 1, hi, hiGuess, holds),
+    until: Math.min(nextStep, deadline),
+  };
+}
+
+/**
+ * The last integer from `from` in direction `dir` (not past `limit`) where `ok` holds, given that
+ * it holds at `from` and its true set is an interval: from a guess, galloping outward while it
+ * holds, else bisecting back towards `from`.
+ */
+function edge(from: number, dir: 1 | -1, limit: number, guess: number, ok: (x: number) => boolean): number {
+  const past = (x: number) => dir * (x - limit) > 0;
+  let good = from;
+  let bad = Number.NaN;
+  const g = past(guess) ? limit : guess;
+  if (dir * (g - from) > 0) {
+    if (ok(g)) good = g;
+    else bad = g;
+  }
+  if (Number.isNaN(bad))
+    for (let step = 1; ; step *= 2) {
+      const x = good + dir * step;
+      if (past(x)) {
+        if (good === limit) return good;
+        if (ok(limit)) return limit;
+        bad = limit;
+        break;
+      }
+      if (!ok(x)) {
+        bad = x;
+        break;
+      }
+      good = x;
+    }
+  while (Math.abs(bad - good) > 1) {
+    const mid = good + dir * Math.floor(Math.abs(bad - good) / 2);
+    if (ok(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
 }

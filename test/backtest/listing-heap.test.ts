@@ -15,6 +15,7 @@ const listing = (eventAt: number): Listing =>
     priceCents: 0,
     anchorIndex: 1,
     outcome: 'pending',
+    fillBudget: 0,
     amountCents: 0,
   }) as Listing;
 

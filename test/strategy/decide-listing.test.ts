@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/core/clock.js';
-import { decideListing, type ListingView } from '../../src/strategy/decide-listing.js';
+import { Rng } from '../../src/core/prng.js';
+import { decideListing, keepRange, type ListingView } from '../../src/strategy/decide-listing.js';
 import { strategy } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
@@ -98,5 +99,86 @@ describe('decideListing: repricing', () => {
   it('delists when the card is no longer worth listing', () => {
     const cheap = view({ priceCents: 150, marketValueCents: 50, basisValueCents: 50 });
     expect(decideListing(cheap, s, T0 + HOUR_MS)).toMatchObject({ action: 'delist_and_sell_back' });
+  });
+});
+
+describe('keepRange: where decideListing keeps a listing until the same time', () => {
+  const strategies = [
+    s,
+    strategy({ sell: { list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1 } } }),
+    strategy({
+      sell: {
+        list: { markup: 1.8, max_days: 5, markup_step: 0.15, min_markup: 1.2, reprice_every_hours: 6 },
+      },
+    }),
+    strategy({
+      sell: { list: { markup: 2, max_days: 10, markup_step: 0, min_markup: 2, min_price_usd: 5 } },
+    }),
+  ];
+  const rng = new Rng(17);
+  const cases = Array.from({ length: 3000 }, () => {
+    const st = strategies[rng.int(strategies.length)]!;
+    const value = 50 + rng.int(rng.next() < 0.5 ? 2000 : 200_000);
+    const basis = rng.next() < 0.2 ? value : Math.max(1, Math.round(value * (0.8 + 0.4 * rng.next())));
+    const listedAt = T0 - rng.int(6 * DAY_MS);
+    const now = T0;
+    const markup =
+      st.sell.list.markup -
+      Math.floor((now - listedAt) / (st.sell.list.reprice_every_hours * HOUR_MS)) * st.sell.list.markup_step;
+    // Mostly prices the strategy would keep, some it would not.
+    const price = Math.max(
+      1,
+      Math.round(value * Math.max(markup, st.sell.list.min_markup) * (0.985 + 0.03 * rng.next())),
+    );
+    const lockedValueUntil = rng.next() < 0.7 ? listedAt + rng.int(9 * DAY_MS) : null;
+    const listing: ListingView = {
+      priceCents: price,
+      listedAt,
+      marketValueCents: value,
+      basisValueCents: basis,
+      lockedValueUntil,
+    };
+    return { st, listing, now };
+  });
+
+  it('holds exactly where decideListing says keep, with the same until, at any time before it', () => {
+    let kept = 0;
+    let wide = 0;
+    for (const { st, listing, now } of cases) {
+      const d = decideListing(listing, st, now);
+      const r = keepRange(listing, st, now);
+      if (d.action !== 'keep') {
+        expect(r).toBeNull();
+        continue;
+      }
+      kept++;
+      expect(r).not.toBeNull();
+      const { lo, hi, until } = r!;
+      expect(until).toBe(d.until);
+      expect(lo).toBeLessThanOrEqual(listing.marketValueCents);
+      expect(hi).toBeGreaterThanOrEqual(listing.marketValueCents);
+      if (hi > lo + 2) wide++;
+      const at = (v: number, t: number) => decideListing({ ...listing, marketValueCents: v }, st, t);
+      const inside = [lo, hi, lo + 1, hi - 1, Math.floor((lo + hi) / 2)].filter((v) => v >= lo && v <= hi);
+      for (const v of inside)
+        for (const t of [now, now + Math.floor(rng.next() * (until - now)), until - 1])
+          expect(at(v, t), `value ${v} at +${t - now} ms`).toMatchObject({ action: 'keep', until });
+      // Just outside, the answer differs — except across the basis while locked, where the range
+      // stops on purpose (the deadline can change there).
+      const locked = listing.lockedValueUntil !== null && now < listing.lockedValueUntil;
+      for (const v of [lo - 1, hi + 1]) {
+        if (v < 0) continue;
+        const crosses =
+          locked &&
+          Math.sign(v - listing.basisValueCents) !==
+            Math.sign(listing.marketValueCents - listing.basisValueCents);
+        if (crosses) continue;
+        const o = at(v, now);
+        expect(o.action === 'keep' && o.until === until, `value ${v} outside [${lo}, ${hi}]`).toBe(false);
+      }
+    }
+    // The table exercises both answers and ranges wider than a few cents.
+    expect(kept).toBeGreaterThan(500);
+    expect(wide).toBeGreaterThan(300);
   });
 });
