@@ -12,7 +12,7 @@ import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
-import { decideListing, keepRange, type ListingView } from '../strategy/decide-listing.js';
+import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
 import { excludedBy, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
@@ -561,10 +561,10 @@ export class DynamicMarket implements PathMarket {
     const sd = this.dyn.value_daily_volatility;
     const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
     const scale = sd * Math.sqrt(dt);
-    const rng = this.driftRng;
-    for (let t = this.indexTicks + 1; t <= upTo; t++)
-      for (let c = 0; c < nc; c++)
-        path[t * nc + c] = path[(t - 1) * nc + c]! * Math.exp(drift + scale * rng.normal());
+    // The normals first, in the array's new part, then turned into the indexes in place.
+    const from = (this.indexTicks + 1) * nc;
+    this.driftRng.normals(path, from, path.length);
+    for (let i = from; i < path.length; i++) path[i] = path[i - nc]! * Math.exp(drift + scale * path[i]!);
     this.indexPath = path;
     this.indexTicks = upTo;
   }
@@ -1047,6 +1047,7 @@ export class DynamicMarket implements PathMarket {
     l.fillBudget = rng.exponential(1);
   }
 
+  private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
   private readonly listingView: ListingView = {
     priceCents: 0,
     listedAt: 0,
@@ -1072,9 +1073,10 @@ export class DynamicMarket implements PathMarket {
     v.marketValueCents = this.valueNow(l);
     v.basisValueCents = l.basisCents;
     v.lockedValueUntil = l.pulledAt + LOCK_MS;
-    let keep = keepRange(v, strategy, now);
+    const keep = this.keep;
+    let kept = keepRange(v, strategy, now, keep);
     // A reprice sets the price the decision asks for; deciding again then keeps it.
-    for (let i = 0; keep === null && i < 4; i++) {
+    for (let i = 0; !kept && i < 4; i++) {
       const d = decideListing(v, strategy, now);
       if (d.action === 'delist_and_sell_back') {
         l.amountCents = this.holdValue(l, now);
@@ -1082,11 +1084,11 @@ export class DynamicMarket implements PathMarket {
         return STEP_SOLD_BACK;
       }
       if (d.action === 'reprice') l.priceCents = v.priceCents = d.priceCents;
-      keep = keepRange(v, strategy, now);
+      kept = keepRange(v, strategy, now, keep);
     }
     const step = this.tickMs;
     let k = Math.floor((now - this.start) / step) + 1;
-    if (keep === null) {
+    if (!kept) {
       // Cannot happen (a reprice is kept at once); decide again at the next tick all the same.
       l.eventAt = this.start + k * step;
       return STEP_CONTINUE;

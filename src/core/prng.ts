@@ -57,6 +57,21 @@ export class Rng {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
   }
 
+  /**
+   * Standard normals into `out[from..to)`, both of each Box–Muller pair used (half the logs and
+   * square roots of `normal()` per value; a different sequence from calling `normal()`).
+   */
+  normals(out: Float64Array, from: number, to: number): void {
+    for (let i = from; i < to; i += 2) {
+      let u = 0;
+      while (u === 0) u = this.next();
+      const r = Math.sqrt(-2 * Math.log(u));
+      const a = 2 * Math.PI * this.next();
+      out[i] = r * Math.cos(a);
+      if (i + 1 < to) out[i + 1] = r * Math.sin(a);
+    }
+  }
+
   /** Exponential with the given rate (events per unit). */
   exponential(rate: number): number {
     return -Math.log(1 - this.next()) / rate;

@@ -39,17 +39,32 @@ export function sellBackDeadline(listing: ListingView, strategy: Strategy, now: 
   return maxEnd;
 }
 
-/** The markup in force at `now`: it steps down every reprice_every_hours since listing, never below min_markup. */
-function markupAt(
-  listedAt: number,
-  strategy: Strategy,
-  now: number,
-): { steps: number; markup: number; nextStep: number } {
+/** Whole repricing periods since listing (the markup steps down once per period). */
+function stepsAt(listedAt: number, period: number, now: number): number {
+  return Math.max(0, Math.floor((now - listedAt) / period));
+}
+
+/** The markup after `steps` repricing steps: down by markup_step each, never below min_markup. */
+function markupAfter(steps: number, strategy: Strategy): number {
   const list = strategy.sell.list;
-  const period = list.reprice_every_hours * HOUR_MS;
-  const steps = Math.max(0, Math.floor((now - listedAt) / period));
-  const markup = Math.max(Math.min(list.min_markup, list.markup), list.markup - steps * list.markup_step);
-  return { steps, markup, nextStep: listedAt + (steps + 1) * period };
+  return Math.max(Math.min(list.min_markup, list.markup), list.markup - steps * list.markup_step);
+}
+
+/** The reprice reasons of a strategy, by step: the same few strings, built once. */
+const repriceReasons = new WeakMap<Strategy, string[]>();
+function repriceReason(strategy: Strategy, steps: number, markup: number): string {
+  let cache = repriceReasons.get(strategy);
+  if (!cache) {
+    cache = [];
+    repriceReasons.set(strategy, cache);
+  }
+  // Steps are bounded by a listing's life over the repricing period: a short array.
+  let reason = cache[steps];
+  if (reason === undefined) {
+    reason = `markup ${fixed(markup, 2)} after ${steps} step(s)`;
+    cache[steps] = reason;
+  }
+  return reason;
 }
 
 /** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
@@ -75,7 +90,9 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
     return { action: 'delist_and_sell_back', reason: why };
   }
 
-  const { steps, markup, nextStep } = markupAt(listing.listedAt, strategy, now);
+  const period = list.reprice_every_hours * HOUR_MS;
+  const steps = stepsAt(listing.listedAt, period, now);
+  const markup = markupAfter(steps, strategy);
   const target = listingPriceCents(listing.marketValueCents, markup, strategy);
   if (target === null)
     return { action: 'delist_and_sell_back', reason: 'market value too low to stay listed' };
@@ -83,11 +100,8 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
   if (listing.priceCents > cap)
     return { action: 'reprice', priceCents: target, reason: 'price above 2 x the current market value' };
   if (!priceHolds(listing.priceCents, listing.marketValueCents, markup, minListingCents(strategy)))
-    return {
-      action: 'reprice',
-      priceCents: target,
-      reason: `markup ${fixed(markup, 2)} after ${steps} step(s)`,
-    };
+    return { action: 'reprice', priceCents: target, reason: repriceReason(strategy, steps, markup) };
+  const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };
 }
 
@@ -99,21 +113,24 @@ export interface KeepRange {
 }
 
 /**
- * Where `decideListing` keeps this listing: null when it would not keep it at `now`; otherwise
- * the market values [lo, hi] (containing the listing's) for which it keeps it with the same
- * `until`, at any time from `now` until then. A backtest then needs a decision only when the
- * value leaves the range or `until` comes, not at every move of the market (the answer is the
- * same). While the value lock holds the range stays on the value's side of the basis, which sets
- * the deadline; every condition of a keep is monotone in the value, so the range is an interval.
+ * Where `decideListing` keeps this listing: false when it would not keep it at `now`; otherwise
+ * true, with `out` set to the market values [lo, hi] (containing the listing's) for which it
+ * keeps it with the same `until`, at any time from `now` until then. A backtest then needs a
+ * decision only when the value leaves the range or `until` comes, not at every move of the
+ * market (the answer is the same). While the value lock holds the range stays on the value's side
+ * of the basis, which sets the deadline; every condition of a keep is monotone in the value, so
+ * the range is an interval. Hot in backtests: no allocation.
  */
-export function keepRange(listing: ListingView, strategy: Strategy, now: number): KeepRange | null {
+export function keepRange(listing: ListingView, strategy: Strategy, now: number, out: KeepRange): boolean {
   const deadline = sellBackDeadline(listing, strategy, now);
-  if (now >= deadline) return null;
-  const { markup, nextStep } = markupAt(listing.listedAt, strategy, now);
+  if (now >= deadline) return false;
+  const period = strategy.sell.list.reprice_every_hours * HOUR_MS;
+  const steps = stepsAt(listing.listedAt, period, now);
+  const markup = markupAfter(steps, strategy);
   const floor = minListingCents(strategy);
   const price = listing.priceCents;
   const v = listing.marketValueCents;
-  if (!priceHolds(price, v, markup, floor)) return null;
+  if (!priceHolds(price, v, markup, floor)) return false;
   let lo = 0;
   let hi = Number.MAX_SAFE_INTEGER;
   const basis = listing.basisValueCents;
@@ -122,43 +139,47 @@ export function keepRange(listing: ListingView, strategy: Strategy, now: number)
     else if (v > basis) lo = basis + 1;
     else lo = hi = basis;
   }
-  const holds = (x: number) => priceHolds(price, x, markup, floor);
   // Where the target price (≈ markup × value) leaves the 1% band around the price, and where
   // the price passes 2 × value: first guesses, each within a cent or two of the edge.
   const tol = Math.max(1, price * 0.01);
   const loGuess = Math.max(Math.ceil((price - tol) / markup), Math.ceil(price / 2));
   const hiGuess = Math.floor((price + tol) / markup);
-  return {
-    lo: edge(v, -1, lo, loGuess, holds),
-    hi: edge(v, 1, hi, hiGuess, holds),
-    until: Math.min(nextStep, deadline),
-  };
+  out.lo = edge(v, -1, lo, loGuess, price, markup, floor);
+  out.hi = edge(v, 1, hi, hiGuess, price, markup, floor);
+  out.until = Math.min(listing.listedAt + (steps + 1) * period, deadline);
+  return true;
 }
 
 /**
- * The last integer from `from` in direction `dir` (not past `limit`) where `ok` holds, given that
- * it holds at `from` and its true set is an interval: from a guess, galloping outward while it
- * holds, else bisecting back towards `from`.
+ * The last value from `from` in direction `dir` (not past `limit`) where the price holds, given
+ * that it holds at `from` and that where it holds is an interval: from a guess, galloping outward
+ * while it holds, else bisecting back towards `from`.
  */
-function edge(from: number, dir: 1 | -1, limit: number, guess: number, ok: (x: number) => boolean): number {
-  const past = (x: number) => dir * (x - limit) > 0;
+function edge(
+  from: number,
+  dir: 1 | -1,
+  limit: number,
+  guess: number,
+  price: number,
+  markup: number,
+  floor: Cents,
+): number {
   let good = from;
   let bad = Number.NaN;
-  const g = past(guess) ? limit : guess;
+  const g = dir * (guess - limit) > 0 ? limit : guess;
   if (dir * (g - from) > 0) {
-    if (ok(g)) good = g;
+    if (priceHolds(price, g, markup, floor)) good = g;
     else bad = g;
   }
   if (Number.isNaN(bad))
     for (let step = 1; ; step *= 2) {
       const x = good + dir * step;
-      if (past(x)) {
-        if (good === limit) return good;
-        if (ok(limit)) return limit;
+      if (dir * (x - limit) > 0) {
+        if (good === limit || priceHolds(price, limit, markup, floor)) return limit;
         bad = limit;
         break;
       }
-      if (!ok(x)) {
+      if (!priceHolds(price, x, markup, floor)) {
         bad = x;
         break;
       }
@@ -166,7 +187,7 @@ function edge(from: number, dir: 1 | -1, limit: number, guess: number, ok: (x: n
     }
   while (Math.abs(bad - good) > 1) {
     const mid = good + dir * Math.floor(Math.abs(bad - good) / 2);
-    if (ok(mid)) good = mid;
+    if (priceHolds(price, mid, markup, floor)) good = mid;
     else bad = mid;
   }
   return good;

@@ -44,3 +44,33 @@ describe('Rng.poisson', () => {
     expect(rng.poisson(Number.NaN)).toBe(0);
   });
 });
+
+describe('Rng.normals', () => {
+  it('fills a range with standard normals (moments, tails, pairs uncorrelated), odd lengths too', () => {
+    const rng = new Rng(11);
+    const n = 200_001;
+    const out = new Float64Array(n + 2).fill(99);
+    rng.normals(out, 1, n + 1);
+    expect(out[0]).toBe(99);
+    expect(out[n + 1]).toBe(99);
+    let m1 = 0;
+    let m2 = 0;
+    let m4 = 0;
+    let tail = 0;
+    let cross = 0;
+    for (let i = 1; i <= n; i++) {
+      const x = out[i]!;
+      m1 += x;
+      m2 += x * x;
+      m4 += x ** 4;
+      if (Math.abs(x) > 1.96) tail++;
+      if (i % 2 === 1 && i + 1 <= n) cross += x * out[i + 1]!;
+    }
+    expect(Math.abs(m1 / n)).toBeLessThan(0.01);
+    expect(Math.abs(m2 / n - 1)).toBeLessThan(0.015);
+    expect(Math.abs(m4 / n - 3)).toBeLessThan(0.1);
+    expect(Math.abs(tail / n - 0.05)).toBeLessThan(0.003);
+    // The two values of a Box–Muller pair are independent: their product has mean 0, variance 1.
+    expect(Math.abs(cross / (n / 2))).toBeLessThan(0.015);
+  });
+});
