@@ -16,7 +16,7 @@ import { decideListing, type KeepRange, keepRange, type ListingView } from '../s
 import { IncrementalScorer } from '../strategy/incremental-score.js';
 import { excludedBy, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
+import type { Listing, PathMarket } from './path-market.js';
 import { valueGrid } from './value-grid.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
@@ -1039,12 +1039,19 @@ export class DynamicMarket implements PathMarket {
     return roundHalfAway((l.basisCents * this.indexOf(l)) / l.anchorIndex);
   }
 
-  list(l: Listing, _now: number, rng: Rng): void {
+  /**
+   * A new listing's whole life, decided at once: its card's value follows its category's index
+   * path (drawn ahead, independent of everything else), so every decision `decideListing` takes
+   * on the way (the bot looks at its listings after each tick and at each decision's `until`) can
+   * be taken now. Repricing changes nothing the path sees (equity counts a listing at its
+   * sell-back value); only the end does: one event, the sale or the delisting with sell-back.
+   */
+  list(l: Listing, now: number, rng: Rng): void {
     l.anchorIndex = this.indexOf(l);
-    l.outcome = 'pending';
     // The simulator fills a listing at each tick with probability 1 − e^(−rate·dt): the same law
     // as selling at the first tick where Σ rate·dt reaches one exponential draw.
     l.fillBudget = rng.exponential(1);
+    this.resolve(l, now);
   }
 
   private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
@@ -1056,73 +1063,87 @@ export class DynamicMarket implements PathMarket {
     lockedValueUntil: 0,
   };
 
+  /** Listing l's card value after tick k (tick 0: the start), as `valueNow` gives it then. */
+  private valueAfterTick(l: Listing, c: number, k: number): number {
+    return roundHalfAway((l.basisCents * (c < 0 ? 1 : this.indexAt(k, c))) / l.anchorIndex);
+  }
+
   /**
-   * A listing's due event: a sale found by the last step, or a decision. Decides with
-   * `decideListing`, then looks ahead tick by tick (the simulator fills listings on its tick, at
-   * the value after the tick's drift) to the first tick where the listing sells, or where its
-   * value leaves the range over which the decision holds (`keepRange`), or to the decision's own
-   * `until`: the next event. The same decisions as deciding at every tick, without the steps.
+   * From `from`, alternately: decide (`decideListing`; a reprice is applied and decided again),
+   * then look ahead tick by tick to the first tick where the listing sells (the tick's fill, at
+   * the value after its drift), or where its value leaves the range over which the decision
+   * holds (`keepRange`), or to the decision's own `until`. Ends with the outcome, its time and
+   * amount set. The same decisions as deciding at every tick (test/backtest/dynamic-listings).
    */
-  step(l: Listing, now: number): number {
-    if (l.outcome === 'sold') return STEP_SOLD;
+  private resolve(l: Listing, from: number): void {
     const strategy = this.model.strategy;
-    // One view object for every step (decideListing only reads it).
     const v = this.listingView;
-    v.priceCents = l.priceCents;
     v.listedAt = l.listedAt;
-    v.marketValueCents = this.valueNow(l);
     v.basisValueCents = l.basisCents;
     v.lockedValueUntil = l.pulledAt + LOCK_MS;
     const keep = this.keep;
-    let kept = keepRange(v, strategy, now, keep);
-    // A reprice sets the price the decision asks for; deciding again then keeps it.
-    for (let i = 0; !kept && i < 4; i++) {
-      const d = decideListing(v, strategy, now);
-      if (d.action === 'delist_and_sell_back') {
-        l.amountCents = this.holdValue(l, now);
-        l.outcome = 'sold_back';
-        return STEP_SOLD_BACK;
-      }
-      if (d.action === 'reprice') l.priceCents = v.priceCents = d.priceCents;
-      kept = keepRange(v, strategy, now, keep);
-    }
     const step = this.tickMs;
-    let k = Math.floor((now - this.start) / step) + 1;
-    if (!kept) {
-      // Cannot happen (a reprice is kept at once); decide again at the next tick all the same.
-      l.eventAt = this.start + k * step;
-      return STEP_CONTINUE;
-    }
-    const c = this.poolCategory[l.pool]!;
     const dtDays = step / DAY_MS;
     const base = this.dyn.listing_fills_per_day_at_value;
     const sensitivity = this.dyn.listing_price_sensitivity;
-    const price = l.priceCents;
-    let value = v.marketValueCents;
-    for (; ; k++) {
-      const at = this.start + k * step;
-      if (at > keep.until) {
-        l.eventAt = keep.until;
-        return STEP_CONTINUE;
+    const c = this.poolCategory[l.pool]!;
+    let now = from;
+    // The last tick at or before `now`: the value the decision sees.
+    let k = Math.floor((now - this.start) / step);
+    for (;;) {
+      v.priceCents = l.priceCents;
+      v.marketValueCents = this.valueAfterTick(l, c, k);
+      let kept = keepRange(v, strategy, now, keep);
+      for (let i = 0; !kept && i < 4; i++) {
+        const d = decideListing(v, strategy, now);
+        if (d.action === 'delist_and_sell_back') {
+          l.eventAt = now;
+          l.outcome = 'sold_back';
+          l.amountCents = this.holdValueAt(l, now, v.marketValueCents);
+          return;
+        }
+        if (d.action === 'reprice') l.priceCents = v.priceCents = d.priceCents;
+        kept = keepRange(v, strategy, now, keep);
       }
-      // As valueNow at that tick (the same arithmetic, so the same cents).
-      if (c >= 0) value = roundHalfAway((l.basisCents * this.indexAt(k, c)) / l.anchorIndex);
-      l.fillBudget -= fillRatePerDay(price, value, base, sensitivity) * dtDays;
-      if (l.fillBudget <= 0) {
-        l.eventAt = at;
-        l.outcome = 'sold';
-        l.amountCents = price - applyRate(price, this.rules.seller_fee_rate);
-        return STEP_CONTINUE;
+      if (!kept) {
+        // Cannot happen (a reprice's price holds at once); decide again at the next tick anyway.
+        keep.lo = keep.hi = v.marketValueCents;
+        keep.until = this.start + (k + 1) * step;
       }
-      if (value < keep.lo || value > keep.hi) {
-        l.eventAt = at;
-        return STEP_CONTINUE;
+      const price = l.priceCents;
+      for (k++; ; k++) {
+        const at = this.start + k * step;
+        if (at > keep.until) {
+          now = keep.until;
+          k--;
+          break;
+        }
+        const value = this.valueAfterTick(l, c, k);
+        l.fillBudget -= fillRatePerDay(price, value, base, sensitivity) * dtDays;
+        if (l.fillBudget <= 0) {
+          l.eventAt = at;
+          l.outcome = 'sold';
+          l.amountCents = price - applyRate(price, this.rules.seller_fee_rate);
+          return;
+        }
+        if (value < keep.lo || value > keep.hi) {
+          now = at;
+          break;
+        }
       }
     }
   }
 
   holdValue(l: Listing, now: number): number {
-    const basis = now <= l.pulledAt + LOCK_MS ? l.basisCents : this.valueNow(l);
-    return applyRate(basis, now <= l.pulledAt + LOCK_MS ? this.rules.locked_rate : this.rules.market_rate);
+    return this.holdValueAt(l, now, this.valueNow(l));
+  }
+
+  /** What selling the card back pays at `at` when it is worth `valueCents` then. */
+  private holdValueAt(l: Listing, at: number, valueCents: number): number {
+    const locked = at <= l.pulledAt + LOCK_MS;
+    return applyRate(
+      locked ? l.basisCents : valueCents,
+      locked ? this.rules.locked_rate : this.rules.market_rate,
+    );
   }
 }

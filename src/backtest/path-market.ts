@@ -21,18 +21,15 @@ export interface Listing {
   priceCents: number;
   /** The category's value index when the card was pulled (dynamic value drift). */
   anchorIndex: number;
-  /** Next time this listing needs attention (it sells, or a decision is due). */
+  /** When the listing ends: it sells, or it is delisted and sold back (set by `list`). */
   eventAt: number;
-  /** Static model: the outcome decided at listing time. */
+  /** How it ends (set by `list`; pending before). */
   outcome: 'sold' | 'sold_back' | 'pending';
   /** Dynamic model: what is left of the exponential draw the fill hazard must use up for a sale. */
   fillBudget: number;
+  /** What the end pays: the sale net of the fee, or the sell-back. */
   amountCents: number;
 }
-
-export const STEP_CONTINUE = 0;
-export const STEP_SOLD = 1;
-export const STEP_SOLD_BACK = 2;
 
 export interface PathMarket {
   /** Brings the market's own processes (other users, restock, drift) up to `now`. */
@@ -46,10 +43,11 @@ export interface PathMarket {
    * into `out` and returns `qty`, or returns -1 when the order fails (nothing pulled or charged).
    */
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number;
-  /** Schedules a new listing's first event. */
+  /**
+   * Decides a new listing's end at once (`outcome`, `eventAt`, `amountCents`): nothing the path
+   * sees changes before it (repricing does not; equity counts the card at its sell-back value).
+   */
   list(l: Listing, now: number, rng: Rng): void;
-  /** Handles a listing's due event: STEP_SOLD / STEP_SOLD_BACK (amountCents set) or STEP_CONTINUE. */
-  step(l: Listing, now: number, rng: Rng): number;
   /** What selling a listed card back would pay at `now` (equity is marked at sell-back value). */
   holdValue(l: Listing, now: number): number;
 }

@@ -12,7 +12,7 @@ import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, type PathMarket, STEP_CONTINUE, STEP_SOLD } from './path-market.js';
+import type { Listing, PathMarket } from './path-market.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 
 /** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
@@ -140,20 +140,15 @@ export function runPath(
     const t = Math.min(tDecide, nextListing, nextMidnight, nextSample);
     if (t >= end) break;
     if (nextListing <= t) {
-      // Listing events: sales, delists with sell-back, repricing checks.
+      // Listings ending: sales, delists with sell-back (decided when listed).
       market.advance(t);
       while (listings.nextAt() <= t) {
         const l = listings.pop();
-        const r = market.step(l, t, rng);
-        if (r === STEP_CONTINUE) {
-          listings.push(l);
-          continue;
-        }
         // A listing counts at its sell-back value as of listing (fixed per listing) while it lasts.
         listedHold -= market.holdValue(l, l.listedAt);
         cash += l.amountCents;
         poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
-        if (r === STEP_SOLD) listingProceeds += l.amountCents;
+        if (l.outcome === 'sold') listingProceeds += l.amountCents;
         else payout += l.amountCents;
         tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
         mark();

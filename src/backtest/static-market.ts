@@ -7,7 +7,7 @@ import { DAY_MS } from '../core/clock.js';
 import type { Rng } from '../core/prng.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, type PathMarket, STEP_SOLD, STEP_SOLD_BACK } from './path-market.js';
+import type { Listing, PathMarket } from './path-market.js';
 
 /** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
 export class StaticRowsCache {
@@ -75,10 +75,6 @@ export class StaticMarket implements PathMarket {
       l.outcome = 'sold_back';
       l.amountCents = plans.fallback[l.plan]!;
     }
-  }
-
-  step(l: Listing): number {
-    return l.outcome === 'sold' ? STEP_SOLD : STEP_SOLD_BACK;
   }
 
   holdValue(l: Listing): number {
