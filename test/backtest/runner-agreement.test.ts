@@ -16,8 +16,8 @@
  * background process switched off in both models: other users' openings and shop purchases,
  * restock (Poisson arrivals and the per-tick gap refill, modelled on both sides), value drift.
  * Depletion is not negligible here (≈40 pulls from a 111-card pool), which is why the static
- * market would not be the same world. Listings sell in the simulator on its hourly tick and in
- * the backtest by the same hazard in continuous time: a small discretisation only.
+ * market would not be the same world. Listings sell on the hourly tick in both, by the same
+ * per-tick fill probability.
  *
  * Per-path totals vary a lot (listings of 30–260 USD cards); per-pack means are compared:
  * |mean_bot − mean_backtest| ≤ 4·se(difference) (see `seDiff`).
