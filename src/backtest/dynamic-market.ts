@@ -1090,10 +1090,12 @@ export class DynamicMarket implements PathMarket {
     let now = from;
     // The last tick at or before `now`: the value the decision sees.
     let k = Math.floor((now - this.start) / step);
-    for (;;) {
+    for (let first = true; ; first = false) {
       v.priceCents = l.priceCents;
       v.marketValueCents = this.valueAfterTick(l, c, k);
-      let kept = keepRange(v, strategy, now, keep);
+      // Past the first decision the value left its range or `until` came: the decision changes
+      // (or, rarely, keeps with another range), so decideListing is asked first.
+      let kept = first && keepRange(v, strategy, now, keep);
       for (let i = 0; !kept && i < 4; i++) {
         const d = decideListing(v, strategy, now);
         if (d.action === 'delist_and_sell_back') {
