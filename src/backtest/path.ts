@@ -19,18 +19,39 @@ import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 const BUCKET = Math.log(1.005);
 export function balanceBucketCents(cents: number): number {
   if (cents <= 100) return Math.max(0, Math.floor(cents));
-  // Balances move by a few dollars per slot: the last bucket's interior (shrunk by 1e-9 relative,
-  // far beyond log/exp rounding) answers without a log and an exp.
-  if (cents > lastBucket.lo && cents < lastBucket.hi) return lastBucket.value;
-  const k = Math.floor(Math.log(cents) / BUCKET);
-  const from = Math.exp(k * BUCKET);
-  const value = Math.floor(from);
-  lastBucket.lo = from * (1 + 1e-9);
-  lastBucket.hi = Math.exp((k + 1) * BUCKET) * (1 - 1e-9);
-  lastBucket.value = value;
-  return value;
+  // Balances move by a few buckets per slot: walk from the last bucket to the one whose interior
+  // (shrunk by 1e-9 relative, far beyond log/exp rounding) holds the balance, by a table of the
+  // formula's own bucket starts. Near an edge, or after a jump, the formula itself answers.
+  let k = lastBucket;
+  for (let steps = 0; k >= 0 && steps < 8; steps++) {
+    const from = bucketStart(k);
+    if (cents <= from * (1 + 1e-9)) {
+      k--;
+      continue;
+    }
+    if (cents >= bucketStart(k + 1) * (1 - 1e-9)) {
+      k++;
+      continue;
+    }
+    lastBucket = k;
+    return Math.floor(from);
+  }
+  k = Math.floor(Math.log(cents) / BUCKET);
+  lastBucket = k;
+  return Math.floor(Math.exp(k * BUCKET));
 }
-const lastBucket = { lo: 0, hi: 0, value: 0 };
+let lastBucket = -1;
+/** exp(k · BUCKET), k = 0, 1, …: the bucket starts as the formula computes them, extended on demand. */
+let bucketStarts = new Float64Array(0);
+function bucketStart(k: number): number {
+  if (k >= bucketStarts.length) {
+    const more = new Float64Array(Math.max(k + 1, 2 * bucketStarts.length, 2048));
+    more.set(bucketStarts);
+    for (let i = bucketStarts.length; i < more.length; i++) more[i] = Math.exp(i * BUCKET);
+    bucketStarts = more;
+  }
+  return bucketStarts[k]!;
+}
 
 /** Path i's random stream: a function of (seed, i) only, whatever worker runs it. */
 export function pathRng(seed: number, index: number): Rng {

@@ -46,14 +46,20 @@ export function budgetBlock(
 /** How much more may be spent now, and which guard sets that amount. */
 export function spendHeadroom(state: BudgetState, strategy: Strategy): Headroom {
   const b = strategy.budget;
-  const options: Headroom[] = [
-    { cents: toCents(b.max_daily_spend_usd) - state.spentTodayCents, limitedBy: 'daily_spend' },
-    { cents: toCents(b.max_total_spend_usd) - state.spentTotalCents, limitedBy: 'total_spend' },
-    { cents: state.balanceCents - toCents(b.min_balance_usd), limitedBy: 'balance_reserve' },
-  ];
-  let best = options[0]!;
-  for (const o of options) if (o.cents < best.cents) best = o;
-  return { cents: Math.max(0, best.cents), limitedBy: best.limitedBy };
+  // The least of the three, the first in this order on a tie (a backtest asks at every slot).
+  let cents = toCents(b.max_daily_spend_usd) - state.spentTodayCents;
+  let limitedBy: BudgetGuard = 'daily_spend';
+  const total = toCents(b.max_total_spend_usd) - state.spentTotalCents;
+  if (total < cents) {
+    cents = total;
+    limitedBy = 'total_spend';
+  }
+  const reserve = state.balanceCents - toCents(b.min_balance_usd);
+  if (reserve < cents) {
+    cents = reserve;
+    limitedBy = 'balance_reserve';
+  }
+  return { cents: Math.max(0, cents), limitedBy };
 }
 
 export function guardMessage(guard: BudgetGuard, strategy: Strategy): string {
