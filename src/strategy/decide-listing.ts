@@ -30,12 +30,21 @@ export type ListingDecision =
 
 /** When the listing should give up and sell back, given the value lock. */
 export function sellBackDeadline(listing: ListingView, strategy: Strategy, now: number): number {
+  return deadlineOnSide(
+    listing,
+    strategy,
+    now,
+    Math.sign(listing.marketValueCents - listing.basisValueCents),
+  );
+}
+
+/** `sellBackDeadline` for a market value below (−1), at (0) or above (+1) the locked basis. */
+function deadlineOnSide(listing: ListingView, strategy: Strategy, now: number, side: number): number {
   const maxEnd = listing.listedAt + strategy.sell.list.max_days * DAY_MS;
   const lockEnd = listing.lockedValueUntil;
   if (lockEnd === null || now >= lockEnd) return maxEnd;
-  if (listing.marketValueCents < listing.basisValueCents)
-    return Math.min(maxEnd, lockEnd - strategy.sell.list.lock_margin_minutes * MINUTE_MS);
-  if (listing.marketValueCents > listing.basisValueCents) return Math.max(maxEnd, lockEnd);
+  if (side < 0) return Math.min(maxEnd, lockEnd - strategy.sell.list.lock_margin_minutes * MINUTE_MS);
+  if (side > 0) return Math.max(maxEnd, lockEnd);
   return maxEnd;
 }
 
@@ -114,30 +123,43 @@ export interface KeepRange {
 
 /**
  * Where `decideListing` keeps this listing: false when it would not keep it at `now`; otherwise
- * true, with `out` set to the market values [lo, hi] (containing the listing's) for which it
- * keeps it with the same `until`, at any time from `now` until then. A backtest then needs a
- * decision only when the value leaves the range or `until` comes, not at every move of the
- * market (the answer is the same). While the value lock holds the range stays on the value's side
- * of the basis, which sets the deadline; every condition of a keep is monotone in the value, so
- * the range is an interval. Hot in backtests: no allocation.
+ * true, with `out` set to the market values [lo, hi] (containing the listing's) at which it
+ * keeps it at any time from `now` to `until`: the next repricing step that lowers the markup,
+ * or the sell-back deadline (decideListing's own `until` stops at every step, even once the
+ * markup has settled at its floor). A backtest then needs a decision only when the value leaves
+ * the range or `until` comes, not at every move of the market (the answer is the same). The
+ * deadline depends on the value's side of the locked basis (below, at, above): the range spans
+ * the sides whose `until` is the same; within a side every condition of a keep is monotone in
+ * the value, so the range is an interval. Exact: just outside it, a value is not kept or is kept
+ * until another time. Hot in backtests: no allocation.
  */
 export function keepRange(listing: ListingView, strategy: Strategy, now: number, out: KeepRange): boolean {
-  const deadline = sellBackDeadline(listing, strategy, now);
+  const basis = listing.basisValueCents;
+  const v = listing.marketValueCents;
+  const side = Math.sign(v - basis);
+  const deadline = deadlineOnSide(listing, strategy, now, side);
   if (now >= deadline) return false;
   const period = strategy.sell.list.reprice_every_hours * HOUR_MS;
   const steps = stepsAt(listing.listedAt, period, now);
   const markup = markupAfter(steps, strategy);
   const floor = minListingCents(strategy);
   const price = listing.priceCents;
-  const v = listing.marketValueCents;
   if (!priceHolds(price, v, markup, floor)) return false;
+  // Once the markup has reached its floor (or never steps), the next repricing steps change
+  // nothing: decideListing keeps at each of them, so the answer can only change at the deadline.
+  const list = strategy.sell.list;
+  const settled = list.markup_step === 0 || markup === Math.min(list.min_markup, list.markup);
+  const nextStep = settled ? Number.POSITIVE_INFINITY : listing.listedAt + (steps + 1) * period;
+  const until = Math.min(nextStep, deadline);
+  const at = sameUntil(listing, strategy, now, 0, nextStep, until);
   let lo = 0;
   let hi = Number.MAX_SAFE_INTEGER;
-  const basis = listing.basisValueCents;
-  if (listing.lockedValueUntil !== null && now < listing.lockedValueUntil) {
-    if (v < basis) hi = basis - 1;
-    else if (v > basis) lo = basis + 1;
-    else lo = hi = basis;
+  if (side > 0) lo = at ? (sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis) : basis + 1;
+  else if (side < 0)
+    hi = at ? (sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis) : basis - 1;
+  else {
+    lo = sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis;
+    hi = sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis;
   }
   // Where the target price (≈ markup × value) leaves the 1% band around the price, and where
   // the price passes 2 × value: first guesses, each within a cent or two of the edge.
@@ -146,8 +168,21 @@ export function keepRange(listing: ListingView, strategy: Strategy, now: number,
   const hiGuess = Math.floor((price + tol) / markup);
   out.lo = edge(v, -1, lo, loGuess, price, markup, floor);
   out.hi = edge(v, 1, hi, hiGuess, price, markup, floor);
-  out.until = Math.min(listing.listedAt + (steps + 1) * period, deadline);
+  out.until = until;
   return true;
+}
+
+/** Whether a value on `side` of the basis is kept too, until the same time (its deadline not passed). */
+function sameUntil(
+  listing: ListingView,
+  strategy: Strategy,
+  now: number,
+  side: number,
+  nextStep: number,
+  until: number,
+): boolean {
+  const d = deadlineOnSide(listing, strategy, now, side);
+  return now < d && Math.min(nextStep, d) === until;
 }
 
 /**

@@ -119,7 +119,14 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
   const cases = Array.from({ length: 3000 }, () => {
     const st = strategies[rng.int(strategies.length)]!;
     const value = 50 + rng.int(rng.next() < 0.5 ? 2000 : 200_000);
-    const basis = rng.next() < 0.2 ? value : Math.max(1, Math.round(value * (0.8 + 0.4 * rng.next())));
+    // At the value, within the 1% its price holds in (ranges may span it), or anywhere near.
+    const near = rng.next();
+    const basis =
+      near < 0.2
+        ? value
+        : near < 0.5
+          ? Math.max(1, value + Math.round(value * 0.01 * (2 * rng.next() - 1)))
+          : Math.max(1, Math.round(value * (0.8 + 0.4 * rng.next())));
     const listedAt = T0 - rng.int(6 * DAY_MS);
     const now = T0;
     const markup =
@@ -130,7 +137,10 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
       1,
       Math.round(value * Math.max(markup, st.sell.list.min_markup) * (0.985 + 0.03 * rng.next())),
     );
-    const lockedValueUntil = rng.next() < 0.7 ? listedAt + rng.int(9 * DAY_MS) : null;
+    // Locks ending anywhere, or soon (where the sides' deadlines differ before the next step).
+    const lock = rng.next();
+    const lockedValueUntil =
+      lock < 0.5 ? listedAt + rng.int(9 * DAY_MS) : lock < 0.8 ? now + rng.int(2 * DAY_MS) : null;
     const listing: ListingView = {
       priceCents: price,
       listedAt,
@@ -141,9 +151,11 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     return { st, listing, now };
   });
 
-  it('holds exactly where decideListing says keep, with the same until, at any time before it', () => {
+  it('holds exactly where decideListing keeps the listing, at any time before its until', () => {
     let kept = 0;
     let wide = 0;
+    let across = 0;
+    let settled = 0;
     for (const { st, listing, now } of cases) {
       const d = decideListing(listing, st, now);
       const r = { lo: 0, hi: 0, until: 0 };
@@ -152,31 +164,39 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
       if (d.action !== 'keep') continue;
       kept++;
       const { lo, hi, until } = r;
-      expect(until).toBe(d.until);
+      // decideListing's own until, or a later one when the steps between change nothing.
+      if (until !== d.until) {
+        expect(until).toBeGreaterThan(d.until);
+        settled++;
+      }
       expect(lo).toBeLessThanOrEqual(listing.marketValueCents);
       expect(hi).toBeGreaterThanOrEqual(listing.marketValueCents);
       if (hi > lo + 2) wide++;
+      const locked = listing.lockedValueUntil !== null && now < listing.lockedValueUntil;
+      if (locked && lo < listing.basisValueCents && hi > listing.basisValueCents) across++;
       const at = (v: number, t: number) => decideListing({ ...listing, marketValueCents: v }, st, t);
-      const inside = [lo, hi, lo + 1, hi - 1, Math.floor((lo + hi) / 2)].filter((v) => v >= lo && v <= hi);
+      const b = listing.basisValueCents;
+      const inside = [lo, hi, lo + 1, hi - 1, Math.floor((lo + hi) / 2), b - 1, b, b + 1].filter(
+        (v) => v >= lo && v <= hi,
+      );
       for (const v of inside)
         for (const t of [now, now + Math.floor(rng.next() * (until - now)), until - 1])
-          expect(at(v, t), `value ${v} at +${t - now} ms`).toMatchObject({ action: 'keep', until });
-      // Just outside, the answer differs — except across the basis while locked, where the range
-      // stops on purpose (the deadline can change there).
-      const locked = listing.lockedValueUntil !== null && now < listing.lockedValueUntil;
+          expect(at(v, t), `value ${v} at +${t - now} ms`).toMatchObject({ action: 'keep' });
+      // Just outside, the answer differs: not kept, or kept until another time (the range is exact).
       for (const v of [lo - 1, hi + 1]) {
         if (v < 0) continue;
-        const crosses =
-          locked &&
-          Math.sign(v - listing.basisValueCents) !==
-            Math.sign(listing.marketValueCents - listing.basisValueCents);
-        if (crosses) continue;
-        const o = at(v, now);
-        expect(o.action === 'keep' && o.until === until, `value ${v} outside [${lo}, ${hi}]`).toBe(false);
+        const o = { lo: 0, hi: 0, until: 0 };
+        const keptThere = keepRange({ ...listing, marketValueCents: v }, st, now, o);
+        expect(keptThere && o.until === until, `value ${v} outside [${lo}, ${hi}]`).toBe(false);
+        expect(keptThere, `value ${v}: keepRange and decideListing agree`).toBe(at(v, now).action === 'keep');
       }
     }
     // The table exercises both answers and ranges wider than a few cents.
     expect(kept).toBeGreaterThan(500);
     expect(wide).toBeGreaterThan(300);
+    // Ranges that span the locked basis (both sides give the same until) are exercised too.
+    expect(across).toBeGreaterThan(100);
+    // And markups settled at their floor, kept past the steps that change nothing.
+    expect(settled).toBeGreaterThan(100);
   });
 });
