@@ -33,6 +33,9 @@ export function roundHalfAway(x: number): number {
   // Near a half (a tie is common: 1235 × 0.9, odd cents × 1.5).
   const a = Math.abs(x);
   const whole = Math.floor(a);
+  // At or above the half in magnitude the answer is away from zero, a tie or not (1.1 × 885 =
+  // 973.5000000000001): only a value just below a half needs to know whether it is noise.
+  if (a - whole >= 0.5) return x < 0 ? -(whole + 1) : whole + 1;
   if (whole >= 1) {
     const eps = halfUlp15(whole);
     const off = Math.abs(a - whole - 0.5);

@@ -57,6 +57,15 @@ describe('roundHalfAway fast path', () => {
         cents * 0.9,
         cents * 1.5,
         (cents + 0.005) * 100,
+        // Markups off a half by an ulp or two, either way (1.1 × 885 = 973.5000000000001).
+        cents * 1.1,
+        cents * 1.3,
+        (cents + 0.5) * (1 + 2 ** -52),
+        (cents + 0.5) * (1 - 2 ** -52),
+        (cents + 0.5) * (1 + 2 ** -50),
+        (cents + 0.5) * (1 - 2 ** -50),
+        rnd(),
+        0.5 + (rnd() - 0.5) * 1e-15,
       ]) {
         expect(roundHalfAway(x)).toBe(reference(x));
       }
