@@ -552,19 +552,25 @@ export class DynamicMarket implements PathMarket {
     const nc = CATEGORY_SLOT.size;
     const perDay = Math.max(1, Math.round(DAY_MS / this.tickMs));
     const upTo = Math.max(k, this.indexTicks + perDay);
-    const path = new Float64Array((upTo + 1) * nc);
+    let path = this.indexPath;
+    if ((upTo + 1) * nc > path.length) {
+      // Room doubles (a long backtest copies the path a few times, not once a day).
+      path = new Float64Array(Math.max((upTo + 1) * nc, 2 * path.length));
+      if (this.indexTicks >= 0) path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
+    }
     if (this.indexTicks < 0) {
       path.fill(1, 0, nc);
       this.indexTicks = 0;
-    } else path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
+    }
     const dt = this.tickMs / DAY_MS;
     const sd = this.dyn.value_daily_volatility;
     const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
     const scale = sd * Math.sqrt(dt);
     // The normals first, in the array's new part, then turned into the indexes in place.
     const from = (this.indexTicks + 1) * nc;
-    this.driftRng.normals(path, from, path.length);
-    for (let i = from; i < path.length; i++) path[i] = path[i - nc]! * Math.exp(drift + scale * path[i]!);
+    const to = (upTo + 1) * nc;
+    this.driftRng.normals(path, from, to);
+    for (let i = from; i < to; i++) path[i] = path[i - nc]! * Math.exp(drift + scale * path[i]!);
     this.indexPath = path;
     this.indexTicks = upTo;
   }
