@@ -79,12 +79,12 @@ function repriceReason(strategy: Strategy, steps: number, markup: number): strin
 /** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
 function priceHolds(priceCents: number, marketCents: number, markup: number, floorCents: Cents): boolean {
   const target = priceWithinRules(marketCents, markup, floorCents);
-  return (
-    target !== null &&
-    priceCents <= 2 * marketCents &&
-    // Moves under 1% are ignored so that market noise does not churn the listing.
-    Math.abs(target - priceCents) < Math.max(1, priceCents * 0.01)
-  );
+  return target !== null && priceCents <= 2 * marketCents && nearTarget(target, priceCents);
+}
+
+/** Moves under 1% are ignored so that market noise does not churn the listing. */
+function nearTarget(targetCents: number, priceCents: number): boolean {
+  return Math.abs(targetCents - priceCents) < Math.max(1, priceCents * 0.01);
 }
 
 export function decideListing(listing: ListingView, strategy: Strategy, now: number): ListingDecision {
@@ -108,7 +108,7 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
   const cap = 2 * listing.marketValueCents;
   if (listing.priceCents > cap)
     return { action: 'reprice', priceCents: target, reason: 'price above 2 x the current market value' };
-  if (!priceHolds(listing.priceCents, listing.marketValueCents, markup, minListingCents(strategy)))
+  if (!nearTarget(target, listing.priceCents))
     return { action: 'reprice', priceCents: target, reason: repriceReason(strategy, steps, markup) };
   const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };
@@ -151,12 +151,13 @@ export function keepRange(listing: ListingView, strategy: Strategy, now: number,
   const settled = list.markup_step === 0 || markup === Math.min(list.min_markup, list.markup);
   const nextStep = settled ? Number.POSITIVE_INFINITY : listing.listedAt + (steps + 1) * period;
   const until = Math.min(nextStep, deadline);
-  const at = sameUntil(listing, strategy, now, 0, nextStep, until);
+  const atBasis = sameUntil(listing, strategy, now, 0, nextStep, until);
   let lo = 0;
   let hi = Number.MAX_SAFE_INTEGER;
-  if (side > 0) lo = at ? (sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis) : basis + 1;
+  if (side > 0)
+    lo = atBasis ? (sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis) : basis + 1;
   else if (side < 0)
-    hi = at ? (sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis) : basis - 1;
+    hi = atBasis ? (sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis) : basis - 1;
   else {
     lo = sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis;
     hi = sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis;
