@@ -136,11 +136,13 @@ const bench: Benchmark = {
         ok: ratio >= 0.1,
       },
       {
+        // Our pulls only, while the world opens 30 packs an hour of this one pool besides: a
+        // measure of the world, not of the pull loop; the goals are the static ratio and the
+        // 10k projections (docs/backtest.md).
         name: 'backtest dynamic pulls',
         value: fmtRate(dyn, 'pulls'),
         ratio: dynRatio,
-        goal: '>= 0.5 (0.1 required)',
-        ok: dynRatio >= 0.1,
+        goal: 'info (world-bound)',
       },
       {
         name: 'backtest static 10k x 30 d, 2 workers',
