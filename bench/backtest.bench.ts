@@ -113,7 +113,7 @@ const bench: Benchmark = {
     const chase = shipped('chase');
     // Per-path time on one core, halved for the goal's 2 workers. Roughly end to end: on a full
     // `packbot sim` snapshot (more packs than this fixture, 14 vs 6) two workers took 34–36 s
-    // (`balanced`) and 35–38 s (`chase`) when this projected 35 s and 36 s; two workers cost ~25%
+    // (`balanced`) and 35–38 s (`chase`) when this projected 35 s and 36 s; two workers cost ~7%
     // more CPU per path than one, the larger world makes up the rest (docs/backtest.md).
     const projected = (market: 'static' | 'dynamic', paths: number, strategy = balanced): number => {
       const e = new Engine({ snapshot: real, strategy, days: 30, seed: 1, market });
