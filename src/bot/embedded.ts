@@ -131,7 +131,13 @@ export function closePreviousEmbeddedSession(ledger: Ledger, log: Logger): numbe
   const previous = Object.values(counts).reduce((a, b) => a + b, 0);
   let closed = 0;
   for (const intent of ledger.unresolvedIntents()) {
-    ledger.failIntent(intent.key, 'SIM_RESTARTED', 'the embedded simulator restarted; its orders are gone');
+    ledger.failIntent(
+      intent.key,
+      'SIM_RESTARTED',
+      'the embedded simulator restarted; its orders are gone',
+      undefined,
+      'the embedded simulator restarted without its state',
+    );
     closed++;
   }
   for (const listing of ledger.activeListings())

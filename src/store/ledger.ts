@@ -51,7 +51,12 @@ export interface NewIntent {
   /** Scorer's expected value and standard deviation for the whole order (for the luck measure). */
   expectedValueCents?: Cents;
   stdevCents?: Cents;
+  /** Price per pack the order was planned at (what evidence-settled orders are booked at). */
+  unitPriceCents?: Cents;
 }
+
+/** A pull as the ledger stores it before it has an order and a status. */
+export type NewPull = Omit<PullRow, 'checkoutId' | 'account' | 'status' | 'statusAt'>;
 
 export interface ConfirmedOrder {
   order: OrderRow;
@@ -77,7 +82,10 @@ const UNRESOLVED: readonly IntentState[] = ['pending', 'sent', 'in_doubt'];
 
 const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts, error_code AS errorCode,
   error_message AS errorMessage, response AS responseJson, expected_value_cents AS expectedValueCents,
-  stdev_cents AS stdevCents, created_at AS createdAt, updated_at AS updatedAt`;
+  stdev_cents AS stdevCents, created_at AS createdAt, updated_at AS updatedAt,
+  first_sent_at AS firstSentAt, last_sent_at AS lastSentAt, last_answer_at AS lastAnswerAt,
+  unit_price_cents AS unitPriceCents, delivered, key_forgotten AS keyForgotten, parked_at AS parkedAt,
+  settled_by AS settledBy`;
 const ORDER_COLS = `checkout_id AS checkoutId, intent_key AS intentKey, account, operation,
   pack_type AS packType, category, risk_level AS riskLevel, card_id AS cardId, quantity,
   total_charged_cents AS totalChargedCents, remaining_balance_cents AS remainingBalanceCents,
@@ -99,6 +107,8 @@ type Raw = Record<string, unknown>;
 const toIntent = (r: Raw): Intent => ({
   ...(r as unknown as Intent),
   body: JSON.parse(r.bodyJson as string),
+  delivered: r.delivered === 1,
+  keyForgotten: r.keyForgotten === 1,
 });
 const toPull = (r: Raw): PullRow => ({ ...(r as unknown as PullRow), isChase: r.isChase === 1 });
 const toSellBack = (r: Raw): SellBackRow => ({ ...(r as unknown as SellBackRow), counted: r.counted === 1 });
@@ -162,15 +172,31 @@ export class Ledger {
     const db = this.db;
     return {
       insertIntent: db.prepare(`INSERT INTO intents (key, account, operation, body, state, attempts,
-        expected_value_cents, stdev_cents, created_at, updated_at)
-        VALUES (@key, @account, @operation, @body, 'pending', 0, @ev, @sd, @now, @now)`),
+        expected_value_cents, stdev_cents, unit_price_cents, created_at, updated_at)
+        VALUES (@key, @account, @operation, @body, 'pending', 0, @ev, @sd, @price, @now, @now)`),
       getIntent: db.prepare(`SELECT ${INTENT_COLS} FROM intents WHERE key = ?`),
       setIntentState: db.prepare(`UPDATE intents SET state = @state, error_code = @code,
-        error_message = @message, updated_at = @now WHERE key = @key`),
+        error_message = @message, updated_at = @now, last_answer_at = @now,
+        delivered = MAX(delivered, @delivered), settled_by = COALESCE(@settledBy, settled_by),
+        parked_at = CASE WHEN @state = 'in_doubt' THEN parked_at ELSE NULL END WHERE key = @key`),
       markSent: db.prepare(`UPDATE intents SET state = 'sent', attempts = attempts + 1, error_code = NULL,
-        error_message = NULL, updated_at = @now WHERE key = @key`),
+        error_message = NULL, updated_at = @now, first_sent_at = COALESCE(first_sent_at, @now),
+        last_sent_at = @now WHERE key = @key`),
       confirmIntent: db.prepare(`UPDATE intents SET state = 'confirmed', response = @response,
-        error_code = NULL, error_message = NULL, updated_at = @now WHERE key = @key`),
+        error_code = NULL, error_message = NULL, updated_at = @now, last_answer_at = @now,
+        parked_at = NULL, settled_by = @settledBy WHERE key = @key`),
+      markKeyForgotten: db.prepare(
+        `UPDATE intents SET key_forgotten = 1, updated_at = @now WHERE key = @key`,
+      ),
+      park: db.prepare(`UPDATE intents SET parked_at = COALESCE(parked_at, @now), error_code = @code,
+        error_message = @message, updated_at = @now WHERE key = @key`),
+      intentsByCreation: db.prepare(`SELECT ${INTENT_COLS} FROM intents ORDER BY created_at DESC, key
+        LIMIT @limit`),
+      getFact: db.prepare(`SELECT value FROM account_facts WHERE account = ? AND fact = ?`),
+      setFact: db.prepare(`INSERT INTO account_facts (account, fact, value, at) VALUES (@account, @fact,
+        @value, @now) ON CONFLICT (account, fact) DO UPDATE SET value = @value, at = @now`),
+      packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
+        WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
       unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
         WHERE state IN ('pending', 'sent', 'in_doubt') ORDER BY created_at, key`),
       countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
@@ -180,6 +206,7 @@ export class Ledger {
         VALUES (@checkoutId, @intentKey, @account, @operation, @packType, @category, @riskLevel, @cardId,
         @quantity, @totalChargedCents, @remainingBalanceCents, @expectedValueCents, @stdevCents, @createdAt)`),
       orderByIntent: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE intent_key = ?`),
+      orderByCheckout: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE checkout_id = ?`),
       insertPull: db.prepare(`INSERT INTO pulls (pull_id, checkout_id, account, card_id, name, kind,
         value_cents, bucket, rarity_tier, is_chase, buyback_cents, buyback_rate, buyback_valid_until,
         after_cents, after_rate, after_valid_until, pulled_at, status, status_at)
@@ -249,6 +276,15 @@ export class Ledger {
     };
   }
 
+  /**
+   * Runs `fn` in an IMMEDIATE transaction: the write lock is taken at BEGIN, so a transaction never
+   * reads under a shared lock and then fails to upgrade (SQLITE_BUSY mid-way) when another
+   * connection writes.
+   */
+  private tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
   private now(at?: number): number {
     return at ?? this.clock.now();
   }
@@ -281,6 +317,7 @@ export class Ledger {
       body: bodyJson,
       ev: input.expectedValueCents ?? null,
       sd: input.stdevCents ?? null,
+      price: input.unitPriceCents ?? null,
       now: this.now(at),
     });
     return this.getIntent(input.key)!;
@@ -316,12 +353,9 @@ export class Ledger {
     at?: number,
   ): ConfirmedOrder {
     const now = this.now(at);
-    return this.db.transaction((): ConfirmedOrder => {
+    return this.tx((): ConfirmedOrder => {
       const intent = this.requireIntent(key);
-      if (intent.state === 'confirmed') {
-        const order = this.stmts.orderByIntent.get(key) as OrderRow;
-        return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: false };
-      }
+      if (intent.state === 'confirmed') return this.storedOrder(key);
       const body = intent.body;
       const pack = intent.operation === 'pack' ? (response as PackPurchaseResponse) : undefined;
       const card = intent.operation === 'card' ? (response as CardPurchaseResponse) : undefined;
@@ -341,20 +375,17 @@ export class Ledger {
         stdevCents: intent.stdevCents,
         createdAt: now,
       };
-      this.stmts.insertOrder.run(order);
-      for (const p of pack?.pulls ?? []) {
+      const pulls = (pack?.pulls ?? []).map((p): NewPull => {
         const bb = p.kind === 'card' ? p.buyback : null;
-        this.stmts.insertPull.run({
+        return {
           pullId: p.pull_id,
-          checkoutId: order.checkoutId,
-          account: intent.account,
           cardId: p.item.id,
           name: p.item.name,
           kind: p.kind,
           valueCents: toCents(p.value),
           bucket: p.hit.bucket,
           rarityTier: p.hit.rarity_tier,
-          isChase: p.hit.is_chase ? 1 : 0,
+          isChase: p.hit.is_chase,
           buybackCents: bb ? toCents(bb.amount) : null,
           buybackRate: bb ? bb.rate : null,
           buybackValidUntil: bb ? ms(bb.valid_until) : null,
@@ -362,32 +393,159 @@ export class Ledger {
           afterRate: bb ? bb.after.rate : null,
           afterValidUntil: bb ? ms(bb.after.valid_until) : null,
           pulledAt: now,
-          // Sealed packs cannot be sold back: they are holdings from the start.
-          status: p.kind === 'sealed_pack' ? 'held' : 'open',
-        });
-      }
+        };
+      });
+      this.insertOrder(order, pulls);
       this.stmts.insertBalance.run(intent.account, order.remainingBalanceCents, 'purchase', now);
-      this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now });
+      this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now, settledBy: null });
       return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: true };
-    })();
+    });
   }
 
-  /** The service refused or refunded the order (nothing charged): state `failed`. */
-  failIntent(key: string, code: string, message = '', at?: number): Intent {
-    return this.setIntentState(key, 'failed', code, message, at);
+  /**
+   * Settles an intent as charged without the service's answer (evidence, or an operator): the order
+   * is booked at the planned price with the pulls found for it (vault entries), under the checkout
+   * id `settled:<key>`. Pulls found later are added with `adoptPulls`.
+   */
+  confirmBySettlement(
+    key: string,
+    s: { quantity: number; totalChargedCents: Cents; pulls: readonly NewPull[]; by: string },
+    at?: number,
+  ): ConfirmedOrder {
+    const now = this.now(at);
+    return this.tx((): ConfirmedOrder => {
+      const intent = this.requireIntent(key);
+      if (intent.state === 'confirmed') return this.storedOrder(key);
+      const body = intent.body;
+      const last = this.latestBalance(intent.account);
+      const order: OrderRow = {
+        checkoutId: `settled:${key}`,
+        intentKey: key,
+        account: intent.account,
+        operation: intent.operation,
+        packType: body.pack_type === undefined ? null : String(body.pack_type),
+        category: String(body.category ?? 'pokemon'),
+        riskLevel: intent.operation === 'pack' ? String(body.risk_level ?? 'standard') : null,
+        cardId: body.card_id === undefined ? null : String(body.card_id),
+        quantity: s.quantity,
+        totalChargedCents: s.totalChargedCents,
+        // Not reported by the service: the last balance seen, less the charge.
+        remainingBalanceCents: (last?.balanceCents ?? 0) - s.totalChargedCents,
+        expectedValueCents: intent.expectedValueCents,
+        stdevCents: intent.stdevCents,
+        createdAt: now,
+      };
+      this.insertOrder(order, s.pulls);
+      this.stmts.confirmIntent.run({ key, response: null, now, settledBy: s.by });
+      return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: true };
+    });
   }
 
-  /** The request may or may not have reached the service: must be resolved by re-sending. */
+  /** Adds pulls found in the vault to an order already booked (a settled order's late pulls). */
+  adoptPulls(checkoutId: string, pulls: readonly NewPull[]): PullRow[] {
+    return this.tx(() => {
+      const order = this.stmts.orderByCheckout.get(checkoutId) as OrderRow | undefined;
+      if (!order) throw new LedgerError(`unknown order ${checkoutId}`);
+      const fresh = pulls.filter((p) => !this.getPull(p.pullId));
+      this.insertPulls(order, fresh);
+      return fresh.map((p) => this.getPull(p.pullId)!);
+    });
+  }
+
+  private storedOrder(key: string): ConfirmedOrder {
+    const order = this.stmts.orderByIntent.get(key) as OrderRow;
+    return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: false };
+  }
+
+  private insertOrder(order: OrderRow, pulls: readonly NewPull[]): void {
+    this.stmts.insertOrder.run(order);
+    this.insertPulls(order, pulls);
+  }
+
+  private insertPulls(order: OrderRow, pulls: readonly NewPull[]): void {
+    for (const p of pulls)
+      this.stmts.insertPull.run({
+        ...p,
+        checkoutId: order.checkoutId,
+        account: order.account,
+        isChase: p.isChase ? 1 : 0,
+        // Sealed packs cannot be sold back: they are holdings from the start.
+        status: p.kind === 'sealed_pack' ? 'held' : 'open',
+      });
+  }
+
+  /**
+   * The service refused or refunded the order (nothing charged): state `failed`. An intent that may
+   * have reached the service is closed only with `settledBy` (evidence or an operator said so): no
+   * later refusal of a re-send proves the first attempt was not charged.
+   */
+  failIntent(key: string, code: string, message = '', at?: number, settledBy?: string): Intent {
+    const intent = this.requireIntent(key);
+    if (intent.delivered && settledBy === undefined)
+      throw new LedgerError(`intent ${key} may have been charged; only evidence or an operator closes it`);
+    return this.setIntentState(key, 'failed', code, message, at, settledBy);
+  }
+
+  /** The request may have reached the service: resolved by evidence or by re-sending the same key. */
   markInDoubt(key: string, code = 'IN_DOUBT', message = '', at?: number): Intent {
     return this.setIntentState(key, 'in_doubt', code, message, at);
   }
 
-  private setIntentState(key: string, state: IntentState, code: string, message: string, at?: number) {
+  /** A re-send was answered as a new order would be: never re-send this key blind again. */
+  markKeyForgotten(key: string, at?: number): Intent {
+    this.requireIntent(key);
+    this.stmts.markKeyForgotten.run({ key, now: this.now(at) });
+    return this.requireIntent(key);
+  }
+
+  /** Evidence cannot settle it: parked for an operator; it blocks new orders of its account. */
+  parkIntent(key: string, code: string, message: string, at?: number): Intent {
+    const intent = this.requireIntent(key);
+    if (intent.state !== 'in_doubt') throw new LedgerError(`intent ${key} is ${intent.state}, not in doubt`);
+    this.stmts.park.run({ key, code, message, now: this.now(at) });
+    return this.requireIntent(key);
+  }
+
+  private setIntentState(
+    key: string,
+    state: IntentState,
+    code: string,
+    message: string,
+    at?: number,
+    settledBy?: string,
+  ) {
     const intent = this.requireIntent(key);
     if (intent.state === 'confirmed')
       throw new LedgerError(`intent ${key} is confirmed; it cannot become ${state}`);
-    this.stmts.setIntentState.run({ key, state, code, message, now: this.now(at) });
+    this.stmts.setIntentState.run({
+      key,
+      state,
+      code,
+      message,
+      now: this.now(at),
+      delivered: state === 'in_doubt' ? 1 : 0,
+      settledBy: settledBy ?? null,
+    });
     return this.requireIntent(key);
+  }
+
+  /** The newest intents first (for `packbot orders`). */
+  recentIntents(limit = 1000): Intent[] {
+    return (this.stmts.intentsByCreation.all({ limit }) as Raw[]).map(toIntent);
+  }
+
+  /** Packs of confirmed orders of `account` booked at or after `since` (ms). */
+  packsOrderedSince(account: string, since: number): number {
+    return (this.stmts.packsOrderedSince.get(account, since) as { n: number }).n;
+  }
+
+  /** A fact learnt about an account from the service (e.g. its purchase report `user_id`). */
+  accountFact(account: string, fact: string): string | undefined {
+    return (this.stmts.getFact.get(account, fact) as { value: string } | undefined)?.value;
+  }
+
+  setAccountFact(account: string, fact: string, value: string, at?: number): void {
+    this.stmts.setFact.run({ account, fact, value, now: this.now(at) });
   }
 
   /**
@@ -461,7 +619,7 @@ export class Ledger {
     at?: number,
   ): DecisionRow {
     const now = this.now(at);
-    return this.db.transaction(() => {
+    return this.tx(() => {
       const pull = this.getPull(d.pullId);
       if (!pull) throw new LedgerError(`unknown pull ${d.pullId}`);
       const info = this.stmts.insertDecision.run({
@@ -487,7 +645,7 @@ export class Ledger {
         priceCents: d.priceCents ?? null,
         decidedAt: now,
       };
-    })();
+    });
   }
 
   decisionsFor(pullId: string): DecisionRow[] {
@@ -510,7 +668,7 @@ export class Ledger {
    */
   recordSellBack(results: readonly SellBackResult[], options: { account?: string; at?: number } = {}) {
     const now = this.now(options.at);
-    return this.db.transaction((): SellBackOutcome => {
+    return this.tx((): SellBackOutcome => {
       const rows: SellBackRow[] = [];
       let newlyPaidCents = 0;
       for (const r of results) {
@@ -538,7 +696,7 @@ export class Ledger {
         rows.push(toSellBack(this.stmts.getSellBack.get(info.lastInsertRowid) as Raw));
       }
       return { rows, newlyPaidCents };
-    })();
+    });
   }
 
   /** The counted sale of a pull, if it was sold back. */
@@ -555,7 +713,7 @@ export class Ledger {
     at?: number,
   ): ListingRow {
     const now = this.now(at);
-    return this.db.transaction(() => {
+    return this.tx(() => {
       const pull = l.pullId ? this.getPull(l.pullId) : this.ownedPullByCard(l.cardId);
       const account = pull?.account ?? l.account;
       if (!account) throw new LedgerError(`listing ${l.listingId}: unknown card ${l.cardId} and no account`);
@@ -570,7 +728,7 @@ export class Ledger {
       this.stmts.insertListingEvent.run(l.listingId, 'created', l.priceCents, now);
       if (pull) this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'listed', now });
       return this.getListing(l.listingId)!;
-    })();
+    });
   }
 
   /**
@@ -579,7 +737,7 @@ export class Ledger {
    */
   recordListingUpdate(listingId: string, update: { priceCents?: Cents; delisted?: boolean }, at?: number) {
     const now = this.now(at);
-    return this.db.transaction((): ListingRow => {
+    return this.tx((): ListingRow => {
       const listing = this.requireActiveListing(listingId);
       if (update.priceCents !== undefined) {
         this.stmts.repriceListing.run({ listingId, priceCents: update.priceCents, now });
@@ -593,19 +751,19 @@ export class Ledger {
           this.stmts.setPullStatus.run({ pullId: pull.pullId, status: 'open', now });
       }
       return this.getListing(listingId)!;
-    })();
+    });
   }
 
   /** The listing sold: proceeds are what the account was credited (cents); its pull is `sold`. */
   recordListingFill(listingId: string, proceedsCents: Cents, at?: number): ListingRow {
     const now = this.now(at);
-    return this.db.transaction(() => {
+    return this.tx(() => {
       const listing = this.requireActiveListing(listingId);
       this.stmts.fillListing.run({ listingId, proceedsCents, now });
       this.stmts.insertListingEvent.run(listingId, 'filled', proceedsCents, now);
       if (listing.pullId) this.stmts.setPullStatus.run({ pullId: listing.pullId, status: 'sold', now });
       return this.getListing(listingId)!;
-    })();
+    });
   }
 
   getListing(listingId: string): ListingRow | undefined {

@@ -129,6 +129,31 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX balances_account_at ON balances (account, at);
   `,
+  // 2: orders in doubt are resolved by evidence. When each intent was first and last sent and last
+  // answered (the window its pulls can carry), the unit price it was planned at, whether an attempt
+  // may have reached the service, whether the service answered a re-send as if it did not know the
+  // key, and how an intent was settled (`parked_at`: waiting for an operator). Per-account facts
+  // learnt from the service (the purchase report's user id) live in `account_facts`.
+  `
+  ALTER TABLE intents ADD COLUMN first_sent_at INTEGER;
+  ALTER TABLE intents ADD COLUMN last_sent_at INTEGER;
+  ALTER TABLE intents ADD COLUMN last_answer_at INTEGER;
+  ALTER TABLE intents ADD COLUMN unit_price_cents INTEGER;
+  ALTER TABLE intents ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0 CHECK (delivered IN (0, 1));
+  ALTER TABLE intents ADD COLUMN key_forgotten INTEGER NOT NULL DEFAULT 0 CHECK (key_forgotten IN (0, 1));
+  ALTER TABLE intents ADD COLUMN parked_at INTEGER;
+  ALTER TABLE intents ADD COLUMN settled_by TEXT;
+  UPDATE intents SET first_sent_at = created_at, last_sent_at = updated_at WHERE attempts > 0;
+  UPDATE intents SET delivered = 1 WHERE state IN ('sent', 'in_doubt');
+
+  CREATE TABLE account_facts (
+    account        TEXT NOT NULL,
+    fact           TEXT NOT NULL,
+    value          TEXT NOT NULL,
+    at             INTEGER NOT NULL,
+    PRIMARY KEY (account, fact)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

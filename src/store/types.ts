@@ -24,6 +24,21 @@ export interface Intent {
   stdevCents: Cents | null;
   createdAt: number;
   updatedAt: number;
+  /** When the first and the latest attempt were marked sent (ms); null before any. */
+  firstSentAt: number | null;
+  lastSentAt: number | null;
+  /** When the latest attempt ended (an answer, an error or a transport failure); null if none did. */
+  lastAnswerAt: number | null;
+  /** Price per pack the order was planned at (the larger of any two prices seen), cents. */
+  unitPriceCents: Cents | null;
+  /** An attempt may have reached the service: no later refusal may close it as "not charged". */
+  delivered: boolean;
+  /** A re-send was answered as a new order would be: the service does not know the key. */
+  keyForgotten: boolean;
+  /** Set while the intent waits for an operator (`packbot orders settle`). */
+  parkedAt: number | null;
+  /** How a resolved intent was settled when no answer settled it (`evidence: …`, `operator: …`). */
+  settledBy: string | null;
 }
 
 export interface OrderRow {
