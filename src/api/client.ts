@@ -20,7 +20,13 @@ import {
 import { Pacer, type PacingOptions } from './pacing.js';
 import { API_PREFIX, ENDPOINTS, type Operation, type PartnerApi } from './partner-api.js';
 import { checkIdempotencyKey, checkRequest, issuesOf } from './request-checks.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, operationClass, type RetryPolicy } from './retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  mayHaveReached,
+  operationClass,
+  type RetryPolicy,
+} from './retry.js';
 import {
   Account,
   type CardPurchaseRequest,
@@ -272,6 +278,7 @@ export class HttpPartnerApi implements PartnerApi {
   #call<S extends z.ZodType>(op: Operation, schema: S, call: Call): Promise<z.infer<S>> {
     const cls = operationClass(op);
     const run = async (): Promise<z.infer<S>> => {
+      let delivered = false;
       for (let attempt = 1; ; attempt++) {
         let error: PartnerApiError;
         try {
@@ -283,7 +290,8 @@ export class HttpPartnerApi implements PartnerApi {
                 cause: e,
               });
         }
-        const decision = decideRetry(op, error, attempt, this.#random, this.#policy);
+        const decision = decideRetry(op, error, attempt, this.#random, this.#policy, delivered);
+        delivered ||= mayHaveReached(error);
         if (!decision.retry) throw decision.error;
         await this.#clock.sleep(decision.delayMs);
       }

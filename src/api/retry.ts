@@ -3,9 +3,12 @@
  * it and sleeps on its Clock; keeping it pure lets one table test pin every case down.
  *
  * Why the cases differ: reads and sell-back are safe to repeat (sell-back answers `already_sold`
- * for a pull paid once). Purchases are safe to repeat only under the same idempotency key with the
- * identical body, which the client guarantees for the duration of one call. Listing create/delete
- * have no idempotency, so once a request may have reached the service we must not send it again.
+ * for a pull paid once). Listing create/delete have no idempotency, so once a request may have
+ * reached the service we must not send it again. Purchases are safe to repeat under the same key
+ * only on a service that remembers the key; one that forgot it would charge again. So once a
+ * purchase attempt may have reached the service, the client stops and reports it in doubt, and the
+ * executor settles it by evidence first (src/bot/in-doubt.ts). The one exception is
+ * `IDEMPOTENCY_IN_PROGRESS`: the service itself says it knows the key, so waiting and re-sending is safe.
  */
 import {
   InDoubtError,
@@ -73,9 +76,16 @@ function inDoubt(e: PartnerApiError, why: string): InDoubtError {
   return new InDoubtError(`${why}: ${e.message}`, e.endpoint, { cause: e });
 }
 
+/** Whether the request that failed with `e` may have reached the service (and run there). */
+export function mayHaveReached(e: PartnerApiError): boolean {
+  if (e instanceof TransportError) return e.failure !== 'connect';
+  return e instanceof ServerError || e.code === 'IDEMPOTENCY_IN_PROGRESS' || e.kind === 'invalid-data';
+}
+
 /**
  * Decides what to do after `attempt` (1-based) of `op` failed with `error`.
  * `random` returns a uniform number in [0, 1) (injected so the table test is deterministic).
+ * `delivered`: an earlier attempt of this call may have reached the service (`mayHaveReached`).
  */
 export function decideRetry(
   op: Operation,
@@ -83,10 +93,16 @@ export function decideRetry(
   attempt: number,
   random: () => number,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  delivered = false,
 ): RetryDecision {
   const cls = operationClass(op);
   const attemptsLeft = attempt < policy.maxAttempts;
   const backoff = (): RetryDecision => ({ retry: true, delayMs: backoffMs(attempt, random, policy) });
+
+  // After an attempt that may have been charged, a refusal (429, 400, 403…) says nothing about
+  // that attempt: an honest service replays a known key and never refuses it.
+  if (cls === 'purchase' && delivered && error.code !== 'IDEMPOTENCY_IN_PROGRESS')
+    return { retry: false, error: inDoubt(error, 'an earlier attempt may have been charged') };
 
   if (error instanceof RateLimitedError) {
     const delayMs = Math.max(0, error.retryAfterSeconds) * 1000;
@@ -111,9 +127,8 @@ export function decideRetry(
       case 'sellback':
         return attemptsLeft ? backoff() : { retry: false, error };
       case 'purchase':
-        return attemptsLeft
-          ? backoff()
-          : { retry: false, error: notSent ? error : inDoubt(error, 'purchase outcome unknown') };
+        if (notSent) return attemptsLeft ? backoff() : { retry: false, error };
+        return { retry: false, error: inDoubt(error, 'purchase outcome unknown') };
       case 'listing':
         if (notSent) return attemptsLeft ? backoff() : { retry: false, error };
         return { retry: false, error: inDoubt(error, 'listing change may have been applied') };
@@ -126,8 +141,8 @@ export function decideRetry(
       case 'sellback':
         return attemptsLeft ? backoff() : { retry: false, error };
       case 'purchase':
-        // A 5xx other than the pack refund: the same key and body replay safely.
-        return attemptsLeft ? backoff() : { retry: false, error: inDoubt(error, 'purchase outcome unknown') };
+        // A 5xx other than the pack refund: the order may have run; settled by evidence, not re-sent here.
+        return { retry: false, error: inDoubt(error, 'purchase outcome unknown') };
       case 'listing':
         // The spec calls a 500 safe to retry everywhere. Other 5xx come from proxies in front of the
         // service, which may have passed the write on: no idempotency here, so the caller must check.

@@ -15,11 +15,14 @@ import type { PackPool } from '../api/schemas.js';
 import { nextUtcMidnight } from '../core/clock.js';
 import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
+import type { ConfirmedOrder } from '../store/ledger.js';
 import { decideOpen } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { BudgetTracker } from './budget-state.js';
 import type { AccountContext } from './context.js';
+import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
+import { InDoubtResolver, type Resolution } from './in-doubt.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
@@ -44,11 +47,14 @@ export interface AccountBotOptions extends AccountContext {
   onFatal: (error: unknown) => void;
   crashAt?: (point: CrashPoint, key: string) => void;
   stopwatch?: () => number;
+  /** How orders in doubt are judged (settle time, clock skew, re-send horizon). */
+  evidence?: Partial<EvidenceOptions>;
 }
 
 export class AccountBot {
   readonly sell: SellSide;
   readonly executor: PurchaseExecutor;
+  readonly inDoubt: InDoubtResolver;
   private account: AccountView | undefined;
   private pools: { pools: PackPool[]; maxQuantity: Map<string, number>; readAt: number } | undefined;
   private lastPurchaseAt: number | null = null;
@@ -75,6 +81,12 @@ export class AccountBot {
       log: o.log,
       ...(o.crashAt ? { crashAt: o.crashAt } : {}),
     });
+    this.inDoubt = new InDoubtResolver({
+      ...o,
+      executor: this.executor,
+      recheckMs: Math.min(o.cadence.vaultMs, 5 * o.cadence.accountMs),
+      ...(o.evidence ? { evidence: o.evidence } : {}),
+    });
   }
 
   /** Recovery, then the loops. Resolves once recovery is done (the loops keep running). */
@@ -88,12 +100,19 @@ export class AccountBot {
   }
 
   /**
-   * Start-up: re-send every order whose outcome is unknown (the replay returns the stored result),
-   * then decide and sell whatever the ledger still holds, then reconcile with the service.
+   * Start-up: drop intents that never left, settle the orders in doubt where the evidence already
+   * can (the open loop keeps at the rest before any new order), then decide and sell whatever the
+   * ledger still holds, then reconcile with the service.
    */
   async recover(): Promise<void> {
-    const outcomes = await this.executor.resolveUnresolved();
-    for (const out of outcomes) if (out.status === 'confirmed') this.onConfirmed(out);
+    for (const intent of this.executor.recoverInterrupted()) {
+      try {
+        this.settled(await this.inDoubt.resolve(intent));
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        this.o.log.warn({ code: e.code }, `order in doubt not settled at start-up: ${e.message}`);
+      }
+    }
     this.updateDoubtGauge();
     try {
       await this.sell.process();
@@ -147,9 +166,15 @@ export class AccountBot {
     const { clock, cadence, strategy, ledger, log, metrics } = this.o;
     const now = clock.now();
     if (this.openingStopped) return 'stop';
-    // An order whose outcome is unknown is settled (same key, same body) before any new one.
+    // An order whose outcome is unknown is settled (by evidence, or its own key) before any new one.
     const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
-    if (doubt) return this.afterOutcome(await this.executor.send(doubt));
+    if (doubt) {
+      const r = this.settled(await this.inDoubt.resolve(doubt));
+      if (r.status === 'confirmed') await this.sell.process();
+      if (r.status !== 'in_doubt') return clock.now();
+      this.noteWait(`order ${doubt.key} in doubt${r.parked ? ' (parked for review)' : ''}: ${r.why}`);
+      return r.until;
+    }
     if (this.o.killSwitch?.isPaused()) {
       this.noteWait('kill switch is on');
       return now + cadence.idleMs;
@@ -202,6 +227,7 @@ export class AccountBot {
         quantity: q,
         risk_level: decision.risk_level as never,
       },
+      unitPriceCents: decision.priceCents,
       ...(row
         ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
         : {}),
@@ -214,33 +240,36 @@ export class AccountBot {
     this.lastWait = reason;
   }
 
-  /** Acts on the purchase's answer; in doubt, re-sends the same intent until it resolves. */
-  private async afterOutcome(first: PurchaseOutcome): Promise<number | 'stop'> {
-    const { clock, cadence, log } = this.o;
-    let outcome = first;
-    for (let attempt = 1; outcome.status === 'in_doubt'; attempt++) {
-      this.updateDoubtGauge();
-      const backoff = Math.min(cadence.accountMs, 1000 * 2 ** Math.min(attempt, 6));
-      // Stopping leaves it in doubt in the ledger: the next start re-sends it with the same key.
-      if (!(await sleepFor(clock, backoff, this.openAbort.signal))) return 'stop';
-      outcome = await this.executor.send(outcome.intent);
-      if (attempt >= 20 && outcome.status === 'in_doubt') {
-        log.error({ intent: outcome.intent.key }, 'order still in doubt; will resolve at the next start');
-        return 'stop';
-      }
-    }
+  /** Acts on the purchase's answer; an order in doubt is settled by the next step (openOnce). */
+  private async afterOutcome(outcome: PurchaseOutcome): Promise<number | 'stop'> {
+    const { clock } = this.o;
     this.updateDoubtGauge();
+    if (outcome.status === 'in_doubt') return clock.now();
     if (outcome.status === 'confirmed') {
-      this.onConfirmed(outcome);
+      this.onConfirmed(outcome.confirmed, outcome.response.idempotent_replay === true);
       await this.sell.process();
+      if (outcome.confirmed.recorded)
+        await this.inDoubt.learnUserId(
+          outcome.intent,
+          outcome.confirmed.order.totalChargedCents,
+          outcome.confirmed.order.packType,
+        );
       return this.account ? Math.max(this.account.nextPurchaseAt, clock.now()) : clock.now();
     }
     return this.onFailed(outcome.error);
   }
 
-  private onConfirmed(out: Extract<PurchaseOutcome, { status: 'confirmed' }>): void {
+  /** Books what a settlement of an order in doubt found; returns it for the caller's next step. */
+  private settled(r: Resolution): Resolution {
+    if (r.status === 'confirmed') this.onConfirmed(r.confirmed, r.replay);
+    if (r.status === 'failed' && this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+    this.updateDoubtGauge();
+    return r;
+  }
+
+  private onConfirmed(confirmed: ConfirmedOrder, replay: boolean): void {
     const { metrics, clock } = this.o;
-    const { order, pulls, recorded } = out.confirmed;
+    const { order, pulls, recorded } = confirmed;
     const now = clock.now();
     this.sell.markReceived(pulls);
     this.lastPurchaseAt = now;
@@ -256,7 +285,7 @@ export class AccountBot {
       this.purchases++;
     }
     metrics.balance(order.remainingBalanceCents);
-    if (this.account && !out.response.idempotent_replay) {
+    if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
       // The answer is fresher than any read: balance and limits follow from it. The server's
       // purchase time is before `now`, so `now + min interval` is never early.
       this.account.balanceCents = order.remainingBalanceCents;

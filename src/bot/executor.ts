@@ -3,12 +3,15 @@
  * ledger (key + exact body) before anything leaves; the state then moves
  * pending → sent → confirmed | failed | in_doubt, and every re-send uses the stored key and body.
  *
- * How the answer's error class maps to the intent:
+ * How the answer's error class maps to the intent on its FIRST send:
  * - rejected (400, 429 daily, refunded 500) and 429 RATE_LIMITED: nothing was charged → failed;
- * - retryable after the client's own retries (transport, 5xx, 409 in progress): → in_doubt;
- * - invalid-data on the response: the order may have gone through → in_doubt (re-send replays it);
- *   invalid-data on the request (refused before IO) → failed;
+ * - anything that may have reached the service (transport, 5xx, 409 in progress, an invalid
+ *   response body): → in_doubt, settled by evidence (in-doubt.ts), never by hope;
+ * - invalid-data on the request (refused before IO) → failed;
  * - fatal (401, 403, 422 key reused): → failed, and the caller stops opening.
+ * Once an intent is in doubt (`delivered`), no refusal of a re-send closes it: a service that forgot
+ * the key refuses a replay as it would a new order. The refusal marks the key as not recognised
+ * (no blind re-send again) and the intent stays in doubt.
  */
 import {
   isPartnerApiError,
@@ -33,6 +36,8 @@ export interface PurchasePlan {
   body: PackPurchaseRequest;
   expectedValueCents?: Cents;
   stdevCents?: Cents;
+  /** Price per pack planned (the larger of any two prices seen): what a settled order is booked at. */
+  unitPriceCents?: Cents;
 }
 
 /** Points where a test can simulate a crash (the process dying at that instant). */
@@ -59,6 +64,7 @@ export class PurchaseExecutor {
       body: plan.body,
       ...(plan.expectedValueCents !== undefined ? { expectedValueCents: plan.expectedValueCents } : {}),
       ...(plan.stdevCents !== undefined ? { stdevCents: plan.stdevCents } : {}),
+      ...(plan.unitPriceCents !== undefined ? { unitPriceCents: plan.unitPriceCents } : {}),
     });
     this.o.crashAt?.('after_intent', intent.key);
     return this.send(intent);
@@ -71,17 +77,25 @@ export class PurchaseExecutor {
   async send(intent: Intent): Promise<PurchaseOutcome> {
     const { ledger, log } = this.o;
     const key = intent.key;
-    ledger.markIntentSent(key);
+    const delivered = ledger.markIntentSent(key).delivered;
     let response: PackPurchaseResponse;
     try {
       this.o.crashAt?.('before_send', key);
       response = await this.o.api.purchasePacks(intent.body as PackPurchaseRequest, key);
     } catch (e) {
       if (!isPartnerApiError(e)) throw e;
-      if (this.charged(e) === 'no') {
+      if (this.charged(e) === 'no' && !delivered) {
         const failed = ledger.failIntent(key, e.code, e.message);
         log.warn({ intent: key, code: e.code, kind: e.kind }, `order not placed: ${e.message}`);
         return { status: 'failed', intent: failed, error: e };
+      }
+      if (this.charged(e) === 'no') {
+        // A re-send refused as a new order would be: the service does not know the key (or the key
+        // lost its scope). It says nothing about the first attempt; never re-send this key blind.
+        ledger.markKeyForgotten(key);
+        const doubt = ledger.markInDoubt(key, e.code, `re-send refused: ${e.message}`);
+        log.error({ intent: key, code: e.code }, `re-sent order refused; settled by evidence: ${e.message}`);
+        return { status: 'in_doubt', intent: doubt, error: e };
       }
       const doubt = ledger.markInDoubt(key, e.code, e.message);
       log.error({ intent: key, code: e.code, kind: e.kind }, `order outcome unknown: ${e.message}`);
@@ -104,19 +118,27 @@ export class PurchaseExecutor {
   }
 
   /**
-   * Re-sends every unresolved intent of this account (start-up recovery). `pending` intents were
-   * never marked sent, so they never left: they are dropped, not sent late on a stale decision.
+   * Start-up: a `pending` intent was never marked sent, so it never left: dropped, not sent late on a
+   * stale decision. A `sent` one was interrupted with its request possibly on the wire: in doubt,
+   * settled by evidence like any other (in-doubt.ts). Returns the intents left in doubt.
    */
-  async resolveUnresolved(): Promise<PurchaseOutcome[]> {
-    const out: PurchaseOutcome[] = [];
+  recoverInterrupted(): Intent[] {
+    const out: Intent[] = [];
     for (const intent of this.o.ledger.unresolvedIntents(this.o.account)) {
       if (intent.state === 'pending') {
         this.o.ledger.failIntent(intent.key, 'NOT_SENT', 'recorded but never sent (process stopped)');
         this.o.log.info({ intent: intent.key }, 'dropped an intent that was never sent');
         continue;
       }
-      this.o.log.info({ intent: intent.key, state: intent.state }, 'resolving an order by re-sending it');
-      out.push(await this.send(intent));
+      out.push(
+        intent.state === 'sent'
+          ? this.o.ledger.markInDoubt(
+              intent.key,
+              'INTERRUPTED',
+              'the process stopped with the order on the wire',
+            )
+          : intent,
+      );
     }
     return out;
   }

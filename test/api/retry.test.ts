@@ -75,9 +75,10 @@ const TABLE: Row[] = [
   ['sell-back reset', 'sellBack', reset, 2, 0, { delayMs: 1000 }],
   ['sell-back cap', 'sellBack', reset, 4, 0, { gives: TransportError }],
   // purchases
-  ['pack purchase reset retried (same key)', 'purchasePacks', reset, 1, 0, { delayMs: 500 }],
-  ['pack purchase timeout retried', 'purchasePacks', timeout, 3, 0, { delayMs: 2000 }],
-  ['pack purchase reset: cap → in doubt', 'purchasePacks', reset, 4, 0, { gives: InDoubtError }],
+  // purchases: once an attempt may have been charged, the executor settles it (never a blind re-send)
+  ['pack purchase reset → in doubt at once', 'purchasePacks', reset, 1, 0, { gives: InDoubtError }],
+  ['pack purchase timeout → in doubt at once', 'purchasePacks', timeout, 1, 0, { gives: InDoubtError }],
+  ['pack purchase connect failure retried (never sent)', 'purchasePacks', connect, 1, 0, { delayMs: 500 }],
   [
     'pack purchase connect: cap → transport (never sent)',
     'purchasePacks',
@@ -94,8 +95,8 @@ const TABLE: Row[] = [
     0,
     { gives: OrderRefundedError },
   ],
-  ['card purchase 500 retried (same key)', 'purchaseCard', s500, 1, 0, { delayMs: 500 }],
-  ['card purchase 500: cap → in doubt', 'purchaseCard', s500, 4, 0, { gives: InDoubtError }],
+  ['card purchase 500 → in doubt at once', 'purchaseCard', s500, 1, 0, { gives: InDoubtError }],
+  ['pack purchase 503 from a proxy → in doubt', 'purchasePacks', s503, 1, 0, { gives: InDoubtError }],
   [
     'in progress waits and retries',
     'purchasePacks',
@@ -200,6 +201,64 @@ const TABLE: Row[] = [
   ],
   ['listing 500: cap', 'createListing', s500, 4, 0, { gives: ServerError }],
 ];
+
+// After an attempt that may have reached the service (delivered), only "in progress" is retried.
+const AFTER_DELIVERY: Row[] = [
+  [
+    '429 after a dropped answer',
+    'purchasePacks',
+    () => new RateLimitedError(5),
+    2,
+    0,
+    { gives: InDoubtError },
+  ],
+  [
+    '400 after a dropped answer',
+    'purchasePacks',
+    () => new BadRequestError('funds'),
+    2,
+    0,
+    { gives: InDoubtError },
+  ],
+  [
+    '403 after a dropped answer',
+    'purchasePacks',
+    () => new ForbiddenError('scope'),
+    2,
+    0,
+    { gives: InDoubtError },
+  ],
+  [
+    'refund after a dropped answer',
+    'purchasePacks',
+    () => new OrderRefundedError('r'),
+    2,
+    0,
+    { gives: InDoubtError },
+  ],
+  ['connect after a dropped answer', 'purchaseCard', connect, 2, 0, { gives: InDoubtError }],
+  [
+    'in progress still retried',
+    'purchasePacks',
+    () => new IdempotencyInProgressError('busy'),
+    2,
+    0,
+    { delayMs: 2500 },
+  ],
+  ['reads unaffected', 'getAccount', s500, 2, 0, { delayMs: 1000 }],
+];
+
+describe('decideRetry after an attempt that may have been charged', () => {
+  it.each(AFTER_DELIVERY)('%s', (_label, op, make, attempt, random, expected) => {
+    const error = make();
+    const d = decideRetry(op, error, attempt, () => random, P, true);
+    if ('delayMs' in expected) expect(d).toEqual({ retry: true, delayMs: expected.delayMs });
+    else {
+      expect(d.retry).toBe(false);
+      if (!d.retry) expect(d.error).toBeInstanceOf(expected.gives);
+    }
+  });
+});
 
 describe('decideRetry', () => {
   it.each(TABLE)('%s', (_label, op, make, attempt, random, expected) => {

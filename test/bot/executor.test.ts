@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { PackPurchaseRequest } from '../../src/api/schemas.js';
+import { DEFAULT_EVIDENCE_OPTIONS } from '../../src/bot/evidence.js';
 import { type CrashPoint, PurchaseExecutor } from '../../src/bot/executor.js';
-import { charges, fault, fixture } from './helpers.js';
+import { InDoubtResolver } from '../../src/bot/in-doubt.js';
+import { charges, contextOf, fault, fixture } from './helpers.js';
 
 const BODY: PackPurchaseRequest = {
   pack_type: 'lucky',
@@ -106,33 +108,46 @@ describe('crash recovery: a process killed at any instant never pays twice nor l
             }
           : f.api;
       const dying = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log, crashAt });
-      await expect(dying.open({ body: BODY })).rejects.toBeInstanceOf(Crash);
+      await expect(dying.open({ body: BODY, unitPriceCents: 1000 })).rejects.toBeInstanceOf(Crash);
 
       // Restart: a fresh executor over the same ledger and the same service.
       const restarted = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
-      const outcomes = await restarted.resolveUnresolved();
-      expect(f.ledger.unresolvedCount()).toBe(0);
-      const charged = charges(f.market).purchases;
+      const resolver = new InDoubtResolver({ ...contextOf(f), executor: restarted, recheckMs: 60_000 });
+      const settle = async () => {
+        const out = [];
+        for (const intent of restarted.recoverInterrupted()) out.push(await resolver.resolve(intent));
+        return out;
+      };
+      let outcomes = await settle();
       if (point === 'after_intent') {
         // Never left: dropped, nothing charged.
         expect(outcomes).toHaveLength(0);
-        expect(charged).toBe(0);
+        expect(charges(f.market).purchases).toBe(0);
+        expect(f.ledger.unresolvedCount()).toBe(0);
         return;
       }
-      expect(charged).toBe(1);
+      if (point === 'before_send') {
+        // Marked sent, never left: nothing in the vault, but it might still be running. Once it
+        // cannot be, the account's pack count and the empty vault say it was not charged.
+        expect(outcomes.map((o) => o.status)).toEqual(['in_doubt']);
+        await f.clock.advance(DEFAULT_EVIDENCE_OPTIONS.settleMs);
+        outcomes = await settle();
+        expect(outcomes.map((o) => o.status)).toEqual(['failed']);
+        expect(f.ledger.unresolvedCount()).toBe(0);
+        expect(charges(f.market).purchases).toBe(0);
+        return;
+      }
+      expect(f.ledger.unresolvedCount()).toBe(0);
+      expect(charges(f.market).purchases).toBe(1);
       expect(outcomes.map((o) => o.status)).toEqual(['confirmed']);
-      const out = outcomes[0]!;
-      if (out.status !== 'confirmed') return;
-      // Every pull of the one order the service charged is in the ledger.
+      // Every pull of the one order the service charged is in the ledger, once.
       const vault = await f.api.getVault({ category: 'pokemon' });
-      expect(vault.cards.map((c) => c.pull_id).sort()).toEqual(
-        f.ledger
-          .pullsOfOrder(out.response.checkout_id)
-          .map((p) => p.pullId)
-          .sort(),
-      );
+      const booked = f.ledger.reportData(0, Number.MAX_SAFE_INTEGER);
+      expect(booked.orders).toHaveLength(1);
+      expect(booked.orders[0]!.totalChargedCents).toBe(2000);
+      expect(vault.cards.map((c) => c.pull_id).sort()).toEqual(booked.pulls.map((p) => p.pullId).sort());
       // And a second restart changes nothing.
-      expect(await restarted.resolveUnresolved()).toEqual([]);
+      expect(await settle()).toEqual([]);
       expect(charges(f.market).purchases).toBe(1);
     });
   }

@@ -1,0 +1,110 @@
+/**
+ * How an order in doubt is settled: a pure judgement of what the API shows against what the ledger
+ * knows. Once an attempt may have reached the service, no refusal of a later attempt proves the
+ * first was not charged (a service that forgot the key refuses a replay as it would a new order), so
+ * the verdict rests on evidence: cards the order pulled in the vault, the account's pack count for
+ * the day, and the purchase report's rows of the account's own user id. A re-send with the same key
+ * is the fallback while the service is trusted to remember it; what nothing settles is parked.
+ */
+import type { VaultEntry } from '../api/schemas.js';
+import type { Intent } from '../store/ledger.js';
+
+export interface EvidenceOptions {
+  /** After the last send, how long the service may still be running the order (ms). */
+  settleMs: number;
+  /** Allowed difference between our clock and the service's timestamps (ms). */
+  skewMs: number;
+  /** Past this time after the first send a key is never re-sent blind (ms). */
+  resendHorizonMs: number;
+}
+
+export const DEFAULT_EVIDENCE_OPTIONS: Readonly<EvidenceOptions> = Object.freeze({
+  settleMs: 60_000,
+  skewMs: 60_000,
+  resendHorizonMs: 60 * 60_000,
+});
+
+export interface Evidence {
+  /** Vault entries no ledger pull knows, of the intent's category, pulled inside its window. */
+  unknownPulls: readonly VaultEntry[];
+  /** From `GET /account`, when it could be read. */
+  account?: {
+    packsToday: number;
+    /** Start of the service's day (`resets_at` − 24 h), ms. */
+    dayStart: number;
+    /** Packs of this account's confirmed orders booked since `dayStart`. */
+    ledgerPacksToday: number;
+  };
+  /** Purchase report rows of the account's own user id inside the window, when it could be read. */
+  report?: { rows: number; matching: number };
+  /** Other unresolved intents of the account (their pulls and packs would be mistaken for ours). */
+  otherUnresolved: number;
+}
+
+export type Verdict =
+  | { kind: 'charged'; pulls: readonly VaultEntry[]; by: string }
+  | { kind: 'not_charged'; by: string }
+  | { kind: 'wait'; until: number; why: string }
+  | { kind: 'resend'; why: string }
+  | { kind: 'park'; why: string };
+
+export interface Window {
+  from: number;
+  to: number;
+  /** Before this instant the order may still be running on the service. */
+  settledAt: number;
+}
+
+/** The interval the order's pulls and report row can carry, and when the order must have ended. */
+export function intentWindow(intent: Intent, o: EvidenceOptions): Window {
+  const firstSent = intent.firstSentAt ?? intent.createdAt;
+  const lastSent = intent.lastSentAt ?? intent.updatedAt;
+  const settledAt = lastSent + o.settleMs;
+  return {
+    from: firstSent - o.skewMs,
+    to: Math.max(settledAt, intent.lastAnswerAt ?? 0) + o.skewMs,
+    settledAt,
+  };
+}
+
+export function quantityOf(intent: Intent): number {
+  const q = intent.body.quantity;
+  return typeof q === 'number' && Number.isInteger(q) && q >= 1 ? q : 1;
+}
+
+export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOptions): Verdict {
+  const quantity = quantityOf(intent);
+  const win = intentWindow(intent, o);
+  const pulls = ev.unknownPulls.length;
+  const acct = ev.account;
+  const alone = ev.otherUnresolved === 0;
+  // The send fell inside the service's current day: its pack count would include the order.
+  const sameDay = acct !== undefined && win.from >= acct.dayStart;
+  const dayCountsIt = alone && sameDay && acct.packsToday === acct.ledgerPacksToday + quantity;
+  const dayExcludesIt = alone && sameDay && acct.packsToday === acct.ledgerPacksToday;
+
+  if (alone && pulls === quantity)
+    return { kind: 'charged', pulls: ev.unknownPulls, by: `evidence: ${pulls} pull(s) in the vault` };
+  if (pulls >= 1 && pulls <= quantity && dayCountsIt)
+    return {
+      kind: 'charged',
+      pulls: ev.unknownPulls,
+      by: `evidence: packs_today ${acct!.packsToday} and ${pulls} pull(s) in the vault`,
+    };
+  if (alone && ev.report && ev.report.matching === 1 && pulls <= quantity)
+    return { kind: 'charged', pulls: ev.unknownPulls, by: 'evidence: purchase report row of this account' };
+
+  if (now < win.settledAt)
+    return { kind: 'wait', until: win.settledAt, why: 'the order may still be running' };
+
+  if (pulls === 0 && dayExcludesIt && (ev.report === undefined || ev.report.rows === 0))
+    return { kind: 'not_charged', by: `evidence: packs_today ${acct!.packsToday} and no pull in the vault` };
+  if (pulls === 0 && alone && ev.report && ev.report.rows === 0 && (acct === undefined || !sameDay))
+    return { kind: 'not_charged', by: 'evidence: no purchase report row and no pull in the vault' };
+
+  const firstSent = intent.firstSentAt ?? intent.createdAt;
+  if (intent.keyForgotten) return { kind: 'park', why: 'the service did not recognise the key on a re-send' };
+  if (now - firstSent > o.resendHorizonMs)
+    return { kind: 'park', why: 'past the re-send horizon and the evidence does not settle it' };
+  return { kind: 'resend', why: 'the evidence does not settle it; the service replays a known key' };
+}

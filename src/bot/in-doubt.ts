@@ -1,0 +1,237 @@
+/**
+ * Settles orders in doubt (the imperative half of evidence.ts): reads the vault, the account and the
+ * purchase report, asks `judge`, and acts — books the order with the pulls found (sold or listed at
+ * once by the sell side), closes it as not charged, re-sends the same key, or parks it for an
+ * operator. A parked intent blocks new orders of its account until evidence or `packbot orders
+ * settle` resolves it; it is never re-sent blind.
+ */
+import { iterPurchaseReport } from '../api/paginate.js';
+import type { Category, VaultEntry } from '../api/schemas.js';
+import { iso } from '../core/clock.js';
+import { applyRate, toCents } from '../core/money.js';
+import type { ConfirmedOrder, Intent, NewPull } from '../store/ledger.js';
+import type { AccountContext } from './context.js';
+import {
+  DEFAULT_EVIDENCE_OPTIONS,
+  type Evidence,
+  type EvidenceOptions,
+  intentWindow,
+  judge,
+  quantityOf,
+  type Verdict,
+} from './evidence.js';
+import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
+import { readVault } from './vault.js';
+
+/** The purchase report's id of the account, learnt from a confirmed order (`account_facts`). */
+export const USER_ID_FACT = 'report_user_id';
+const DAY_MS = 86_400_000;
+/** The 0.9 window (spec: sell-back rates): the offer a pull found in the vault still has. */
+const FRESH_WINDOW_MS = 5 * 60_000;
+
+export type Resolution =
+  | { status: 'confirmed'; confirmed: ConfirmedOrder; replay: boolean }
+  | { status: 'failed' }
+  | { status: 'in_doubt'; until: number; why: string; parked: boolean };
+
+export interface InDoubtOptions extends AccountContext {
+  executor: PurchaseExecutor;
+  evidence?: Partial<EvidenceOptions>;
+  /** How soon a parked intent's evidence is looked at again (ms). */
+  recheckMs: number;
+}
+
+export class InDoubtResolver {
+  private readonly opts: EvidenceOptions;
+  /** The key lacks `read:pulls` (403): the report is not asked again in this process. */
+  private reportDenied = false;
+
+  constructor(private readonly o: InDoubtOptions) {
+    this.opts = { ...DEFAULT_EVIDENCE_OPTIONS, ...o.evidence };
+  }
+
+  async resolve(intent: Intent): Promise<Resolution> {
+    const { ledger, log, clock } = this.o;
+    const evidence = await this.gather(intent);
+    const verdict: Verdict = evidence
+      ? judge(intent, evidence, clock.now(), this.opts)
+      : intent.keyForgotten || intent.parkedAt !== null
+        ? { kind: 'park', why: 'the evidence could not be read' }
+        : { kind: 'resend', why: 'the evidence could not be read' };
+    switch (verdict.kind) {
+      case 'charged': {
+        const confirmed = ledger.confirmBySettlement(intent.key, {
+          quantity: quantityOf(intent),
+          totalChargedCents: (intent.unitPriceCents ?? 0) * quantityOf(intent),
+          pulls: verdict.pulls.map(pullOf),
+          by: verdict.by,
+        });
+        log.warn(
+          { intent: intent.key, pulls: verdict.pulls.length, by: verdict.by },
+          'order in doubt settled: charged',
+        );
+        return { status: 'confirmed', confirmed, replay: false };
+      }
+      case 'not_charged':
+        ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
+        log.warn({ intent: intent.key, by: verdict.by }, 'order in doubt settled: not charged');
+        return { status: 'failed' };
+      case 'wait':
+        return {
+          status: 'in_doubt',
+          until: verdict.until,
+          why: verdict.why,
+          parked: intent.parkedAt !== null,
+        };
+      case 'resend':
+        return this.resend(intent, verdict.why);
+      case 'park': {
+        if (intent.parkedAt === null) {
+          ledger.parkIntent(intent.key, 'PARKED', verdict.why);
+          log.error(
+            { intent: intent.key, why: verdict.why },
+            'order in doubt parked for review: no new order until it is settled (packbot orders --in-doubt)',
+          );
+        }
+        return { status: 'in_doubt', until: clock.now() + this.o.recheckMs, why: verdict.why, parked: true };
+      }
+    }
+  }
+
+  private async resend(intent: Intent, why: string): Promise<Resolution> {
+    this.o.log.info({ intent: intent.key, why }, 'resolving an order by re-sending its key');
+    const out: PurchaseOutcome = await this.o.executor.send(intent);
+    if (out.status === 'confirmed')
+      return {
+        status: 'confirmed',
+        confirmed: out.confirmed,
+        replay: out.response.idempotent_replay === true,
+      };
+    if (out.status === 'failed') return { status: 'failed' };
+    const now = this.o.clock.now();
+    return { status: 'in_doubt', until: now + this.o.recheckMs, why: out.error.message, parked: false };
+  }
+
+  /** What the API shows about the intent; undefined when the vault cannot be read. */
+  private async gather(intent: Intent): Promise<Evidence | undefined> {
+    const { api, ledger, account, log } = this.o;
+    const win = intentWindow(intent, this.opts);
+    const category = String(intent.body.category ?? 'pokemon') as Category;
+    let vault: Map<string, VaultEntry>;
+    try {
+      vault = await readVault(api, [category]);
+    } catch (e) {
+      log.warn({ intent: intent.key, err: String(e) }, 'order in doubt: vault not readable');
+      return undefined;
+    }
+    const unknownPulls = [...vault.values()].filter((v) => {
+      if (v.pull_id === null || v.pulled_at === null || ledger.getPull(v.pull_id)) return false;
+      const at = Date.parse(v.pulled_at);
+      return at >= win.from && at <= win.to;
+    });
+    const evidence: Evidence = {
+      unknownPulls,
+      otherUnresolved: ledger
+        .unresolvedIntents(account)
+        .filter((i) => i.key !== intent.key && i.state !== 'pending').length,
+    };
+    try {
+      const a = await api.getAccount();
+      const dayStart = Date.parse(a.limits.resets_at) - DAY_MS;
+      evidence.account = {
+        packsToday: a.limits.packs_today,
+        dayStart,
+        ledgerPacksToday: ledger.packsOrderedSince(account, dayStart),
+      };
+    } catch (e) {
+      log.warn({ intent: intent.key, err: String(e) }, 'order in doubt: account not readable');
+    }
+    const report = await this.reportRows(intent, win.from, win.to);
+    if (report) evidence.report = report;
+    return evidence;
+  }
+
+  /** Rows of the account's own user id in [from, to]; undefined when unknown or not readable. */
+  private async reportRows(intent: Intent, from: number, to: number) {
+    const userId = this.o.ledger.accountFact(this.o.account, USER_ID_FACT);
+    if (userId === undefined || this.reportDenied) return undefined;
+    try {
+      let rows = 0;
+      let matching = 0;
+      const amount = (intent.unitPriceCents ?? 0) * quantityOf(intent);
+      const until = Math.min(to, this.o.clock.now());
+      for await (const r of iterPurchaseReport(
+        this.o.api,
+        { since: iso(from), until: iso(until) },
+        this.o.clock,
+      )) {
+        if (r.user_id !== userId) continue;
+        rows++;
+        if (r.pack_type === intent.body.pack_type && (amount === 0 || toCents(r.amount) === amount))
+          matching++;
+      }
+      return { rows, matching };
+    } catch (e) {
+      this.noteReportError(e);
+      return undefined;
+    }
+  }
+
+  /**
+   * Learns the account's purchase report user id from an order just confirmed: the one user id with
+   * a row of that pack type and amount inside the order's window. Best effort, once.
+   */
+  async learnUserId(intent: Intent, totalChargedCents: number, packType: string | null): Promise<void> {
+    const { ledger, account } = this.o;
+    if (this.reportDenied || ledger.accountFact(account, USER_ID_FACT) !== undefined) return;
+    const win = intentWindow(intent, { ...this.opts, settleMs: 0 });
+    const to = Math.max(win.to, (intent.lastAnswerAt ?? 0) + this.opts.skewMs);
+    try {
+      const ids = new Set<string>();
+      const until = Math.min(to, this.o.clock.now());
+      for await (const r of iterPurchaseReport(
+        this.o.api,
+        { since: iso(win.from), until: iso(until) },
+        this.o.clock,
+      ))
+        if (r.pack_type === packType && toCents(r.amount) === totalChargedCents) ids.add(r.user_id);
+      if (ids.size === 1) {
+        const [id] = ids;
+        ledger.setAccountFact(account, USER_ID_FACT, id!);
+        this.o.log.info({}, 'learnt the account purchase report id (evidence for orders in doubt)');
+      }
+    } catch (e) {
+      this.noteReportError(e);
+    }
+  }
+
+  private noteReportError(e: unknown): void {
+    const status = (e as { status?: number }).status;
+    if (status === 403) this.reportDenied = true;
+    this.o.log.debug({ err: String(e) }, 'purchase report not readable');
+  }
+}
+
+/** A vault entry as a ledger pull: its 0.9 window is the spec's 5 minutes from the pull. */
+export function pullOf(v: VaultEntry): NewPull {
+  const pulledAt = Date.parse(v.pulled_at ?? '') || 0;
+  const bb = v.buyback;
+  const basis = bb ? toCents(bb.basis_value) : toCents(v.value);
+  return {
+    pullId: v.pull_id ?? `card:${v.card_id}`,
+    cardId: v.card_id,
+    name: v.item.name,
+    kind: 'card',
+    valueCents: basis,
+    bucket: 'unknown',
+    rarityTier: 'unknown',
+    isChase: false,
+    buybackCents: bb ? toCents(bb.amount) : null,
+    buybackRate: bb ? bb.rate : null,
+    buybackValidUntil: bb ? pulledAt + FRESH_WINDOW_MS : null,
+    afterCents: bb ? applyRate(basis, 0.8) : null,
+    afterRate: bb ? 0.8 : null,
+    afterValidUntil: bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null,
+    pulledAt,
+  };
+}
