@@ -7,6 +7,7 @@
 import { isPartnerApiError } from '../api/errors.js';
 import type { Category, VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
+import { adoptStrays } from './adopt.js';
 import type { AccountContext } from './context.js';
 import { type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
@@ -17,7 +18,10 @@ export interface ReconcileOptions extends AccountContext {
 
 export interface ReconcileReport {
   missing: string[];
+  /** Vault cards that are not ours (opened in the app by the owner): reported, left alone. */
   unknown: string[];
+  /** Pulls of our own orders found in the vault and adopted (sold or listed by the strategy). */
+  adopted: string[];
   balanceDriftCents: number;
   listings: WatchResult;
   /** Listings on the service the ledger did not know, delisted. */
@@ -29,7 +33,8 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
-  const { missing, unknown } = diffVault(o, vault, readStart);
+  const { adopted, unknown } = adoptStrays(o, vault, readStart);
+  const { missing } = diffVault(o, vault, readStart);
   const strayListings = await delistStray(o, vault, readStart);
 
   const account = await o.api.getAccount();
@@ -41,11 +46,12 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   o.ledger.recordBalance(o.account, reported, 'reconcile');
   o.metrics.balance(reported);
   o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
+  o.metrics.vaultUnknownCards(unknown.length);
   if (drift !== 0)
     o.log.warn({ reported: toUsd(reported), expected: toUsd(expected) }, 'balance differs from the ledger');
   if (missing.length + unknown.length > 0)
     o.log.warn({ missing: missing.length, unknown: unknown.length }, 'vault differs from the ledger');
-  return { missing, unknown, balanceDriftCents: drift, listings, strayListings };
+  return { missing, unknown, adopted, balanceDriftCents: drift, listings, strayListings };
 }
 
 /**
@@ -91,11 +97,5 @@ function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, 
     );
     missing.push(pull.pullId);
   }
-  const unknown: string[] = [];
-  for (const entry of vault.values()) {
-    if (entry.pull_id === null || known.has(entry.pull_id)) continue;
-    const pull = o.ledger.getPull(entry.pull_id);
-    if (!pull) unknown.push(entry.card_id);
-  }
-  return { missing, unknown };
+  return { missing };
 }

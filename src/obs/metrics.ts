@@ -118,6 +118,11 @@ export class Metrics {
     help: 'Cards the ledger and the vault disagree on, at the last reconciliation',
     registers: [this.registry],
   });
+  readonly vaultUnknownCardsGauge = new Gauge({
+    name: `${PREFIX}vault_unknown_cards`,
+    help: 'Vault cards that are not from any of our orders (opened outside the bot), at the last reconciliation',
+    registers: [this.registry],
+  });
   readonly pausedGauge = new Gauge({
     name: `${PREFIX}paused`,
     help: '1 while opening packs is paused by the kill switch, else 0',
@@ -197,6 +202,10 @@ export class Metrics {
   reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {
     this.reconcileBalanceDriftUsd.set(usd(balanceDriftCents));
     this.reconcileVaultDriftCards.set(vaultDriftCards);
+  }
+
+  vaultUnknownCards(n: number): void {
+    this.vaultUnknownCardsGauge.set(n);
   }
 
   paused(on: boolean): void {

@@ -441,6 +441,37 @@ export class Ledger {
     });
   }
 
+  /**
+   * A second charge of one intent (a service that forgot the key ran a re-send as a new order),
+   * found by its pulls: booked as its own order under the intent key `<key>-x<n>`, so the ledger
+   * holds every charge the service made and the pulls are sold like any other.
+   */
+  bookExtraCharge(key: string, pulls: readonly NewPull[], by: string, at?: number): ConfirmedOrder {
+    const now = this.now(at);
+    return this.tx(() => {
+      const intent = this.requireIntent(key);
+      let n = 1;
+      while (this.getIntent(`${key}-x${n}`)) n++;
+      const extra = `${key}-x${n}`;
+      this.stmts.insertIntent.run({
+        key: extra,
+        account: intent.account,
+        operation: intent.operation,
+        body: intent.bodyJson,
+        ev: intent.expectedValueCents,
+        sd: intent.stdevCents,
+        price: intent.unitPriceCents,
+        now,
+      });
+      const quantity = Math.max(pulls.length, Number(intent.body.quantity ?? 1));
+      return this.confirmBySettlement(
+        extra,
+        { quantity, totalChargedCents: (intent.unitPriceCents ?? 0) * quantity, pulls, by },
+        now,
+      );
+    });
+  }
+
   /** Adds pulls found in the vault to an order already booked (a settled order's late pulls). */
   adoptPulls(checkoutId: string, pulls: readonly NewPull[]): PullRow[] {
     return this.tx(() => {

@@ -3,7 +3,7 @@ import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
-import { contextOf, type Fixture, fixture } from './helpers.js';
+import { contextOf, type Fixture, fixture, testWorld } from './helpers.js';
 
 async function buyAndSettle(f: Fixture, orders: number) {
   const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
@@ -96,5 +96,39 @@ describe('reconciler and listing watch', () => {
     expect(f.ledger.activeListings('main')).toEqual([]);
     for (const l of rows.filter((x) => x.state === 'delisted'))
       expect(f.ledger.getPull(l.pullId!)?.status).toBe('sold');
+  });
+
+  it('adopts vault cards pulled by our own attempts (a charge the ledger missed) and sells them', async () => {
+    const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+    // An order re-sent once, confirmed; then a service that forgot the key ran a second copy of it.
+    const intent = f.ledger.recordIntent({
+      key: 'pb_main_twice00',
+      account: 'main',
+      operation: 'pack',
+      body,
+      unitPriceCents: 1000,
+    });
+    f.ledger.markIntentSent(intent.key);
+    f.ledger.markInDoubt(intent.key, 'TRANSPORT_RESET');
+    expect((await ex.send(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
+    await f.clock.advance(20_000);
+    await f.api.purchasePacks(body, 'forgotten-copy-1');
+    // Someone else's pack, opened in the app an hour later: not ours.
+    await f.clock.advance(3_600_000);
+    await f.api.purchasePacks(body, 'owner-in-the-app');
+    await f.clock.advance(1000);
+    const r = await reconcile(contextOf(f));
+    expect(r.adopted).toHaveLength(3);
+    expect(r.unknown).toHaveLength(3);
+    const extra = f.ledger.orderForIntent(`${intent.key}-x1`);
+    expect(extra).toMatchObject({ quantity: 3, totalChargedCents: 3000 });
+    const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
+    await sell.process();
+    for (const p of f.ledger.pullsOfOrder(extra!.checkoutId))
+      expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
+    const gauge = await f.metrics.registry.getSingleMetricAsString('packbot_vault_unknown_cards');
+    expect(gauge).toMatch(/packbot_vault_unknown_cards 3\b/);
   });
 });

@@ -1,0 +1,72 @@
+/**
+ * No stranded pull: a vault card the ledger does not know, whose pull falls inside the send window
+ * of one of our attempts that could have charged without our knowing (a re-sent order, one settled
+ * by evidence or by an operator, one closed as failed after it may have reached the service), is
+ * ours. It is adopted into that order — or, when that order already holds all its pulls, booked as
+ * the extra charge it is — and the sell side decides it at once. Other unknown cards (opened in the
+ * app by the account's owner) are reported and left alone.
+ */
+import type { VaultEntry } from '../api/schemas.js';
+import type { Intent, NewPull } from '../store/ledger.js';
+import type { AccountContext } from './context.js';
+import { DEFAULT_EVIDENCE_OPTIONS, intentWindow, quantityOf } from './evidence.js';
+import { pullOf } from './in-doubt.js';
+
+export interface AdoptionReport {
+  /** Pulls adopted into our orders. */
+  adopted: string[];
+  /** Card ids of vault cards that are not ours (left alone). */
+  unknown: string[];
+}
+
+/** An attempt whose pulls may be in the vault without the ledger having them. */
+function mayHaveStrays(i: Intent): boolean {
+  if (i.firstSentAt === null) return false;
+  if (i.state === 'confirmed') return i.attempts > 1 || i.settledBy !== null || i.keyForgotten;
+  return i.state === 'failed' && i.delivered;
+}
+
+export function adoptStrays(
+  o: AccountContext,
+  vault: ReadonlyMap<string, VaultEntry>,
+  readStart: number,
+): AdoptionReport {
+  const { ledger, log, account } = o;
+  const strays = [...vault.values()].filter(
+    (v) => v.pull_id !== null && v.pulled_at !== null && !ledger.getPull(v.pull_id),
+  );
+  if (strays.length === 0) return { adopted: [], unknown: [] };
+  const candidates = ledger.recentIntents().filter((i) => i.account === account && mayHaveStrays(i));
+  const byIntent = new Map<Intent, VaultEntry[]>();
+  const unknown: string[] = [];
+  for (const v of strays) {
+    const at = Date.parse(v.pulled_at!);
+    // A card pulled while this read was under way may be an order being confirmed right now.
+    if (at >= readStart) continue;
+    const owner = candidates.find((i) => {
+      const w = intentWindow(i, DEFAULT_EVIDENCE_OPTIONS);
+      return at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
+    });
+    if (!owner) unknown.push(v.card_id);
+    else byIntent.set(owner, [...(byIntent.get(owner) ?? []), v]);
+  }
+  const adopted: string[] = [];
+  for (const [intent, entries] of byIntent) {
+    const pulls: NewPull[] = entries.map(pullOf);
+    const order = ledger.orderForIntent(intent.key);
+    const why = `pulled inside the send window of ${intent.key}`;
+    if (order && ledger.pullsOfOrder(order.checkoutId).length + pulls.length <= quantityOf(intent))
+      ledger.adoptPulls(order.checkoutId, pulls);
+    else if (order) ledger.bookExtraCharge(intent.key, pulls, `evidence: ${pulls.length} pull(s) ${why}`);
+    else
+      ledger.confirmBySettlement(intent.key, {
+        quantity: quantityOf(intent),
+        totalChargedCents: (intent.unitPriceCents ?? 0) * quantityOf(intent),
+        pulls,
+        by: `evidence: ${pulls.length} pull(s) ${why}`,
+      });
+    log.warn({ intent: intent.key, pulls: pulls.length }, 'adopted vault cards pulled by one of our orders');
+    adopted.push(...pulls.map((p) => p.pullId));
+  }
+  return { adopted, unknown };
+}

@@ -1,0 +1,299 @@
+/**
+ * Orders in doubt in a world we did not write: a service that forgets idempotency keys, a key that
+ * lost its scope while an order was in doubt. Whatever happens, the simulator's charges equal the
+ * ledger's orders, no card of ours is left unsold, and spend stays within the caps.
+ */
+import { describe, expect, it } from 'vitest';
+import { ForbiddenError, TransportError } from '../../src/api/errors.js';
+import type { PartnerApi } from '../../src/api/partner-api.js';
+import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { judge } from '../../src/bot/evidence.js';
+import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { InDoubtResolver } from '../../src/bot/in-doubt.js';
+import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
+import type { Market } from '../../src/market/market.js';
+import type { Intent, Ledger } from '../../src/store/ledger.js';
+import {
+  contextOf,
+  driveUntil,
+  type Fixture,
+  fixture,
+  START,
+  TrackingClock,
+  testStrategy,
+  testWorld,
+} from './helpers.js';
+
+const CADENCE: Cadence = {
+  accountMs: 60_000,
+  poolsMs: 300_000,
+  vaultMs: 600_000,
+  listingsMs: 300_000,
+  sweepMs: 15_000,
+  idleMs: 5_000,
+};
+const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+
+/**
+ * A service that forgets keys: the first request of each key commits and its answer is lost; a
+ * re-send of that key is run as a brand-new order (under a fresh key), as a broken server would.
+ */
+function forgetful(api: PartnerApi) {
+  const seen = new Map<string, number>();
+  const wrapped: PartnerApi = {
+    ...api,
+    purchasePacks: async (body, key) => {
+      const n = seen.get(key) ?? 0;
+      seen.set(key, n + 1);
+      if (n > 0) return api.purchasePacks(body, `${key}-forgot${n}`);
+      await api.purchasePacks(body, key);
+      throw new TransportError('reset', 'connection reset after the order committed', 'POST /packs/purchase');
+    },
+  };
+  return { api: wrapped, seen };
+}
+
+/** The simulator's books for the test account against the ledger's. */
+function audit(market: Market, ledger: Ledger) {
+  const entries = market.ledger().filter((e) => e.accountId === 'acct_t');
+  const refunded = new Set(entries.filter((e) => e.kind === 'pack_refund').map((e) => e.ref));
+  const charges = entries.filter((e) => e.kind === 'pack_purchase' && !refunded.has(e.ref));
+  const data = ledger.reportData(0, Number.MAX_SAFE_INTEGER);
+  return {
+    charges: charges.length,
+    chargedCents: -charges.reduce((n, e) => n + e.amountCents, 0),
+    orders: data.orders.length,
+    bookedCents: data.orders.reduce((n, o) => n + o.totalChargedCents, 0),
+  };
+}
+
+async function vaultCards(f: Fixture) {
+  return (await f.api.getVault({ category: 'pokemon', per_page: 200 })).cards;
+}
+
+function botOver(f: Fixture, api: PartnerApi, clock: TrackingClock) {
+  return new AccountBot({
+    ...contextOf(f, api),
+    clock,
+    cadence: CADENCE,
+    batchSize: 10,
+    onFatal: (e) => {
+      throw e;
+    },
+  });
+}
+
+describe('a service that forgets idempotency keys', () => {
+  for (const minSeconds of [60, 0]) {
+    it(`never charges twice nor strands a pull (min ${minSeconds} s between purchases)`, async () => {
+      const virtual = new VirtualClock(START);
+      const clock = new TrackingClock(virtual);
+      const strategy = testStrategy({
+        budget: {
+          max_daily_spend_usd: 150,
+          max_total_spend_usd: 1_000_000,
+          min_balance_usd: 0,
+          stop_loss_usd: 1_000_000,
+        },
+      });
+      const f = fixture({
+        clock: virtual,
+        strategy,
+        world: testWorld({ rules: { min_seconds_between_purchases: minSeconds, max_packs_per_day: 1000 } }),
+      });
+      const { api, seen } = forgetful(f.api);
+      const bot = botOver(f, api, clock);
+      await bot.start();
+      await driveUntil(clock, START + 2 * HOUR_MS, 3);
+      await bot.stop();
+
+      const a = audit(f.market, f.ledger);
+      expect(a.charges).toBeGreaterThan(0);
+      // No key was ever re-sent: each order was settled by the pulls it left in the vault.
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      expect(a.orders).toBe(a.charges);
+      expect(a.bookedCents).toBe(a.chargedCents);
+      // Spend within the daily cap (150 USD = 15 packs of 10).
+      expect(a.chargedCents).toBeLessThanOrEqual(15_000);
+      // Every card in the vault is one of ours and settled: listed, never left unsold.
+      for (const c of await vaultCards(f)) {
+        const pull = f.ledger.getPull(c.pull_id!);
+        expect(pull?.status).toBe('listed');
+      }
+      expect(f.ledger.unresolvedCount()).toBe(0);
+      expect(f.market.audit()).toEqual([]);
+    });
+  }
+});
+
+describe('an order in doubt when the key cannot be used', () => {
+  /** An order whose answer was lost; the ledger has it `in_doubt`. */
+  async function lostAnswer(f: Fixture) {
+    const { api } = forgetful(f.api);
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const out = await ex.open({ body: BODY, unitPriceCents: 1000 });
+    expect(out.status).toBe('in_doubt');
+    return out.intent;
+  }
+  const denied = (api: PartnerApi, what: (keyof PartnerApi)[]): PartnerApi => {
+    const out = { ...api };
+    for (const name of what)
+      (out as Record<string, unknown>)[name] = async () => {
+        throw new ForbiddenError('key lacks scope', name);
+      };
+    return out;
+  };
+
+  it('a 403 on re-send never closes it as not charged; the vault settles it', async () => {
+    const f = fixture();
+    const intent = await lostAnswer(f);
+    const api = denied(f.api, ['purchasePacks']);
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    // A direct re-send: refused, stays in doubt, and the key is never re-sent blind again.
+    const resent = await ex.send(f.ledger.getIntent(intent.key)!);
+    expect(resent.status).toBe('in_doubt');
+    expect(f.ledger.getIntent(intent.key)).toMatchObject({ state: 'in_doubt', keyForgotten: true });
+    const resolver = new InDoubtResolver({ ...contextOf(f, api), executor: ex, recheckMs: 60_000 });
+    const r = await resolver.resolve(f.ledger.getIntent(intent.key)!);
+    expect(r.status).toBe('confirmed');
+    expect(f.ledger.pullsOfOrder(`settled:${intent.key}`)).toHaveLength(3);
+    expect(audit(f.market, f.ledger)).toMatchObject({ charges: 1, orders: 1, bookedCents: 3000 });
+  });
+
+  it('parks what no evidence can settle; a later start with a working key settles it', async () => {
+    const f = fixture();
+    const intent = await lostAnswer(f);
+    const blind = denied(f.api, ['purchasePacks', 'getVault', 'getAccount', 'getPurchaseReport']);
+    const ex = new PurchaseExecutor({ account: 'main', api: blind, ledger: f.ledger, log: f.log });
+    const resolver = new InDoubtResolver({ ...contextOf(f, blind), executor: ex, recheckMs: 60_000 });
+    // Unreadable evidence: one re-send with the same key (refused: 403), then parked.
+    expect((await resolver.resolve(f.ledger.getIntent(intent.key)!)).status).toBe('in_doubt');
+    const parked = await resolver.resolve(f.ledger.getIntent(intent.key)!);
+    expect(parked).toMatchObject({ status: 'in_doubt', parked: true });
+    expect(f.ledger.getIntent(intent.key)?.parkedAt).not.toBeNull();
+    expect(f.ledger.unresolvedCount()).toBe(1);
+    // The bot with the same ledger opens nothing while it is parked.
+    const virtual = f.clock;
+    const clock = new TrackingClock(virtual);
+    const blocked = botOver(f, blind, clock);
+    expect(await blocked.openOnce()).toBeGreaterThan(virtual.now());
+    expect(blocked.lastWait).toMatch(/in doubt \(parked for review\)/);
+    // Restart with a key that works: the vault shows the order's pulls.
+    const good = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const fixed = new InDoubtResolver({ ...contextOf(f), executor: good, recheckMs: 60_000 });
+    expect((await fixed.resolve(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
+    expect(f.ledger.unresolvedCount()).toBe(0);
+    expect(audit(f.market, f.ledger)).toMatchObject({ charges: 1, orders: 1 });
+  });
+});
+
+describe('judge: what evidence settles', () => {
+  const O = { settleMs: 60_000, skewMs: 60_000, resendHorizonMs: HOUR_MS };
+  const T = START;
+  const intent = (over: Partial<Intent> = {}): Intent => ({
+    key: 'pb_main_x',
+    account: 'main',
+    operation: 'pack',
+    bodyJson: JSON.stringify(BODY),
+    body: { ...BODY },
+    state: 'in_doubt',
+    attempts: 1,
+    errorCode: null,
+    errorMessage: null,
+    responseJson: null,
+    expectedValueCents: null,
+    stdevCents: null,
+    createdAt: T,
+    updatedAt: T,
+    firstSentAt: T,
+    lastSentAt: T,
+    lastAnswerAt: T + 1000,
+    unitPriceCents: 1000,
+    delivered: true,
+    keyForgotten: false,
+    parkedAt: null,
+    settledBy: null,
+    ...over,
+  });
+  const pull = { card_id: 'c', pull_id: 'p', pulled_at: new Date(T).toISOString() } as never;
+  const day = (packsToday: number, ledgerPacksToday = 6) => ({
+    packsToday,
+    ledgerPacksToday,
+    dayStart: T - 8 * HOUR_MS,
+  });
+  const rows: [string, Intent, Parameters<typeof judge>[1], number, string][] = [
+    [
+      'all its pulls in the vault',
+      intent(),
+      { unknownPulls: [pull, pull, pull], otherUnresolved: 0 },
+      T,
+      'charged',
+    ],
+    [
+      'some pulls and the day count',
+      intent(),
+      { unknownPulls: [pull], account: day(9), otherUnresolved: 0 },
+      T,
+      'charged',
+    ],
+    [
+      'its report row',
+      intent(),
+      { unknownPulls: [], report: { rows: 1, matching: 1 }, otherUnresolved: 0 },
+      T,
+      'charged',
+    ],
+    [
+      'nothing yet, may still run',
+      intent(),
+      { unknownPulls: [], account: day(6), otherUnresolved: 0 },
+      T,
+      'wait',
+    ],
+    [
+      'nothing, settled, day count unchanged',
+      intent(),
+      { unknownPulls: [], account: day(6), otherUnresolved: 0 },
+      T + 120_000,
+      'not_charged',
+    ],
+    [
+      'nothing, but the day count moved (the owner opened packs)',
+      intent(),
+      { unknownPulls: [], account: day(8), otherUnresolved: 0 },
+      T + 120_000,
+      'resend',
+    ],
+    [
+      'another order in doubt: its pulls could be ours',
+      intent(),
+      { unknownPulls: [pull, pull, pull], account: day(6), otherUnresolved: 1 },
+      T + 120_000,
+      'resend',
+    ],
+    [
+      'a key the service forgot is never re-sent',
+      intent({ keyForgotten: true }),
+      { unknownPulls: [], account: day(8), otherUnresolved: 0 },
+      T + 120_000,
+      'park',
+    ],
+    [
+      'past the horizon',
+      intent(),
+      { unknownPulls: [], account: day(8), otherUnresolved: 0 },
+      T + 2 * HOUR_MS,
+      'park',
+    ],
+    [
+      'sent before the service day began: the count cannot tell',
+      intent({ firstSentAt: T - 9 * HOUR_MS, lastSentAt: T - 9 * HOUR_MS }),
+      { unknownPulls: [], account: day(6), otherUnresolved: 0 },
+      T,
+      'park',
+    ],
+  ];
+  it.each(rows)('%s', (_label, i, evidence, now, kind) => {
+    expect(judge(i, evidence, now, O).kind).toBe(kind);
+  });
+});
