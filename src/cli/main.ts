@@ -45,6 +45,10 @@ export const COMMANDS: Record<string, Entry> = {
     summary: 'profit and loss from the ledger',
     load: async () => (await import('./report.js')).command,
   },
+  orders: {
+    summary: 'purchase orders in the ledger; settle an order in doubt',
+    load: async () => (await import('./orders.js')).command,
+  },
 };
 
 function help(): string {

@@ -52,11 +52,34 @@ function table(title: string, rows: ReportGroup[]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-export function renderReport(r: PnlReport): string {
+/** Orders whose outcome is unknown: never in the P&L until settled, always shown beside it. */
+export interface InDoubtSummary {
+  count: number;
+  parked: number;
+  keys: string[];
+}
+
+function inDoubtLines(d: InDoubtSummary): string[] {
+  if (d.count === 0) return [];
+  return [
+    `Orders in doubt (not in the figures until settled): ${d.count}, ${d.parked} parked for review ` +
+      `(packbot orders --in-doubt): ${d.keys.join(', ')}`,
+    '',
+  ];
+}
+
+export function renderReport(
+  r: PnlReport,
+  inDoubt: InDoubtSummary = { count: 0, parked: 0, keys: [] },
+): string {
   const t = r.totals;
   const who = r.account === null ? '' : ` of account ${r.account}`;
-  if (t.orders === 0) return `No orders${who} between ${r.since} and ${r.until}.\n`;
+  if (t.orders === 0)
+    return [`No orders${who} between ${r.since} and ${r.until}.`, '', ...inDoubtLines(inDoubt)]
+      .join('\n')
+      .replace(/\n+$/, '\n');
   return [
+    ...inDoubtLines(inDoubt),
     `P&L for orders${who} from ${r.since} to ${r.until}`,
     '',
     table('total', [{ key: 'all', ...t }]),
@@ -111,7 +134,17 @@ export const command: Command = {
       if (since > until) throw new UsageError('--since is after the end of the ledger and now');
       const account = values.account === undefined ? {} : { account: values.account };
       const report = computeReport(ledger.reportData(since, until), since, until, account);
-      process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+      const doubt = ledger.unresolvedIntents(values.account);
+      const inDoubt: InDoubtSummary = {
+        count: doubt.length,
+        parked: doubt.filter((i) => i.parkedAt !== null).length,
+        keys: doubt.map((i) => i.key),
+      };
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify({ ...report, in_doubt: inDoubt }, null, 2)}\n`
+          : renderReport(report, inDoubt),
+      );
       return 0;
     } finally {
       ledger.close();

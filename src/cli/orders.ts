@@ -1,0 +1,170 @@
+/**
+ * `packbot orders`: the purchase intents in the ledger (newest first), `--in-doubt` for those whose
+ * outcome is unknown (parked ones first), and `packbot orders settle KEY --charged|--not-charged` for
+ * an operator to settle one the evidence could not. Settling needs the bot stopped (one writer).
+ */
+import { existsSync } from 'node:fs';
+import { BotConfigFile, storePathOf } from '../config/bot-config.js';
+import { loadFile } from '../config/load.js';
+import { iso } from '../core/clock.js';
+import { formatUsd, toCents, toUsd } from '../core/money.js';
+import { type Intent, Ledger } from '../store/ledger.js';
+import { parseFlags } from './args.js';
+import { UsageError, UserInputError } from './errors.js';
+import type { Command } from './main.js';
+
+const USAGE = `packbot orders [--config F] [--in-doubt] [--json]
+packbot orders settle KEY (--charged | --not-charged) [--note TEXT] [--config F]
+
+  --in-doubt     only orders whose outcome is unknown (parked ones block new orders of their account)
+  settle KEY     settle an order in doubt by hand, with the bot stopped:
+                 --charged books it at its planned price (the reconciler adopts its pulls from the
+                 vault); --not-charged closes it (its key is never sent again)`;
+
+export interface OrderView {
+  key: string;
+  account: string;
+  state: 'pending' | 'sent' | 'in_doubt' | 'parked' | 'confirmed' | 'failed';
+  pack_type: string | null;
+  category: string | null;
+  quantity: number | null;
+  unit_price_usd: number | null;
+  first_sent_at: string | null;
+  attempts: number;
+  key_forgotten: boolean;
+  error_code: string | null;
+  error: string | null;
+  settled_by: string | null;
+}
+
+export function orderView(i: Intent): OrderView {
+  const b = i.body;
+  return {
+    key: i.key,
+    account: i.account,
+    state: i.state === 'in_doubt' && i.parkedAt !== null ? 'parked' : i.state,
+    pack_type: typeof b.pack_type === 'string' ? b.pack_type : null,
+    category: typeof b.category === 'string' ? b.category : null,
+    quantity: typeof b.quantity === 'number' ? b.quantity : null,
+    unit_price_usd: i.unitPriceCents === null ? null : toUsd(i.unitPriceCents),
+    first_sent_at: i.firstSentAt === null ? null : iso(i.firstSentAt),
+    attempts: i.attempts,
+    key_forgotten: i.keyForgotten,
+    error_code: i.errorCode,
+    error: i.errorMessage,
+    settled_by: i.settledBy,
+  };
+}
+
+export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): string {
+  if (rows.length === 0) return inDoubt ? 'No order in doubt.\n' : 'No orders.\n';
+  const head = ['key', 'account', 'state', 'pack', 'qty', 'price', 'first sent', 'tries', 'why'];
+  const body = rows.map((r) => [
+    r.key,
+    r.account,
+    r.state,
+    r.pack_type ?? '-',
+    r.quantity === null ? '-' : String(r.quantity),
+    r.unit_price_usd === null ? '-' : formatUsd(toCents(r.unit_price_usd)),
+    r.first_sent_at ?? '-',
+    String(r.attempts),
+    r.settled_by ?? [r.error_code, r.error].filter(Boolean).join(': '),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+  if (rows.some((r) => r.state === 'parked'))
+    out.push(
+      '',
+      'Parked orders block new orders of their account: packbot orders settle KEY --charged|--not-charged',
+    );
+  return `${out.join('\n')}\n`;
+}
+
+function openLedger(configPath: string): Ledger {
+  const file = loadFile(configPath, BotConfigFile);
+  const storePath = storePathOf(file);
+  if (storePath === ':memory:' || !existsSync(storePath))
+    throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
+  return Ledger.open(storePath);
+}
+
+function settle(ledger: Ledger, key: string, charged: boolean, note: string | undefined): string {
+  const intent = ledger.getIntent(key);
+  if (!intent) throw new UserInputError(`orders settle: no order with key ${key} in ${ledger.path}`);
+  if (intent.state === 'confirmed' || intent.state === 'failed')
+    throw new UserInputError(`orders settle: ${key} is already ${intent.state}; nothing to settle`);
+  const by = `operator${note ? `: ${note}` : ''}`;
+  if (!charged) {
+    ledger.failIntent(key, 'SETTLED_NOT_CHARGED', note ?? 'settled by an operator', undefined, by);
+    return `${key}: settled as not charged; its key is never sent again.\n`;
+  }
+  const quantity = typeof intent.body.quantity === 'number' ? intent.body.quantity : 1;
+  const { order } = ledger.confirmBySettlement(key, {
+    quantity,
+    totalChargedCents: (intent.unitPriceCents ?? 0) * quantity,
+    pulls: [],
+    by,
+  });
+  return `${key}: settled as charged (${formatUsd(order.totalChargedCents)}); the bot adopts its pulls from the vault at its next reconciliation.\n`;
+}
+
+export const command: Command = {
+  summary: 'purchase orders in the ledger; settle an order in doubt',
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        config: { type: 'string' },
+        'in-doubt': { type: 'boolean' },
+        json: { type: 'boolean' },
+        charged: { type: 'boolean' },
+        'not-charged': { type: 'boolean' },
+        note: { type: 'string' },
+      },
+      'orders',
+    );
+    const configPath = values.config ?? 'config/bot.yaml';
+    const [verb, key, ...extra] = positionals;
+    if (verb !== undefined && verb !== 'settle')
+      throw new UsageError(`orders: unknown action '${verb}' (settle)`);
+    if (verb === 'settle') {
+      if (key === undefined || extra.length > 0) throw new UsageError('orders settle: give exactly one KEY');
+      if (values.charged === values['not-charged'])
+        throw new UsageError('orders settle: give exactly one of --charged or --not-charged');
+      const ledger = openLedger(configPath);
+      try {
+        process.stdout.write(settle(ledger, key, values.charged === true, values.note));
+        return 0;
+      } finally {
+        ledger.close();
+      }
+    }
+    if (values.charged || values['not-charged'] || values.note !== undefined)
+      throw new UsageError('orders: --charged, --not-charged and --note go with settle KEY');
+    const ledger = openLedger(configPath);
+    try {
+      const inDoubt = values['in-doubt'] === true;
+      const intents = inDoubt
+        ? ledger
+            .unresolvedIntents()
+            .sort(
+              (a, b) =>
+                Number(b.parkedAt !== null) - Number(a.parkedAt !== null) || a.createdAt - b.createdAt,
+            )
+        : ledger.recentIntents();
+      const rows = intents.map(orderView);
+      process.stdout.write(
+        values.json ? `${JSON.stringify({ orders: rows }, null, 2)}\n` : renderOrders(rows, inDoubt),
+      );
+      return 0;
+    } finally {
+      ledger.close();
+    }
+  },
+};
