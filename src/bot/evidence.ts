@@ -35,8 +35,11 @@ export interface Evidence {
     /** Packs of this account's confirmed orders booked since `dayStart`. */
     ledgerPacksToday: number;
   };
-  /** Purchase report rows of the account's own user id inside the window, when it could be read. */
-  report?: { rows: number; matching: number };
+  /**
+   * From the purchase report, when the account's user id is known and the report readable: what its
+   * rows of the intent's pack type in the window charged beyond the orders the ledger booked there.
+   */
+  report?: { unexplainedCents: number };
   /** Other unresolved intents of the account (their pulls and packs would be mistaken for ours). */
   otherUnresolved: number;
 }
@@ -91,15 +94,16 @@ export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOpti
       pulls: ev.unknownPulls,
       by: `evidence: packs_today ${acct!.packsToday} and ${pulls} pull(s) in the vault`,
     };
-  if (alone && ev.report && ev.report.matching === 1 && pulls <= quantity)
+  const orderCents = (intent.unitPriceCents ?? 0) * quantity;
+  if (alone && ev.report && orderCents > 0 && ev.report.unexplainedCents === orderCents && pulls <= quantity)
     return { kind: 'charged', pulls: ev.unknownPulls, by: 'evidence: purchase report row of this account' };
 
   if (now < win.settledAt)
     return { kind: 'wait', until: win.settledAt, why: 'the order may still be running' };
 
-  if (pulls === 0 && dayExcludesIt && (ev.report === undefined || ev.report.rows === 0))
+  if (pulls === 0 && dayExcludesIt && (ev.report === undefined || ev.report.unexplainedCents === 0))
     return { kind: 'not_charged', by: `evidence: packs_today ${acct!.packsToday} and no pull in the vault` };
-  if (pulls === 0 && alone && ev.report && ev.report.rows === 0 && (acct === undefined || !sameDay))
+  if (pulls === 0 && alone && ev.report?.unexplainedCents === 0 && (acct === undefined || !sameDay))
     return { kind: 'not_charged', by: 'evidence: no purchase report row and no pull in the vault' };
 
   const firstSent = intent.firstSentAt ?? intent.createdAt;

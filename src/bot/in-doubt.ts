@@ -151,26 +151,25 @@ export class InDoubtResolver {
     return evidence;
   }
 
-  /** Rows of the account's own user id in [from, to]; undefined when unknown or not readable. */
+  /**
+   * What the account's own report rows of the intent's pack type in [from, to] charged beyond the
+   * orders the ledger booked in that window (rows may be per pack or per order: amounts are summed).
+   * Undefined when the user id is not known or the report cannot be read.
+   */
   private async reportRows(intent: Intent, from: number, to: number) {
-    const userId = this.o.ledger.accountFact(this.o.account, USER_ID_FACT);
+    const { ledger, account, api, clock } = this.o;
+    const userId = ledger.accountFact(account, USER_ID_FACT);
     if (userId === undefined || this.reportDenied) return undefined;
     try {
-      let rows = 0;
-      let matching = 0;
-      const amount = (intent.unitPriceCents ?? 0) * quantityOf(intent);
-      const until = Math.min(to, this.o.clock.now());
-      for await (const r of iterPurchaseReport(
-        this.o.api,
-        { since: iso(from), until: iso(until) },
-        this.o.clock,
-      )) {
-        if (r.user_id !== userId) continue;
-        rows++;
-        if (r.pack_type === intent.body.pack_type && (amount === 0 || toCents(r.amount) === amount))
-          matching++;
-      }
-      return { rows, matching };
+      let reported = 0;
+      const until = Math.min(to, clock.now());
+      for await (const r of iterPurchaseReport(api, { since: iso(from), until: iso(until) }, clock))
+        if (r.user_id === userId && r.pack_type === intent.body.pack_type) reported += toCents(r.amount);
+      const booked = ledger
+        .ordersBetween(account, from, until)
+        .filter((o) => o.packType === intent.body.pack_type)
+        .reduce((n, o) => n + o.totalChargedCents, 0);
+      return { unexplainedCents: reported - booked };
     } catch (e) {
       this.noteReportError(e);
       return undefined;
@@ -189,12 +188,14 @@ export class InDoubtResolver {
     try {
       const ids = new Set<string>();
       const until = Math.min(to, this.o.clock.now());
+      // A row per order carries the total; a row per pack, the unit price.
+      const amounts = [totalChargedCents, totalChargedCents / quantityOf(intent)];
       for await (const r of iterPurchaseReport(
         this.o.api,
         { since: iso(win.from), until: iso(until) },
         this.o.clock,
       ))
-        if (r.pack_type === packType && toCents(r.amount) === totalChargedCents) ids.add(r.user_id);
+        if (r.pack_type === packType && amounts.includes(toCents(r.amount))) ids.add(r.user_id);
       if (ids.size === 1) {
         const [id] = ids;
         ledger.setAccountFact(account, USER_ID_FACT, id!);

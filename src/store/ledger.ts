@@ -195,6 +195,8 @@ export class Ledger {
       getFact: db.prepare(`SELECT value FROM account_facts WHERE account = ? AND fact = ?`),
       setFact: db.prepare(`INSERT INTO account_facts (account, fact, value, at) VALUES (@account, @fact,
         @value, @now) ON CONFLICT (account, fact) DO UPDATE SET value = @value, at = @now`),
+      ordersBetween: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE account = ? AND created_at >= ?
+        AND created_at <= ? ORDER BY created_at`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
       unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
@@ -563,6 +565,11 @@ export class Ledger {
   /** The newest intents first (for `packbot orders`). */
   recentIntents(limit = 1000): Intent[] {
     return (this.stmts.intentsByCreation.all({ limit }) as Raw[]).map(toIntent);
+  }
+
+  /** Orders of `account` booked in [from, to] (ms). */
+  ordersBetween(account: string, from: number, to: number): OrderRow[] {
+    return this.stmts.ordersBetween.all(account, from, to) as OrderRow[];
   }
 
   /** Packs of confirmed orders of `account` booked at or after `since` (ms). */

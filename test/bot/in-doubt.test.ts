@@ -9,7 +9,7 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
 import { judge } from '../../src/bot/evidence.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
-import { InDoubtResolver } from '../../src/bot/in-doubt.js';
+import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/in-doubt.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
 import type { Intent, Ledger } from '../../src/store/ledger.js';
@@ -187,6 +187,44 @@ describe('an order in doubt when the key cannot be used', () => {
   });
 });
 
+describe('the purchase report as evidence', () => {
+  it("learns the account's report id from a confirmed order and settles by its row", async () => {
+    const f = fixture();
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const resolver = new InDoubtResolver({ ...contextOf(f), executor: ex, recheckMs: 60_000 });
+    const first = await ex.open({ body: BODY, unitPriceCents: 1000 });
+    if (first.status !== 'confirmed') throw new Error('purchase failed');
+    await f.clock.advance(1000);
+    await resolver.learnUserId(first.intent, first.confirmed.order.totalChargedCents, 'lucky');
+    expect(f.ledger.accountFact('main', USER_ID_FACT)).toMatch(/./);
+    // The next order's answer is lost, and its cards are gone from the vault (the owner shipped
+    // them in the app) while the account cannot be read: only the report can say it was charged.
+    await f.clock.advance(60_000);
+    const { api } = forgetful(f.api);
+    const lost = await new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log }).open({
+      body: BODY,
+      unitPriceCents: 1000,
+    });
+    expect(lost.status).toBe('in_doubt');
+    const blind: PartnerApi = {
+      ...f.api,
+      getVault: async (q) => ({ ...(await f.api.getVault(q)), cards: [], total: 0 }),
+      getAccount: async () => {
+        throw new ForbiddenError('no', 'GET /account');
+      },
+    };
+    await f.clock.advance(1000);
+    const r = await new InDoubtResolver({ ...contextOf(f, blind), executor: ex, recheckMs: 60_000 }).resolve(
+      f.ledger.getIntent(lost.intent.key)!,
+    );
+    expect(r.status).toBe('confirmed');
+    expect(f.ledger.getIntent(lost.intent.key)?.settledBy).toBe(
+      'evidence: purchase report row of this account',
+    );
+    expect(audit(f.market, f.ledger)).toMatchObject({ charges: 2, orders: 2, bookedCents: 6000 });
+  });
+});
+
 describe('judge: what evidence settles', () => {
   const O = { settleMs: 60_000, skewMs: 60_000, resendHorizonMs: HOUR_MS };
   const T = START;
@@ -239,7 +277,7 @@ describe('judge: what evidence settles', () => {
     [
       'its report row',
       intent(),
-      { unknownPulls: [], report: { rows: 1, matching: 1 }, otherUnresolved: 0 },
+      { unknownPulls: [], report: { unexplainedCents: 3000 }, otherUnresolved: 0 },
       T,
       'charged',
     ],
