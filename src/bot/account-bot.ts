@@ -169,7 +169,8 @@ export class AccountBot {
     // An order whose outcome is unknown is settled (by evidence, or its own key) before any new one.
     const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
     if (doubt) {
-      const r = this.settled(await this.inDoubt.resolve(doubt));
+      const mayResend = !this.openingStopped && !this.o.killSwitch?.isPaused();
+      const r = this.settled(await this.inDoubt.resolve(doubt, mayResend));
       if (r.status === 'confirmed') await this.sell.process();
       if (r.status !== 'in_doubt') return clock.now();
       this.noteWait(`order ${doubt.key} in doubt${r.parked ? ' (parked for review)' : ''}: ${r.why}`);

@@ -50,7 +50,11 @@ export class InDoubtResolver {
     this.opts = { ...DEFAULT_EVIDENCE_OPTIONS, ...o.evidence };
   }
 
-  async resolve(intent: Intent): Promise<Resolution> {
+  /**
+   * Settles `intent` where the evidence can; `mayResend` false (opening paused or stopping) never
+   * re-sends its key: a re-send the service does not recognise would open a pack.
+   */
+  async resolve(intent: Intent, mayResend = true): Promise<Resolution> {
     const { ledger, log, clock } = this.o;
     const evidence = await this.gather(intent);
     const verdict: Verdict = evidence
@@ -84,6 +88,13 @@ export class InDoubtResolver {
           parked: intent.parkedAt !== null,
         };
       case 'resend':
+        if (!mayResend)
+          return {
+            status: 'in_doubt',
+            until: clock.now() + this.o.recheckMs,
+            why: verdict.why,
+            parked: false,
+          };
         return this.resend(intent, verdict.why);
       case 'park': {
         if (intent.parkedAt === null) {
