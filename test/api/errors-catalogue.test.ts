@@ -2,6 +2,7 @@
  * Keeps three descriptions of the errors in step: the spec's Errors table (vendored at
  * docs/spec/partner-api.md), errors.ts, and docs/errors.md. Any disagreement fails here.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,9 @@ import {
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const vendoredSpec = resolve(root, 'docs/spec/partner-api.md');
 const sharedSpec = resolve(root, '../shared/spec/partner-api.md');
+/** The digest of the spec as vendored, committed beside it: checked on every clone. */
+const specDigest = resolve(root, 'docs/spec/partner-api.md.sha256');
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 /** Rows of the first markdown table after `heading`, as arrays of trimmed cells. */
 function tableUnder(markdown: string, heading: string): string[][] {
@@ -83,8 +87,14 @@ const specRows = tableUnder(readFileSync(vendoredSpec, 'utf8'), '## Errors').map
 );
 
 describe('the vendored spec', () => {
+  it('matches the digest committed beside it (an edit to the spec is deliberate)', () => {
+    expect(sha256(vendoredSpec)).toBe(readFileSync(specDigest, 'utf8').split(/\s+/)[0]);
+  });
+
+  // Where the steering checkout sits beside the repository (development machines), the vendored
+  // copy must also be the current upstream spec; the digest above holds on every clone.
   it.runIf(existsSync(sharedSpec))('equals ../shared/spec/partner-api.md', () => {
-    expect(readFileSync(vendoredSpec, 'utf8')).toBe(readFileSync(sharedSpec, 'utf8'));
+    expect(sha256(vendoredSpec)).toBe(sha256(sharedSpec));
   });
 
   it('has an Errors table', () => {
