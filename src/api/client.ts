@@ -17,8 +17,9 @@ import {
   SchemaError,
   TransportError,
 } from './errors.js';
+import { API_PREFIX, ENDPOINTS, OPERATIONS, type Operation } from './operations.js';
 import { Pacer, type PacingOptions } from './pacing.js';
-import { API_PREFIX, ENDPOINTS, type Operation, type PartnerApi } from './partner-api.js';
+import type { PartnerApi } from './partner-api.js';
 import { checkIdempotencyKey, checkRequest, issuesOf } from './request-checks.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -27,29 +28,29 @@ import {
   operationClass,
   type RetryPolicy,
 } from './retry.js';
-import {
+import type {
   Account,
-  type CardPurchaseRequest,
+  CardPurchaseRequest,
   CardPurchaseResponse,
-  type CreateListingRequest,
-  type DeleteListingRequest,
+  CreateListingRequest,
+  DeleteListingRequest,
   DelistResponse,
   Identity,
   Listing,
   PackList,
-  type PackListQuery,
+  PackListQuery,
   PackPool,
-  type PackPoolQuery,
-  type PackPurchaseRequest,
+  PackPoolQuery,
+  PackPurchaseRequest,
   PackPurchaseResponse,
   PurchaseReportPage,
-  type PurchaseReportQuery,
-  type SellBackItem,
+  PurchaseReportQuery,
+  SellBackItem,
   SellBackResponse,
   ShopCardsPage,
-  type ShopCardsQuery,
+  ShopCardsQuery,
   VaultPage,
-  type VaultQuery,
+  VaultQuery,
 } from './schemas.js';
 import { transportError } from './transport-errors.js';
 
@@ -95,9 +96,11 @@ export interface HttpClientOptions {
   random?: () => number;
 }
 
+/** The validated answer of an operation: its response schema's type. */
+type Answer<O extends Operation> = z.infer<(typeof OPERATIONS)[O]['response']>;
+
+/** One call's input; method, path and response schema come from the operations table. */
 interface Call {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
   query?: Record<string, unknown> | undefined;
   body?: unknown;
   idempotencyKey?: string;
@@ -166,63 +169,57 @@ export class HttpPartnerApi implements PartnerApi {
   // ---------- operations ----------
 
   async purchasePacks(body: PackPurchaseRequest, idempotencyKey: string): Promise<PackPurchaseResponse> {
-    return this.#purchase('purchasePacks', PackPurchaseResponse, '/packs/purchase', body, idempotencyKey);
+    return this.#purchase('purchasePacks', body, idempotencyKey);
   }
 
   async purchaseCard(body: CardPurchaseRequest, idempotencyKey: string): Promise<CardPurchaseResponse> {
-    return this.#purchase('purchaseCard', CardPurchaseResponse, '/cards/purchase', body, idempotencyKey);
+    return this.#purchase('purchaseCard', body, idempotencyKey);
   }
 
   async sellBack(items: SellBackItem[]): Promise<SellBackResponse> {
-    const body = checkRequest('sellBack', { items });
-    return this.#call('sellBack', SellBackResponse, { method: 'POST', path: '/cards/sell-back', body });
+    return this.#call('sellBack', { body: checkRequest('sellBack', { items }) });
   }
 
   async createListing(body: CreateListingRequest): Promise<Listing> {
-    const checked = checkRequest('createListing', body);
-    return this.#call('createListing', Listing, { method: 'POST', path: '/listings', body: checked });
+    return this.#call('createListing', { body: checkRequest('createListing', body) });
   }
 
   async deleteListing(body: DeleteListingRequest): Promise<DelistResponse> {
-    const checked = checkRequest('deleteListing', body);
-    return this.#call('deleteListing', DelistResponse, {
-      method: 'DELETE',
-      path: '/listings',
-      body: checked,
-    });
+    return this.#call('deleteListing', { body: checkRequest('deleteListing', body) });
   }
 
   async listPacks(query?: PackListQuery): Promise<PackList> {
-    const q = checkRequest('listPacks', query) as Record<string, unknown>;
-    return this.#call('listPacks', PackList, { method: 'GET', path: '/catalog/packs', query: q });
+    return this.#call('listPacks', { query: checkRequest('listPacks', query) as Record<string, unknown> });
   }
 
   async getPackPool(query: PackPoolQuery): Promise<PackPool> {
-    const q = checkRequest('getPackPool', query) as Record<string, unknown>;
-    return this.#call('getPackPool', PackPool, { method: 'GET', path: '/catalog/packs/pool', query: q });
+    return this.#call('getPackPool', {
+      query: checkRequest('getPackPool', query) as Record<string, unknown>,
+    });
   }
 
   async listShopCards(query?: ShopCardsQuery): Promise<ShopCardsPage> {
-    const q = checkRequest('listShopCards', query) as Record<string, unknown>;
-    return this.#call('listShopCards', ShopCardsPage, { method: 'GET', path: '/catalog/cards', query: q });
+    return this.#call('listShopCards', {
+      query: checkRequest('listShopCards', query) as Record<string, unknown>,
+    });
   }
 
   async getVault(query?: VaultQuery): Promise<VaultPage> {
-    const q = checkRequest('getVault', query) as Record<string, unknown>;
-    return this.#call('getVault', VaultPage, { method: 'GET', path: '/vault', query: q });
+    return this.#call('getVault', { query: checkRequest('getVault', query) as Record<string, unknown> });
   }
 
   async getAccount(): Promise<Account> {
-    return this.#call('getAccount', Account, { method: 'GET', path: '/account' });
+    return this.#call('getAccount', {});
   }
 
   async getIdentity(): Promise<Identity> {
-    return this.#call('getIdentity', Identity, { method: 'GET', path: '/me' });
+    return this.#call('getIdentity', {});
   }
 
   async getPurchaseReport(query?: PurchaseReportQuery): Promise<PurchaseReportPage> {
-    const q = checkRequest('getPurchaseReport', query) as Record<string, unknown>;
-    return this.#call('getPurchaseReport', PurchaseReportPage, { method: 'GET', path: '/pulls', query: q });
+    return this.#call('getPurchaseReport', {
+      query: checkRequest('getPurchaseReport', query) as Record<string, unknown>,
+    });
   }
 
   /** Closes idle keep-alive connections and refuses new requests. */
@@ -249,13 +246,11 @@ export class HttpPartnerApi implements PartnerApi {
 
   // ---------- machinery ----------
 
-  async #purchase<S extends z.ZodType>(
-    op: 'purchasePacks' | 'purchaseCard',
-    schema: S,
-    path: string,
+  async #purchase<O extends 'purchasePacks' | 'purchaseCard'>(
+    op: O,
     body: unknown,
     key: string,
-  ): Promise<z.infer<S>> {
+  ): Promise<Answer<O>> {
     const checked = checkRequest(op, body);
     const idempotencyKey = checkIdempotencyKey(op, key);
     const fingerprint = `${op} ${canonicalJson(checked)}`;
@@ -272,17 +267,17 @@ export class HttpPartnerApi implements PartnerApi {
         if (oldest !== undefined) this.#usedKeys.delete(oldest);
       }
     }
-    return this.#call(op, schema, { method: 'POST', path, body: checked, idempotencyKey });
+    return this.#call(op, { body: checked, idempotencyKey });
   }
 
-  #call<S extends z.ZodType>(op: Operation, schema: S, call: Call): Promise<z.infer<S>> {
+  #call<O extends Operation>(op: O, call: Call): Promise<Answer<O>> {
     const cls = operationClass(op);
-    const run = async (): Promise<z.infer<S>> => {
+    const run = async (): Promise<Answer<O>> => {
       let delivered = false;
       for (let attempt = 1; ; attempt++) {
         let error: PartnerApiError;
         try {
-          return await this.#pacer.attempt(cls, () => this.#send(op, schema, call));
+          return await this.#pacer.attempt(cls, () => this.#send(op, call));
         } catch (e) {
           error = isPartnerApiError(e)
             ? e
@@ -308,7 +303,8 @@ export class HttpPartnerApi implements PartnerApi {
     }
   }
 
-  async #send<S extends z.ZodType>(op: Operation, schema: S, call: Call): Promise<z.infer<S>> {
+  async #send<O extends Operation>(op: O, call: Call): Promise<Answer<O>> {
+    const { method, path, response: schema } = OPERATIONS[op];
     const endpoint = ENDPOINTS[op];
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -316,14 +312,14 @@ export class HttpPartnerApi implements PartnerApi {
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
-    const url = `${this.baseUrl}${API_PREFIX}${call.path}${queryString(call.query)}`;
+    const url = `${this.baseUrl}${API_PREFIX}${path}${queryString(call.query)}`;
     const started = this.#clock.now();
 
     let response: Response;
     try {
       // The cast: undici 7's Agent and the undici bundled in Node's fetch types differ, not at runtime.
       const init = {
-        method: call.method,
+        method,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
         // A redirect is not in the spec; following one could carry the request somewhere unexpected.
@@ -373,7 +369,7 @@ export class HttpPartnerApi implements PartnerApi {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) throw new SchemaError(issuesOf(parsed.error), endpoint);
-    return parsed.data;
+    return parsed.data as Answer<O>;
   }
 }
 

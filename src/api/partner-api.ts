@@ -4,6 +4,8 @@
  * share one code path. Objects are the validated wire shapes of `schemas.ts` (USD numbers);
  * failures are the typed errors of `errors.ts`.
  */
+
+import type { OPERATIONS } from './operations.js';
 import type {
   Account,
   CardPurchaseRequest,
@@ -56,21 +58,11 @@ export interface PartnerApi {
   getPurchaseReport(query?: PurchaseReportQuery): Promise<PurchaseReportPage>;
 }
 
-/** `METHOD /path` names of the operations, for errors, logs and the `endpoint` metric label. */
-export const ENDPOINTS = {
-  purchasePacks: 'POST /packs/purchase',
-  purchaseCard: 'POST /cards/purchase',
-  sellBack: 'POST /cards/sell-back',
-  createListing: 'POST /listings',
-  deleteListing: 'DELETE /listings',
-  listPacks: 'GET /catalog/packs',
-  getPackPool: 'GET /catalog/packs/pool',
-  listShopCards: 'GET /catalog/cards',
-  getVault: 'GET /vault',
-  getAccount: 'GET /account',
-  getIdentity: 'GET /me',
-  getPurchaseReport: 'GET /pulls',
-} as const satisfies Record<keyof PartnerApi, string>;
+// The operations table (src/api/operations.ts) names every method of this interface, and only those.
+export { API_PREFIX, ENDPOINTS, type Operation } from './operations.js';
 
-export type Operation = keyof typeof ENDPOINTS;
-export const API_PREFIX = '/api/partner/v1';
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never]
+  ? true
+  : never;
+const _operationsCoverTheInterface: SameKeys<PartnerApi, typeof OPERATIONS> = true;
+void _operationsCoverTheInterface;

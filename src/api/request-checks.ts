@@ -5,36 +5,13 @@
  */
 import type { z } from 'zod';
 import { RequestValidationError, type SchemaIssue } from './errors.js';
-import { ENDPOINTS, type Operation } from './partner-api.js';
-import {
-  CardPurchaseRequest,
-  CreateListingRequest,
-  DeleteListingRequest,
-  IdempotencyKey,
-  PackListQuery,
-  PackPoolQuery,
-  PackPurchaseRequest,
-  PurchaseReportQuery,
-  SellBackRequest,
-  ShopCardsQuery,
-  VaultQuery,
-} from './schemas.js';
+import { ENDPOINTS, OPERATIONS, type Operation } from './operations.js';
+import { IdempotencyKey } from './schemas.js';
 
 /** The request schema of each operation (`undefined`: the operation takes no input). */
-export const REQUEST_SCHEMAS = {
-  purchasePacks: PackPurchaseRequest,
-  purchaseCard: CardPurchaseRequest,
-  sellBack: SellBackRequest,
-  createListing: CreateListingRequest,
-  deleteListing: DeleteListingRequest,
-  listPacks: PackListQuery,
-  getPackPool: PackPoolQuery,
-  listShopCards: ShopCardsQuery,
-  getVault: VaultQuery,
-  getAccount: undefined,
-  getIdentity: undefined,
-  getPurchaseReport: PurchaseReportQuery,
-} as const satisfies Record<Operation, z.ZodType | undefined>;
+export const REQUEST_SCHEMAS = Object.fromEntries(
+  Object.entries(OPERATIONS).map(([op, o]) => [op, o.request]),
+) as { readonly [O in Operation]: (typeof OPERATIONS)[O]['request'] };
 
 /** `a.b[2].c` from a zod issue path. */
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -18,7 +18,7 @@ import {
   ServerError,
   TransportError,
 } from './errors.js';
-import type { Operation } from './partner-api.js';
+import { OPERATIONS, type Operation, type RetryClass } from './operations.js';
 
 export interface RetryPolicy {
   /** Total attempts of one call, the first included. */
@@ -46,21 +46,10 @@ export type RetryDecision =
   /** `error` is what the caller gets: the input error, or a more precise one (in doubt, refunded). */
   | { retry: false; error: PartnerApiError };
 
-export type OperationClass = 'read' | 'sellback' | 'purchase' | 'listing';
+export type OperationClass = RetryClass;
 
 export function operationClass(op: Operation): OperationClass {
-  switch (op) {
-    case 'purchasePacks':
-    case 'purchaseCard':
-      return 'purchase';
-    case 'sellBack':
-      return 'sellback';
-    case 'createListing':
-    case 'deleteListing':
-      return 'listing';
-    default:
-      return 'read';
-  }
+  return OPERATIONS[op].retry;
 }
 
 /** Capped exponential backoff with "equal jitter": half fixed, half random, so it never collapses to 0. */

@@ -19,7 +19,8 @@ import {
   ServerError,
   UnauthorizedError,
 } from '../api/errors.js';
-import { ENDPOINTS, type Operation, type PartnerApi } from '../api/partner-api.js';
+import { ENDPOINTS, OPERATIONS, type Operation } from '../api/operations.js';
+import type { PartnerApi } from '../api/partner-api.js';
 import type { Category, Scope } from '../api/schemas.js';
 import { type Clock, DAY_MS, iso, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { applyRate, type Cents, toCents, toUsd } from '../core/money.js';
@@ -76,38 +77,10 @@ export interface RawRequest {
 
 type Json = Record<string, unknown>;
 
-const ACCOUNT_OPS = new Set<Operation>([
-  'purchasePacks',
-  'purchaseCard',
-  'sellBack',
-  'createListing',
-  'deleteListing',
-  'getVault',
-  'getAccount',
-]);
-const SCOPE_OF: Record<Operation, Scope | null> = {
-  purchasePacks: 'rip:packs',
-  purchaseCard: 'buy:cards',
-  sellBack: 'sell:cards',
-  createListing: 'write:listings',
-  deleteListing: 'write:listings',
-  listPacks: 'read:catalog',
-  getPackPool: 'read:catalog',
-  listShopCards: 'read:catalog',
-  getVault: 'read:account',
-  getAccount: 'read:account',
-  getIdentity: null,
-  getPurchaseReport: 'read:pulls',
-};
-
 /** Operations that can change the state (an order, a sell-back, a listing). */
-export const MUTATING_OPS: ReadonlySet<Operation> = new Set<Operation>([
-  'purchasePacks',
-  'purchaseCard',
-  'sellBack',
-  'createListing',
-  'deleteListing',
-]);
+export const MUTATING_OPS: ReadonlySet<Operation> = new Set(
+  (Object.keys(OPERATIONS) as Operation[]).filter((op) => OPERATIONS[op].mutates),
+);
 
 interface Caller {
   key: KeyState;
@@ -279,11 +252,10 @@ export class Market {
     const key = this.s.keys.get(m[1]!);
     if (!key) throw new UnauthorizedError('unknown API key');
     if (key.disabled) throw new UnauthorizedError('API key is disabled');
-    const scope = SCOPE_OF[op];
+    const { scope, linked } = OPERATIONS[op];
     if (scope && !key.scopes.has(scope)) throw new ForbiddenError(`key lacks the scope '${scope}'`);
     const account = key.accountId ? (this.s.accounts.get(key.accountId) ?? null) : null;
-    if (ACCOUNT_OPS.has(op) && !account)
-      throw new ForbiddenError('this action needs a key linked to a user account');
+    if (linked && !account) throw new ForbiddenError('this action needs a key linked to a user account');
     return { key, account };
   }
 

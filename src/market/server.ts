@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isPartnerApiError } from '../api/errors.js';
-import { API_PREFIX, type Operation } from '../api/partner-api.js';
+import { API_PREFIX, OPERATIONS, type Operation } from '../api/operations.js';
 import { type Clock, iso } from '../core/clock.js';
 import { FaultConfig } from './faults.js';
 import type { Market } from './market.js';
@@ -14,26 +14,12 @@ import { isAdvanceable } from './sim-clock.js';
 
 export const ADMIN_PREFIX = '/sim/v1';
 
-const ROUTES: Record<string, Partial<Record<string, Operation>>> = {
-  '/packs/purchase': { POST: 'purchasePacks' },
-  '/cards/purchase': { POST: 'purchaseCard' },
-  '/cards/sell-back': { POST: 'sellBack' },
-  '/listings': { POST: 'createListing', DELETE: 'deleteListing' },
-  '/catalog/packs': { GET: 'listPacks' },
-  '/catalog/packs/pool': { GET: 'getPackPool' },
-  '/catalog/cards': { GET: 'listShopCards' },
-  '/vault': { GET: 'getVault' },
-  '/account': { GET: 'getAccount' },
-  '/me': { GET: 'getIdentity' },
-  '/pulls': { GET: 'getPurchaseReport' },
-};
-const WITH_BODY = new Set<Operation>([
-  'purchasePacks',
-  'purchaseCard',
-  'sellBack',
-  'createListing',
-  'deleteListing',
-]);
+/** path → method → operation, from the operations table. */
+const ROUTES: Record<string, Partial<Record<string, Operation>>> = {};
+for (const op of Object.keys(OPERATIONS) as Operation[]) {
+  const { method, path } = OPERATIONS[op];
+  ROUTES[path] = { ...ROUTES[path], [method]: op };
+}
 
 export interface SimServerOptions {
   market: Market;
@@ -144,7 +130,7 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
     const query = parseQuery(url);
     const raw = await readBody(req, limit);
     let body: unknown;
-    if (WITH_BODY.has(op)) {
+    if (OPERATIONS[op].method !== 'GET') {
       // A bad key is reported before a bad body, as for every other request.
       market.authenticate(req.headers.authorization, op);
       body = parseJson(raw);
