@@ -3,7 +3,15 @@
  * Objects are `looseObject`: fields the spec does not list are tolerated and kept. Amounts stay USD
  * numbers here (the wire format); code converts them to cents with `toCents` where it uses them.
  */
+
 import { z } from 'zod';
+import {
+  IDEMPOTENCY_KEY_RE,
+  MAX_PACKS_PER_REQUEST,
+  MAX_SELLBACK_ITEMS,
+  MIN_PACKS_PER_REQUEST,
+  PAGE_LIMITS,
+} from './rules.js';
 
 export const CATEGORIES = ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches'] as const;
 export const RISK_LEVELS = ['chill', 'standard', 'aggressive'] as const;
@@ -308,7 +316,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 // ---------- requests ----------
 
-export const IDEMPOTENCY_KEY_RE = /^[A-Za-z0-9_-]{8,128}$/;
+export { IDEMPOTENCY_KEY_RE } from './rules.js';
 export const IdempotencyKey = z
   .string()
   .regex(IDEMPOTENCY_KEY_RE, 'must be 8 to 128 characters of A-Za-z0-9_-');
@@ -316,7 +324,7 @@ export const IdempotencyKey = z
 export const PackPurchaseRequest = z.strictObject({
   pack_type: Id,
   category: Category.optional(),
-  quantity: z.number().int().min(1).max(10).optional(),
+  quantity: z.number().int().min(MIN_PACKS_PER_REQUEST).max(MAX_PACKS_PER_REQUEST).optional(),
   risk_level: RiskLevel.optional(),
 });
 export type PackPurchaseRequest = z.infer<typeof PackPurchaseRequest>;
@@ -329,7 +337,9 @@ export type CardPurchaseRequest = z.infer<typeof CardPurchaseRequest>;
 
 export const SellBackItem = z.strictObject({ card_id: Id, pull_id: Id });
 export type SellBackItem = z.infer<typeof SellBackItem>;
-export const SellBackRequest = z.strictObject({ items: z.array(SellBackItem).min(1).max(10) });
+export const SellBackRequest = z.strictObject({
+  items: z.array(SellBackItem).min(1).max(MAX_SELLBACK_ITEMS),
+});
 export type SellBackRequest = z.infer<typeof SellBackRequest>;
 
 export const CreateListingRequest = z.strictObject({ card_id: Id, price: z.number().finite().positive() });
@@ -350,13 +360,13 @@ const pageOf = (max: number) => z.number().int().min(1).max(max).optional();
 export const ShopCardsQuery = z.strictObject({
   category: Category.optional(),
   page: z.number().int().min(1).optional(),
-  per_page: pageOf(1000),
+  per_page: pageOf(PAGE_LIMITS.shopCards.max),
 });
 export type ShopCardsQuery = z.infer<typeof ShopCardsQuery>;
 export const VaultQuery = z.strictObject({
   category: Category.optional(),
   page: z.number().int().min(1).optional(),
-  per_page: pageOf(200),
+  per_page: pageOf(PAGE_LIMITS.vault.max),
 });
 export type VaultQuery = z.infer<typeof VaultQuery>;
 
@@ -366,7 +376,7 @@ export const PurchaseReportQuery = z
     since: Timestamp.optional(),
     until: Timestamp.optional(),
     page: z.number().int().min(1).optional(),
-    per_page: pageOf(1000),
+    per_page: pageOf(PAGE_LIMITS.purchaseReport.max),
   })
   .superRefine((q, ctx) => {
     if (q.since && q.until) {

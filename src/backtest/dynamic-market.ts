@@ -6,6 +6,7 @@
  * Pools are rescored from their current contents only when they changed and at most every
  * `rescore_minutes`, like a bot that refreshes its catalog a few times an hour.
  */
+import { VALUE_LOCK_MS } from '../api/rules.js';
 import { type Band, CATEGORIES, type PackPool, type PoolCard } from '../api/schemas.js';
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
@@ -20,8 +21,6 @@ import type { Listing, PathMarket } from './path-market.js';
 import { valueGrid } from './value-grid.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
-
-const LOCK_MS = 7 * DAY_MS;
 
 /** The API's categories, in the order their value indexes draw their moves each tick. */
 const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
@@ -1086,7 +1085,7 @@ export class DynamicMarket implements PathMarket {
     const v = this.listingView;
     v.listedAt = l.listedAt;
     v.basisValueCents = l.basisCents;
-    v.lockedValueUntil = l.pulledAt + LOCK_MS;
+    v.lockedValueUntil = l.pulledAt + VALUE_LOCK_MS;
     const keep = this.keep;
     const step = this.tickMs;
     const dtDays = step / DAY_MS;
@@ -1148,7 +1147,7 @@ export class DynamicMarket implements PathMarket {
 
   /** What selling the card back pays at `at` when it is worth `valueCents` then. */
   private holdValueAt(l: Listing, at: number, valueCents: number): number {
-    const locked = at <= l.pulledAt + LOCK_MS;
+    const locked = at <= l.pulledAt + VALUE_LOCK_MS;
     return applyRate(
       locked ? l.basisCents : valueCents,
       locked ? this.rules.locked_rate : this.rules.market_rate,

@@ -3,6 +3,7 @@
  * `decidePull` (the function the runner calls) and cached in typed arrays: a backtest path then
  * looks a decision up by index instead of building a Pull object per simulated pull.
  */
+import { FRESH_WINDOW_MS, VALUE_LOCK_MS } from '../api/rules.js';
 import type { Pull } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, roundHalfAway } from '../core/money.js';
@@ -16,8 +17,6 @@ export const ACT_LIST = 1;
 export const ACT_HOLD = 2;
 
 /** The spec's fresh sell-back window: the bot sells at once, so well inside it. */
-const FRESH_WINDOW_MS = 5 * 60_000;
-const LOCK_MS = 7 * 86_400_000;
 
 export class PullPlans {
   private capacity = 64;
@@ -119,7 +118,11 @@ function syntheticPull(cents: number, sealed: boolean, now: number): Pull {
       amount: applyRate(cents, FRESH_RATE) / 100,
       rate: FRESH_RATE,
       valid_until: iso(now + FRESH_WINDOW_MS),
-      after: { amount: applyRate(cents, LATE_RATE) / 100, rate: LATE_RATE, valid_until: iso(now + LOCK_MS) },
+      after: {
+        amount: applyRate(cents, LATE_RATE) / 100,
+        rate: LATE_RATE,
+        valid_until: iso(now + VALUE_LOCK_MS),
+      },
     },
   };
 }

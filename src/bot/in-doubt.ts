@@ -5,7 +5,9 @@
  * operator. A parked intent blocks new orders of its account until evidence or `packbot orders
  * settle` resolves it; it is never re-sent blind.
  */
+
 import { iterPurchaseReport } from '../api/paginate.js';
+import { FRESH_WINDOW_MS, LATE_RATE } from '../api/rules.js';
 import type { Category, VaultEntry } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, toCents } from '../core/money.js';
@@ -26,8 +28,6 @@ import { readVault } from './vault.js';
 /** The purchase report's id of the account, learnt from a confirmed order (`account_facts`). */
 export const USER_ID_FACT = 'report_user_id';
 const DAY_MS = 86_400_000;
-/** The 0.9 window (spec: sell-back rates): the offer a pull found in the vault still has. */
-const FRESH_WINDOW_MS = 5 * 60_000;
 
 export type Resolution =
   | { status: 'confirmed'; confirmed: ConfirmedOrder; replay: boolean }
@@ -241,8 +241,8 @@ export function pullOf(v: VaultEntry): NewPull {
     buybackCents: bb ? toCents(bb.amount) : null,
     buybackRate: bb ? bb.rate : null,
     buybackValidUntil: bb ? pulledAt + FRESH_WINDOW_MS : null,
-    afterCents: bb ? applyRate(basis, 0.8) : null,
-    afterRate: bb ? 0.8 : null,
+    afterCents: bb ? applyRate(basis, LATE_RATE) : null,
+    afterRate: bb ? LATE_RATE : null,
     afterValidUntil: bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null,
     pulledAt,
   };

@@ -4,7 +4,9 @@
  * (delist + list again at the new price, same ledger listing) or delisted and sold back, as
  * `decideListing` says, timed against the sell-back value lock.
  */
+
 import { isPartnerApiError } from '../api/errors.js';
+import { VALUE_LOCK_MS } from '../api/rules.js';
 import type { VaultEntry } from '../api/schemas.js';
 import { DAY_MS } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
@@ -14,7 +16,6 @@ import { netOfFeeCents } from '../strategy/listing-model.js';
 import type { AccountContext } from './context.js';
 
 /** The spec's value lock: 7 days after acquisition the offer follows the market. */
-const LOCK_MS = 7 * DAY_MS;
 
 export interface ListingWatchOptions extends AccountContext {
   /** Told about listing proceeds (the budget's running totals). */
@@ -74,7 +75,7 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
       marketValueCents: toCents(entry.value),
       // While listed the vault shows no offer; during the lock its basis is the value at the pull.
       basisValueCents: pull?.valueCents ?? toCents(entry.value),
-      lockedValueUntil: acquiredAt + LOCK_MS,
+      lockedValueUntil: acquiredAt + VALUE_LOCK_MS,
     },
     o.strategy,
     now,

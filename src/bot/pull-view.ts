@@ -2,6 +2,7 @@
  * Rebuilds the API view of a pull from its ledger row, so a pull is decided by the same pure
  * `decidePull` whether it arrived a millisecond ago or before a restart.
  */
+import { FRESH_RATE, LATE_RATE } from '../api/rules.js';
 import type { Pull } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
@@ -34,11 +35,11 @@ export function pullFromRow(row: PullRow): Pull {
     buyback: hasOffer
       ? {
           amount: toUsd(row.buybackCents ?? 0),
-          rate: row.buybackRate ?? 0.9,
+          rate: row.buybackRate ?? FRESH_RATE,
           valid_until: iso(row.buybackValidUntil ?? 0),
           after: {
             amount: toUsd(row.afterCents ?? 0),
-            rate: row.afterRate ?? 0.8,
+            rate: row.afterRate ?? LATE_RATE,
             valid_until: iso(row.afterValidUntil ?? 0),
           },
         }

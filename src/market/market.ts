@@ -4,6 +4,7 @@
  * server calls with raw (unvalidated) input. Both go through the same code, so in-process and HTTP
  * behave identically. Errors are the classes of src/api/errors.ts.
  */
+
 import {
   CardNoLongerAvailableError,
   DailyCardLimitReachedError,
@@ -21,6 +22,7 @@ import {
 } from '../api/errors.js';
 import { ENDPOINTS, OPERATIONS, type Operation } from '../api/operations.js';
 import type { PartnerApi } from '../api/partner-api.js';
+import { PAGE_LIMITS, REPORT_DEFAULT_WINDOW_MS, REPORT_MAX_WINDOW_MS } from '../api/rules.js';
 import type { Category, Scope } from '../api/schemas.js';
 import { type Clock, DAY_MS, iso, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { applyRate, type Cents, toCents, toUsd } from '../core/money.js';
@@ -724,7 +726,13 @@ export class Market {
     const s = this.s;
     const category = v.category(q.category);
     const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(q.per_page, 'per_page', 500, 1, 1000);
+    const perPage = v.queryInt(
+      q.per_page,
+      'per_page',
+      PAGE_LIMITS.shopCards.default,
+      1,
+      PAGE_LIMITS.shopCards.max,
+    );
     const all = [...s.inv.shop[category]].map((slot) => s.inv.cards[slot]!);
     all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -745,7 +753,7 @@ export class Market {
     const s = this.s;
     const category = v.category(q.category);
     const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(q.per_page, 'per_page', 100, 1, 200);
+    const perPage = v.queryInt(q.per_page, 'per_page', PAGE_LIMITS.vault.default, 1, PAGE_LIMITS.vault.max);
     const account = caller.account!;
     const now = this.now();
     const held: { c: CardRec; acq: Acquisition }[] = [];
@@ -826,11 +834,17 @@ export class Market {
     const untilQ = v.timestamp(q.until, 'until');
     const sinceQ = v.timestamp(q.since, 'since');
     const until = untilQ ?? now;
-    const since = sinceQ ?? until - 7 * DAY_MS;
+    const since = sinceQ ?? until - REPORT_DEFAULT_WINDOW_MS;
     if (since > until) throw v.bad('inverted window: since is after until');
-    if (until - since > 31 * DAY_MS) throw v.bad('window is longer than 31 days');
+    if (until - since > REPORT_MAX_WINDOW_MS) throw v.bad('window is longer than 31 days');
     const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(q.per_page, 'per_page', 500, 1, 1000);
+    const perPage = v.queryInt(
+      q.per_page,
+      'per_page',
+      PAGE_LIMITS.purchaseReport.default,
+      1,
+      PAGE_LIMITS.purchaseReport.max,
+    );
     const rows = this.s.report.filter(
       (r) => r.at >= since && r.at <= until && r.amountCents > 0 && !r.internal,
     );

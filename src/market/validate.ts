@@ -4,6 +4,7 @@
  */
 
 import { BadRequestError } from '../api/errors.js';
+import { MAX_PACKS_PER_REQUEST, MIN_PACKS_PER_REQUEST } from '../api/rules.js';
 import {
   CATEGORIES,
   type Category,
@@ -77,7 +78,7 @@ export function packPurchase(body: unknown): PackPurchaseInput {
   return {
     pack_type: requiredString(b.pack_type, 'pack_type'),
     category: category(b.category),
-    quantity: intInRange(b.quantity, 'quantity', 1, 1, 10),
+    quantity: intInRange(b.quantity, 'quantity', 1, MIN_PACKS_PER_REQUEST, MAX_PACKS_PER_REQUEST),
     risk_level: riskLevel(b.risk_level),
   };
 }

@@ -3,7 +3,20 @@
  * boundary); the market converts them to cents. Every field has a default, so a world file only
  * states what it changes. Choices where the spec says "not shown" live under `rules`.
  */
+
 import { z } from 'zod';
+import {
+  CARD_FEE_USD,
+  DEFAULT_MAX_PACKS_PER_DAY,
+  DEFAULT_MIN_SECONDS_BETWEEN_PURCHASES,
+  FRESH_RATE,
+  FRESH_WINDOW_MS,
+  LATE_RATE,
+  MAX_LISTING_MULTIPLE,
+  MAX_PACKS_PER_REQUEST,
+  MIN_PACKS_PER_REQUEST,
+  VALUE_LOCK_DAYS,
+} from '../api/rules.js';
 import { CATEGORIES, REPORT_SOURCES, RISK_LEVELS, RiskLevel, SCOPES, Timestamp } from '../api/schemas.js';
 
 export const WORLD_FORMAT = 'packbot.world/v1';
@@ -81,7 +94,12 @@ export const PackSpec = z
     pack_type: z.string().min(1),
     name: z.string().min(1),
     price: Usd,
-    max_quantity: z.number().int().min(1).max(10).default(10),
+    max_quantity: z
+      .number()
+      .int()
+      .min(MIN_PACKS_PER_REQUEST)
+      .max(MAX_PACKS_PER_REQUEST)
+      .default(MAX_PACKS_PER_REQUEST),
     available: z.boolean().default(true),
     reason: z.string().optional().describe('shown when available is false'),
     purchasable: z.boolean().default(true).describe('false: omitted from the list, 404 on the pool'),
@@ -161,20 +179,20 @@ export const DynamicsSpec = z.strictObject({
 });
 
 export const RulesSpec = z.strictObject({
-  fresh_rate: Prob.default(0.9),
-  fresh_window_seconds: Int.default(300),
-  locked_rate: Prob.default(0.8),
-  lock_days: Int.default(7),
-  market_rate: Prob.default(0.8),
-  purchased_card_rate: Prob.default(0.8).describe('sell-back rate of cards bought with card purchase'),
-  max_packs_per_day: Int.default(100),
-  min_seconds_between_purchases: Int.default(60),
-  card_fee: Usd.default(1),
+  fresh_rate: Prob.default(FRESH_RATE),
+  fresh_window_seconds: Int.default(FRESH_WINDOW_MS / 1000),
+  locked_rate: Prob.default(LATE_RATE),
+  lock_days: Int.default(VALUE_LOCK_DAYS),
+  market_rate: Prob.default(LATE_RATE),
+  purchased_card_rate: Prob.default(LATE_RATE).describe('sell-back rate of cards bought with card purchase'),
+  max_packs_per_day: Int.default(DEFAULT_MAX_PACKS_PER_DAY),
+  min_seconds_between_purchases: Int.default(DEFAULT_MIN_SECONDS_BETWEEN_PURCHASES),
+  card_fee: Usd.default(CARD_FEE_USD),
   card_daily_count_cap: Int.default(20),
   card_daily_spend_cap: Usd.default(5000).describe('card prices (fee excluded) per account per UTC day'),
   card_purchase_speed_limited: z.boolean().default(false),
   marketplace_min_price: Usd.default(1).describe('listing price must be strictly above this'),
-  max_listing_multiple: z.number().min(1).default(2),
+  max_listing_multiple: z.number().min(1).default(MAX_LISTING_MULTIPLE),
   seller_fee_rate: Prob.default(0.05),
   max_body_bytes: z.number().int().min(256).default(65536),
 });

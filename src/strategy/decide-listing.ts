@@ -5,6 +5,7 @@
  * and a market above it makes the end of the lock worth waiting for.
  */
 
+import { MAX_LISTING_MULTIPLE } from '../api/rules.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import type { Cents } from '../core/money.js';
 import { fixed } from './cents.js';
@@ -79,7 +80,9 @@ function repriceReason(strategy: Strategy, steps: number, markup: number): strin
 /** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
 function priceHolds(priceCents: number, marketCents: number, markup: number, floorCents: Cents): boolean {
   const target = priceWithinRules(marketCents, markup, floorCents);
-  return target !== null && priceCents <= 2 * marketCents && nearTarget(target, priceCents);
+  return (
+    target !== null && priceCents <= MAX_LISTING_MULTIPLE * marketCents && nearTarget(target, priceCents)
+  );
 }
 
 /** Moves under 1% are ignored so that market noise does not churn the listing. */

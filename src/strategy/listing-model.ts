@@ -3,13 +3,13 @@
  * that a listing at that price sells within `max_days`. The spec sets the rules (at most 2 × market
  * value, above an unpublished minimum); the fill model is our assumption, a strategy parameter.
  */
+import { MAX_LISTING_MULTIPLE } from '../api/rules.js';
 import { type Cents, toCents } from '../core/money.js';
 import { fastRound } from './cents.js';
 import type { FillModel, Strategy } from './strategy-schema.js';
 
-/** Sell-back rates of the spec: 0.9 within 5 minutes of the pull, 0.8 afterwards. */
-export const FRESH_RATE = 0.9;
-export const LATE_RATE = 0.8;
+/** Sell-back rates of the spec (src/api/rules.ts): 0.9 within 5 minutes of the pull, 0.8 afterwards. */
+export { FRESH_RATE, LATE_RATE } from '../api/rules.js';
 
 /**
  * `markup × market value` rounded to the cent, capped at 2 × market value and kept strictly above
@@ -23,7 +23,7 @@ export function listingPriceCents(marketCents: number, markup: number, strategy:
 export const minListingCents = (strategy: Strategy): Cents => toCents(strategy.sell.list.min_price_usd) + 1;
 
 export function priceWithinRules(marketCents: number, markup: number, floorCents: Cents): Cents | null {
-  const cap = Math.floor(2 * marketCents + 1e-9);
+  const cap = Math.floor(MAX_LISTING_MULTIPLE * marketCents + 1e-9);
   if (cap < floorCents) return null;
   return Math.max(floorCents, Math.min(fastRound(markup * marketCents), cap));
 }
