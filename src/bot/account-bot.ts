@@ -50,7 +50,14 @@ export class AccountBot {
   readonly sell: SellSide;
   readonly executor: PurchaseExecutor;
   private account: AccountView | undefined;
-  private pools: { pools: PackPool[]; maxQuantity: Map<string, number>; readAt: number } | undefined;
+  private pools:
+    | {
+        pools: PackPool[];
+        maxQuantity: Map<string, number>;
+        listPriceCents: Map<string, number>;
+        readAt: number;
+      }
+    | undefined;
   private lastPurchaseAt: number | null = null;
   private readonly openAbort = new AbortController();
   private readonly allAbort = new AbortController();
@@ -166,6 +173,7 @@ export class AccountBot {
       account.balanceCents,
       metrics,
       log,
+      pools.listPriceCents,
     );
     const decision = decideOpen(
       {

@@ -8,6 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { ENDPOINTS } from '../api/partner-api.js';
 import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
+import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
 
 export const PREFIX = 'packbot_';
 export const OTHER = 'other';
@@ -17,6 +18,7 @@ export const MAX_PACK_TYPES = 64;
 const CATEGORY_SET = new Set<string>(CATEGORIES);
 const RISK_SET = new Set<string>(RISK_LEVELS);
 const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
+const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
 export type StatusLabel = '2xx' | '3xx' | '4xx' | '5xx' | 'transport' | 'other';
@@ -118,6 +120,12 @@ export class Metrics {
     help: 'Cards the ledger and the vault disagree on, at the last reconciliation',
     registers: [this.registry],
   });
+  readonly poolRejectedTotal = new Counter({
+    name: `${PREFIX}pool_rejected_total`,
+    help: 'Pool reads scored and never opened because their prices failed the integrity check, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly pausedGauge = new Gauge({
     name: `${PREFIX}paused`,
     help: '1 while opening packs is paused by the kill switch, else 0',
@@ -197,6 +205,11 @@ export class Metrics {
   reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {
     this.reconcileBalanceDriftUsd.set(usd(balanceDriftCents));
     this.reconcileVaultDriftCards.set(vaultDriftCards);
+  }
+
+  /** One pool read rejected by the price integrity check (reason from INTEGRITY_REASONS). */
+  poolRejected(reason: string): void {
+    this.poolRejectedTotal.inc({ reason: INTEGRITY_SET.has(reason) ? reason : OTHER });
   }
 
   paused(on: boolean): void {
