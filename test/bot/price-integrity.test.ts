@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { createPaperMarket } from '../../src/bot/paper-market.js';
 import { DAY_MS, utcDay, VirtualClock } from '../../src/core/clock.js';
 import { driveUntil, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
 
@@ -152,4 +153,17 @@ describe('a pool whose price disagrees with the pack list', () => {
     for (const reason of ['price_not_positive', 'price_mismatch', 'band_bounds', 'ev_gap'])
       expect(await rejected(f, reason)).toBe(0);
   }, 20_000);
+});
+
+describe('the dry-run paper market', () => {
+  it('charges the pack list price, not the price a pool reports', async () => {
+    const virtual = new VirtualClock(START);
+    const f = fixture({ clock: virtual, world: world() });
+    const paper = await createPaperMarket(lyingPool(f.api, 0).api, f.strategy, virtual);
+    const answer = await paper.purchasePacks(
+      { pack_type: 'premium', category: 'pokemon', risk_level: 'standard', quantity: 2 },
+      'pb_paper_test_key_00000000',
+    );
+    expect(answer.total_charged).toBe(300);
+  });
 });
