@@ -22,6 +22,11 @@
  * boundary. `growth` (E log of the balance after opening) needs every outcome, not a sum: it is
  * computed exactly, over the cards' terms as they were when the row was made, only when the
  * decision needs it (Kelly sizing of an open-worthy pool) or the row's `growth` is read.
+ *
+ * One deliberate difference: the price integrity check's band-bounds and EV-gap part
+ * (`checkPoolData`) is made once per view, at its first row, not at every row. In the dynamic
+ * market a view's `expected_value` is the snapshot's and does not follow the cards, so a later
+ * gap would be the simulation's, not the service's.
  */
 import type { Band, PackPool, PoolCard } from '../api/schemas.js';
 import { fastCents } from './cents.js';
