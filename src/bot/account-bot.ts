@@ -56,7 +56,14 @@ export class AccountBot {
   readonly executor: PurchaseExecutor;
   readonly inDoubt: InDoubtResolver;
   private account: AccountView | undefined;
-  private pools: { pools: PackPool[]; maxQuantity: Map<string, number>; readAt: number } | undefined;
+  private pools:
+    | {
+        pools: PackPool[];
+        maxQuantity: Map<string, number>;
+        listPriceCents: Map<string, number>;
+        readAt: number;
+      }
+    | undefined;
   private lastPurchaseAt: number | null = null;
   private readonly openAbort = new AbortController();
   private readonly allAbort = new AbortController();
@@ -192,6 +199,7 @@ export class AccountBot {
       account.balanceCents,
       metrics,
       log,
+      pools.listPriceCents,
     );
     const decision = decideOpen(
       {

@@ -31,13 +31,19 @@ export function accountView(a: Account, readAt: number): AccountView {
   };
 }
 
-/** Reads every pool the strategy could open (available packs, its risk levels). */
-export async function readPools(
-  api: PartnerApi,
-  strategy: Strategy,
-): Promise<{ pools: PackPool[]; maxQuantity: Map<string, number> }> {
+export interface PoolsRead {
+  pools: PackPool[];
+  /** `category/pack_type` → the pack list's `max_quantity`. */
+  maxQuantity: Map<string, number>;
+  /** `category/pack_type` → the pack list's `price` in cents: what is charged (spec). */
+  listPriceCents: Map<string, number>;
+}
+
+/** Reads every pool the strategy could open (available packs, its risk levels), with the pack list. */
+export async function readPools(api: PartnerApi, strategy: Strategy): Promise<PoolsRead> {
   const pools: PackPool[] = [];
   const maxQuantity = new Map<string, number>();
+  const listPriceCents = new Map<string, number>();
   const { categories, include, exclude, risk_levels } = strategy.packs;
   for (const category of categories) {
     const list = await api.listPacks({ category });
@@ -46,15 +52,23 @@ export async function readPools(
       if (exclude.includes(pack.pack_type)) continue;
       if (include.length > 0 && !include.includes(pack.pack_type)) continue;
       maxQuantity.set(`${category}/${pack.pack_type}`, pack.max_quantity);
+      listPriceCents.set(`${category}/${pack.pack_type}`, toCents(pack.price));
       for (const risk of pack.risk_levels) {
         if (!(risk_levels as readonly string[]).includes(risk)) continue;
         pools.push(await api.getPackPool({ pack_type: pack.pack_type, category, risk_level: risk }));
       }
     }
   }
-  return { pools, maxQuantity };
+  return { pools, maxQuantity, listPriceCents };
 }
 
+/** Pool reads whose rejections were counted: a read is scored at every slot, counted once. */
+const counted = new WeakSet<readonly PackPool[]>();
+
+/**
+ * Scores one pool read. Without `listPriceCents` (a caller that did not read the pack list) the
+ * pools are checked against themselves only.
+ */
 export function scoreView(
   pools: readonly PackPool[],
   maxQuantity: ReadonlyMap<string, number>,
@@ -62,13 +76,26 @@ export function scoreView(
   balanceCents: number,
   metrics: Metrics,
   log: Logger,
+  listPriceCents?: ReadonlyMap<string, number>,
 ): ScoreRow[] {
   const rows = scorePools(pools, strategy, {
     balanceCents,
     maxQuantity: (c, p) => maxQuantity.get(`${c}/${p}`),
+    ...(listPriceCents ? { listPriceCents: (c: string, p: string) => listPriceCents.get(`${c}/${p}`) } : {}),
     onSkip: (pool, e) => log.debug({ pack_type: pool.pack_type, risk: pool.risk_level }, e.message),
   });
   metrics.setKnownPackTypes(rows.map((r) => r.pack_type));
+  if (!counted.has(pools)) {
+    counted.add(pools);
+    for (const r of rows)
+      if (r.decision.action === 'wait' && r.decision.integrity) {
+        metrics.poolRejected(r.decision.integrity);
+        log.warn(
+          { category: r.category, pack_type: r.pack_type, risk: r.risk_level, reason: r.decision.integrity },
+          `pool not opened: ${r.decision.reason}`,
+        );
+      }
+  }
   for (const r of rows)
     if (r.realized_ev_ratio !== null)
       metrics.packEv(r.category, r.pack_type, r.risk_level, r.realized_ev_ratio);

@@ -27,7 +27,12 @@ export async function createPaperMarket(
   options: { seed?: number } = {},
 ): Promise<PaperMarket> {
   const account = await real.getAccount();
-  const { pools } = await readPools(real, strategy);
+  const read = await readPools(real, strategy);
+  // Paper orders are charged what the real service charges: the pack list's price (spec).
+  const pools = read.pools.map((p) => {
+    const list = read.listPriceCents.get(`${p.category}/${p.pack_type}`);
+    return list === undefined ? p : { ...p, price: list / 100 };
+  });
   const world = worldFromSnapshot(
     { format: SNAPSHOT_FORMAT, taken_at: iso(clock.now()), source: 'dry-run', account, pools },
     // Other buyers are not simulated: the paper market changes only by our own paper orders.

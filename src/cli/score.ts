@@ -24,6 +24,8 @@ interface Inputs {
   pools: PackPool[];
   balanceCents: number | undefined;
   maxQuantity: Map<string, number>;
+  /** `category/pack_type` → the pack list's price in cents; empty for a snapshot (pools only). */
+  listPriceCents: Map<string, number>;
   strategyPath: string | undefined;
 }
 
@@ -33,6 +35,7 @@ function fromSnapshot(file: string): Inputs {
     pools: [...snap.pools],
     balanceCents: snap.account ? toCents(snap.account.balance) : undefined,
     maxQuantity: new Map(),
+    listPriceCents: new Map(),
     strategyPath: undefined,
   };
 }
@@ -45,15 +48,17 @@ export async function readPools(
   const account = await api.getAccount();
   const pools: PackPool[] = [];
   const maxQuantity = new Map<string, number>();
+  const listPriceCents = new Map<string, number>();
   for (const category of categories) {
     const list = await api.listPacks({ category });
     for (const pack of list.packs) {
       maxQuantity.set(`${category}/${pack.pack_type}`, pack.max_quantity);
+      listPriceCents.set(`${category}/${pack.pack_type}`, toCents(pack.price));
       for (const risk_level of pack.risk_levels)
         pools.push(await api.getPackPool({ pack_type: pack.pack_type, category, risk_level }));
     }
   }
-  return { pools, balanceCents: toCents(account.balance), maxQuantity };
+  return { pools, balanceCents: toCents(account.balance), maxQuantity, listPriceCents };
 }
 
 /** Loads the bot config (no IO beyond the file) and the account whose key and strategy it names. */
@@ -105,6 +110,7 @@ export function scoreInputs(inputs: Inputs, strategy: Strategy, category: Catego
   const pools = category ? inputs.pools.filter((p) => p.category === category) : inputs.pools;
   const ctx: ScoreContext = {
     maxQuantity: (c, p) => inputs.maxQuantity.get(`${c}/${p}`),
+    listPriceCents: (c, p) => inputs.listPriceCents.get(`${c}/${p}`),
     onSkip: (pool, e) =>
       process.stderr.write(`packbot: skipped ${pool.category}/${pool.pack_type}: ${e.message}\n`),
   };

@@ -8,6 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { ENDPOINTS } from '../api/partner-api.js';
 import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
+import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
 
 export const PREFIX = 'packbot_';
 export const OTHER = 'other';
@@ -17,6 +18,7 @@ export const MAX_PACK_TYPES = 64;
 const CATEGORY_SET = new Set<string>(CATEGORIES);
 const RISK_SET = new Set<string>(RISK_LEVELS);
 const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
+const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
 export type StatusLabel = '2xx' | '3xx' | '4xx' | '5xx' | 'transport' | 'other';
@@ -123,6 +125,12 @@ export class Metrics {
     help: 'Vault cards that are not from any of our orders (opened outside the bot), at the last reconciliation',
     registers: [this.registry],
   });
+  readonly poolRejectedTotal = new Counter({
+    name: `${PREFIX}pool_rejected_total`,
+    help: 'Pool reads scored and never opened because their prices failed the integrity check, by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly pausedGauge = new Gauge({
     name: `${PREFIX}paused`,
     help: '1 while opening packs is paused by the kill switch, else 0',
@@ -206,6 +214,11 @@ export class Metrics {
 
   vaultUnknownCards(n: number): void {
     this.vaultUnknownCardsGauge.set(n);
+  }
+
+  /** One pool read rejected by the price integrity check (reason from INTEGRITY_REASONS). */
+  poolRejected(reason: string): void {
+    this.poolRejectedTotal.inc({ reason: INTEGRITY_SET.has(reason) ? reason : OTHER });
   }
 
   paused(on: boolean): void {

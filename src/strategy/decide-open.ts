@@ -49,6 +49,12 @@ export type OpenDecision =
     }
   | { action: 'wait'; reason: string; until?: number };
 
+/** The price budgets are checked at: the larger of the two the service showed (pool and list). */
+export function budgetPrice(row: Pick<ScoreRow, 'price' | 'list_price'>): Cents {
+  const pool = toCents(row.price);
+  return row.list_price === null ? pool : Math.max(pool, toCents(row.list_price));
+}
+
 export function decideOpen(
   state: OpenState,
   rows: readonly ScoreRow[],
@@ -77,9 +83,12 @@ export function decideOpen(
   let bestPrice = 0;
   for (const row of rows) {
     if (row.decision.action !== 'open') continue;
+    const price = budgetPrice(row);
+    // Defence in depth (the scorer already waits on such a row): a free pack is a wrong price,
+    // and would make the affordable quantity unbounded.
+    if (!(price > 0)) continue;
     headroom ??= spendHeadroom(state, strategy);
-    const price = toCents(row.price);
-    const affordable = price > 0 ? Math.floor(headroom.cents / price) : Number.POSITIVE_INFINITY;
+    const affordable = Math.floor(headroom.cents / price);
     const quantity = Math.min(row.decision.quantity, state.packsLeftToday, affordable);
     if (quantity >= 1 && (best === undefined || compareRows(row, best) < 0)) {
       best = row;

@@ -22,10 +22,16 @@
  * boundary. `growth` (E log of the balance after opening) needs every outcome, not a sum: it is
  * computed exactly, over the cards' terms as they were when the row was made, only when the
  * decision needs it (Kelly sizing of an open-worthy pool) or the row's `growth` is read.
+ *
+ * One deliberate difference: the price integrity check's band-bounds and EV-gap part
+ * (`checkPoolData`) is made once per view, at its first row, not at every row. In the dynamic
+ * market a view's `expected_value` is the snapshot's and does not follow the cards, so a later
+ * gap would be the simulation's, not the service's.
  */
 import type { Band, PackPool, PoolCard } from '../api/schemas.js';
 import { fastCents } from './cents.js';
 import { FRESH_RATE } from './listing-model.js';
+import { checkPoolData, type IntegrityIssue } from './pool-integrity.js';
 import { compilePolicy, newScratch, sealedValueCents } from './pull-policy.js';
 import { type RealizedStats, rowFromStats, type ScoreContext, type ScoreRow } from './score.js';
 import type { Strategy } from './strategy-schema.js';
@@ -208,6 +214,11 @@ export class IncrementalScorer {
   /** Whether any card was added with a slot (else slots and positions are not kept: positional use). */
   private bySlot = false;
   private pos: Int32Array[];
+  /**
+   * Each view's band-bounds and EV-gap check, made at its first row (shared with clones): once per
+   * pool, off the hot path. The EV it compares is the cards' EV then, i.e. the snapshot's.
+   */
+  private readonly dataIssues: WeakMap<PackPool, IntegrityIssue | null>;
 
   /**
    * @param template metadata and bands (their order, odds and kinds) of the pool; its cards are
@@ -228,6 +239,7 @@ export class IncrementalScorer {
     this.stale = new Uint8Array(n);
     this.expectedSum = new Float64Array(n);
     this.count = new Int32Array(n);
+    this.dataIssues = copyOf ? copyOf.dataIssues : new WeakMap();
     this.values = copyOf
       ? copyOf.values
       : template.bands.map((b) => new BandValues(this.table, b.is_consolation, this.priceCents));
@@ -583,8 +595,14 @@ export class IncrementalScorer {
     };
     let drawableCards = 0;
     for (let b = 0; b < bands.length; b++) if (bands[b]!.odds > 0) drawableCards += this.count[b]!;
+    let dataIssue = this.dataIssues.get(view);
+    if (dataIssue === undefined) {
+      dataIssue = checkPoolData(view, { evLoCents: ev, evHiCents: ev }, this.strategy.open.max_ev_gap_ratio);
+      this.dataIssues.set(view, dataIssue);
+    }
     const dist = {
       drawableCards,
+      dataIssue,
       evCents: ev,
       evLoCents: ev,
       evHiCents: ev,

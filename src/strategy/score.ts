@@ -8,10 +8,18 @@ import { type Cents, roundHalfAway, toCents } from '../core/money.js';
 import { fixed3 } from './cents.js';
 import { EmptyPoolError, KIND_SEALED, type PullDistribution, pullDistribution } from './distribution.js';
 import { FRESH_RATE } from './listing-model.js';
+import { checkPoolData, checkPrices, type IntegrityIssue, type IntegrityReason } from './pool-integrity.js';
 import { compilePolicy, newScratch, sealedValueCents } from './pull-policy.js';
 import type { Strategy } from './strategy-schema.js';
 
-export type RowDecision = { action: 'open'; quantity: number } | { action: 'wait'; reason: string };
+export type RowDecision =
+  | { action: 'open'; quantity: number }
+  | {
+      action: 'wait';
+      reason: string;
+      /** Set when the pool failed its price integrity check (pool-integrity.ts). */
+      integrity?: IntegrityReason;
+    };
 
 export interface ScoreRow {
   category: string;
@@ -19,8 +27,10 @@ export interface ScoreRow {
   name: string;
   risk_level: string;
   available: boolean;
-  /** USD per pack. */
+  /** USD per pack, as the pool says. */
   price: number;
+  /** USD per pack in the pack list (what is charged), null when the list was not read. */
+  list_price: number | null;
   /** Expected market value of one pull, USD. */
   ev: number;
   ev_ratio: number | null;
@@ -59,6 +69,8 @@ export interface ScoreContext {
   balanceCents?: number;
   /** The pack's `max_quantity` from the pack list, when known. */
   maxQuantity?: (category: string, packType: string) => number | undefined;
+  /** The pack's `price` from the pack list in cents (what is charged), when known. */
+  listPriceCents?: (category: string, packType: string) => number | undefined;
   /** Called for a pool that cannot be scored (e.g. empty); without it such a pool throws. */
   onSkip?: (pool: PackPool, error: EmptyPoolError) => void;
 }
@@ -169,6 +181,11 @@ export type DistributionSummary = Pick<
 > & {
   /** Cards a pull can take (bands with odds > 0); default: Σ of the pool's `hittable_cards`. */
   drawableCards?: number;
+  /**
+   * The pool's band-bounds and EV-gap check (`checkPoolData`), when the caller has it already
+   * (the incremental scorer checks each pool once); default: checked here.
+   */
+  dataIssue?: IntegrityIssue | null;
 };
 
 /** Cards the pool's bands with odds > 0 hold, as the pool reports them. */
@@ -198,6 +215,12 @@ export function rowFromStats(
   growthOnDemand = true,
 ): ScoreRow {
   const price = toCents(pool.price);
+  const listPrice = ctx.listPriceCents?.(pool.category, pool.pack_type);
+  const issue =
+    checkPrices(price, listPrice) ??
+    (dist.dataIssue !== undefined
+      ? dist.dataIssue
+      : checkPoolData(pool, dist, strategy.open.max_ev_gap_ratio));
   const realizedVar = Math.max(0, stats.ex2 - stats.mean * stats.mean);
   const server = toCents(pool.expected_value);
   const ev = roundHalfAway(dist.evCents);
@@ -234,6 +257,7 @@ export function rowFromStats(
     kelly,
     lazyGrowth ? growthSign : 0,
     dist.drawableCards ?? drawableCardsOf(pool),
+    issue,
   );
   if (growth !== undefined || !growthOnDemand)
     return {
@@ -243,6 +267,7 @@ export function rowFromStats(
       risk_level: pool.risk_level,
       available: pool.available,
       price: usd(price),
+      list_price: listPrice === undefined ? null : usd(listPrice),
       ev: usd(ev),
       ev_ratio: ratio(dist.evCents, price),
       server_expected_value: usd(server),
@@ -272,6 +297,7 @@ export function rowFromStats(
     risk_level: pool.risk_level,
     available: pool.available,
     price: usd(price),
+    list_price: listPrice === undefined ? null : usd(listPrice),
     ev: usd(ev),
     ev_ratio: ratio(dist.evCents, price),
     server_expected_value: usd(server),
@@ -315,11 +341,14 @@ function decide(
   kelly: number | null,
   growthSign: number,
   cards: number,
+  issue: IntegrityIssue | null,
 ): RowDecision {
   const wait = (reason: string): RowDecision => ({ action: 'wait', reason });
   const excluded = excludedBy(pool, strategy);
   if (excluded) return wait(excluded);
   if (!pool.available) return wait('pack unavailable');
+  // Before any economics: with a wrong price the EV ratio and the sizing below mean nothing.
+  if (issue) return { action: 'wait', reason: `price integrity: ${issue.message}`, integrity: issue.reason };
   if (estimated && !strategy.open.allow_estimated) return wait('pool truncated (estimated) and not allowed');
   const min = strategy.open.min_ev_ratio;
   if (price > 0 && mean < min * price) {

@@ -98,6 +98,14 @@ export const StrategyFile = z.strictObject({
         .boolean()
         .default(true)
         .describe('open truncated pools (decided on the lower bound of their value)'),
+      max_ev_gap_ratio: z
+        .number()
+        .finite()
+        .nonnegative()
+        .default(0.5)
+        .describe(
+          "never open a pool whose expected_value is further from its cards' EV than this share of the larger (and 1 USD)",
+        ),
       cooldown_seconds: z
         .number()
         .int()

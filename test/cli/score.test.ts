@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScoreRow } from '../../src/strategy/score.js';
 import { runCli } from './run-cli.js';
@@ -98,5 +101,36 @@ describe('packbot score --snapshot --json', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('packbot score on a pool that prices its pack at 0', () => {
+  it('shows the row waiting on price integrity, in the table and in --json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'score-'));
+    try {
+      const snap = JSON.parse(readFileSync(SNAP, 'utf8')) as {
+        pools: { pack_type: string; risk_level: string; price: number }[];
+      };
+      for (const p of snap.pools) if (p.pack_type === 'starter' && p.risk_level === 'standard') p.price = 0;
+      const file = join(dir, 'free.json');
+      writeFileSync(file, JSON.stringify(snap));
+      const json = await runCli(['score', '--snapshot', file, '--strategy', HAND, '--json']);
+      expect(json.code).toBe(0);
+      const rows = JSON.parse(json.stdout) as ScoreRow[];
+      const free = rows.find((r) => r.pack_type === 'starter' && r.risk_level === 'standard')!;
+      expect(free.decision).toEqual({
+        action: 'wait',
+        reason: 'price integrity: pool price 0.00 USD is not positive',
+        integrity: 'price_not_positive',
+      });
+      // The honest risk level of the same pack is untouched.
+      expect(
+        rows.find((r) => r.pack_type === 'starter' && r.risk_level === 'aggressive')!.decision.action,
+      ).toBe('open');
+      const table = await runCli(['score', '--snapshot', file, '--strategy', HAND]);
+      expect(table.stdout).toMatch(/starter.*wait: price integrity: pool price 0\.00 USD is not positive/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -133,6 +133,60 @@ describe('decideOpen', () => {
   });
 });
 
+describe('decideOpen with untrustworthy prices (defence in depth: rows as if the scorer were bypassed)', () => {
+  // `good` is 10 USD a pack, open x5; the daily cap is 500 USD.
+  const priced = (price: number, list_price: number | null): ScoreRow => ({
+    ...good,
+    pack_type: 'odd',
+    price,
+    list_price,
+    score: 99, // ranked before `good`
+    decision: { action: 'open', quantity: 10 },
+  });
+  it.each<[string, ScoreRow, OpenState, object]>([
+    ['pool price 0: never opened, the honest row is', priced(0, null), state(), { pack_type: 'chase-top' }],
+    [
+      'pool price 0, list 150: budgeted at 150 (3 packs within 500 USD, not 10)',
+      priced(0, 150),
+      state(),
+      { pack_type: 'odd', quantity: 3, priceCents: 15_000 },
+    ],
+    ['negative price: never opened', priced(-5, null), state(), { pack_type: 'chase-top' }],
+    ['list price 0 and pool 0: never opened', priced(0, 0), state(), { pack_type: 'chase-top' }],
+    [
+      'pool 1.50 but list 150: sized and priced at 150',
+      priced(1.5, 150),
+      state({ spentTodayCents: 20_000 }),
+      { pack_type: 'odd', quantity: 2, priceCents: 15_000 },
+    ],
+    [
+      'list 1.50 but pool 150: sized and priced at 150',
+      priced(150, 1.5),
+      state({ spentTodayCents: 20_000 }),
+      { pack_type: 'odd', quantity: 2, priceCents: 15_000 },
+    ],
+    [
+      'pool 1.50 but list 150, no room for one at 150: the cheaper honest row',
+      priced(1.5, 150),
+      state({ spentTodayCents: 40_000 }),
+      { pack_type: 'chase-top', quantity: 5 },
+    ],
+    [
+      'equal prices: as before',
+      priced(150, 150),
+      state(),
+      { pack_type: 'odd', quantity: 3, priceCents: 15_000 },
+    ],
+  ])('%s', (_name, row, st, expected) => {
+    expect(decideOpen(st, [row, good], s, NOW)).toMatchObject({ action: 'open', ...expected });
+  });
+
+  it('waits rather than open a free pack when it is the only open row', () => {
+    const d = decideOpen(state(), [priced(0, null)], s, NOW);
+    expect(d.action).toBe('wait');
+  });
+});
+
 describe('openStateFromAccount', () => {
   it('takes limits and balance from the account body, totals from the caller', () => {
     const st = openStateFromAccount(

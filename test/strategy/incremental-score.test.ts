@@ -113,7 +113,13 @@ function randomValue(rng: Rng, band: number): number {
     : b.min + rng.int(b.max - b.min + 1);
 }
 
-const STRATEGIES: [string, Strategy][] = [
+/**
+ * The templates' `expected_value` (31.5) is arbitrary and the cards random: the EV-gap check is off
+ * here (a ratio of 1 never trips), so the rows exercise the economics. It has its own tests below.
+ */
+const noEvGap = (s: Strategy): Strategy => ({ ...s, open: { ...s.open, max_ev_gap_ratio: 1 } });
+
+const STRATEGIES: [string, Strategy][] = (<[string, Strategy][]>[
   ['defaults', strategy()],
   [
     'kelly lists 25+',
@@ -126,7 +132,7 @@ const STRATEGIES: [string, Strategy][] = [
     'fixed, no listing',
     strategy({ open: { min_ev_ratio: 0, sizing: 'fixed' }, sell: { threshold_usd: 1e6 } }),
   ],
-];
+]).map(([name, s]) => [name, noEvGap(s)]);
 
 describe('IncrementalScorer', () => {
   for (const [name, s] of STRATEGIES)
@@ -347,5 +353,53 @@ describe('IncrementalScorer', () => {
       const ctx = balance === undefined ? {} : { balanceCents: balance };
       expectSameRow(scorer.row(ctx)!, scorePool(pool, s, ctx), pool, s, balance);
     }
+  });
+});
+
+describe('IncrementalScorer price integrity (checked once per pool view, at its first row)', () => {
+  const s = strategy({ open: { sizing: 'fixed', min_ev_ratio: 0 } });
+  /** Commons of 2.00 USD only: EV 2.00 a pull. */
+  const stocked = (t: PackPool): IncrementalScorer => {
+    const scorer = new IncrementalScorer(
+      { ...t, bands: t.bands.map((b, i) => ({ ...b, odds: i === 0 ? 1 : 0 })) },
+      s,
+    );
+    for (let k = 0; k < 5; k++) scorer.add(0, k, 200);
+    return scorer;
+  };
+  const decision = (x: IncrementalScorer) => x.row({})!.decision;
+
+  it.each<[string, Partial<PackPool>, string | null]>([
+    ['honest', { expected_value: 2 }, null],
+    ['price 0', { price: 0, expected_value: 2 }, 'price_not_positive'],
+    ['server EV far above the cards', { expected_value: 31.5 }, 'ev_gap'],
+    [
+      'band min above max',
+      {
+        expected_value: 2,
+        bands: template(1, 25, false).bands.map((b) => ({ ...b, min_value: b.max_value + 1 })),
+      },
+      'band_bounds',
+    ],
+  ])('%s', (_name, over, reason) => {
+    const scorer = stocked({ ...template(1, 25, false), ...over });
+    if (reason === null) expect(decision(scorer)).toEqual({ action: 'open', quantity: 5 });
+    else expect(decision(scorer)).toMatchObject({ action: 'wait', integrity: reason });
+    // The same verdict as scorePool on the equivalent pool.
+    expect(scorePool(scorer.body(), s).decision).toEqual(decision(scorer));
+  });
+
+  it("keeps a view's first EV verdict as the cards change, in clones too (the snapshot's expected_value does not follow the cards)", () => {
+    const honest = stocked({ ...template(1, 25, false), expected_value: 2 });
+    const view = honest.template; // one view object, as the dynamic market keeps per risk level
+    expect(honest.rowFor(view)!.decision).toMatchObject({ action: 'open' });
+    for (let k = 5; k < 10; k++) honest.add(0, k, 9000); // EV now 45.50, 22x the recorded 2.00
+    expect(honest.rowFor(view)!.decision).toMatchObject({ action: 'open' });
+    expect(honest.clone().rowFor(view)!.decision).toMatchObject({ action: 'open' });
+
+    const off = stocked({ ...template(1, 25, false), expected_value: 45.5 });
+    expect(off.rowFor(off.template)!.decision).toMatchObject({ action: 'wait', integrity: 'ev_gap' });
+    for (let k = 5; k < 10; k++) off.add(0, k, 9000);
+    expect(off.rowFor(off.template)!.decision).toMatchObject({ action: 'wait', integrity: 'ev_gap' });
   });
 });

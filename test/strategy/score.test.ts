@@ -198,3 +198,44 @@ describe('property: raising the threshold never lowers the share sold back', () 
     expect(last).toBe(1);
   });
 });
+
+describe('price integrity in the row', () => {
+  // chaseOnTop: EV 13.32 a pull at price 10 (open-worthy); expected_value 13.32 as the server says.
+  const fixed = strategy({ open: { sizing: 'fixed', max_quantity: 10 } });
+  const list = (usd: number) => () => Math.round(usd * 100);
+
+  it.each<[string, Parameters<typeof pool>[0], number | undefined, string | null]>([
+    ['honest, list equal: opens', chaseOnTop, 10, null],
+    ['honest, list not read: opens', chaseOnTop, undefined, null],
+    // The premium bug: a pool at price 0 skipped the min-EV check and opened at any EV.
+    ['pool price 0', { ...chaseOnTop, price: 0 }, 10, 'price_not_positive'],
+    ['pool price 0, list not read', { ...chaseOnTop, price: 0 }, undefined, 'price_not_positive'],
+    ['pool cheaper than the list', { ...chaseOnTop, price: 1 }, 10, 'price_mismatch'],
+    [
+      'band min above max',
+      { ...chaseOnTop, bands: [band('low', 0.8, 5, 1, 2), band('mid', 0.2, 10, 49.99, 3)] },
+      10,
+      'band_bounds',
+    ],
+    ['server EV 0 against 13.32', { ...chaseOnTop, expected_value: 0 }, 10, 'ev_gap'],
+  ])('%s', (_name, body, listUsd, reason) => {
+    const ctx = listUsd === undefined ? {} : { listPriceCents: list(listUsd) };
+    const row = scorePool(pool(body), fixed, ctx);
+    expect(row.list_price).toBe(listUsd ?? null);
+    if (reason === null) expect(row.decision).toEqual({ action: 'open', quantity: 5 });
+    else {
+      expect(row.decision).toMatchObject({ action: 'wait', integrity: reason });
+      expect(row.decision.action === 'wait' && row.decision.reason).toMatch(/^price integrity: /);
+    }
+  });
+
+  it('an integrity failure wins over the economics, after the strategy filters and availability', () => {
+    const free = { ...chaseOnTop, price: 0 };
+    expect(scorePool({ ...free, available: false }, fixed).decision).toEqual({
+      action: 'wait',
+      reason: 'pack unavailable',
+    });
+    const kelly = scorePool(free, strategy(), { balanceCents: 1_000_000 });
+    expect(kelly.decision).toMatchObject({ action: 'wait', integrity: 'price_not_positive' });
+  });
+});
