@@ -16,9 +16,11 @@ import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
+import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import { loadStrategy } from '../strategy/strategy-schema.js';
 import { AccountBot, type Cadence } from './account-bot.js';
 import {
+  adoptLegacyState,
   closePreviousEmbeddedSession,
   type Embedded,
   embeddedStatePath,
@@ -63,9 +65,25 @@ export class Runner {
     private readonly https: HttpPartnerApi[],
     readonly embedded: Embedded | undefined,
     readonly obs: ObsServer | undefined,
+    private readonly lock: WriterLock,
   ) {}
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
+    // Before anything else is touched: a second bot on this ledger is refused with nothing changed.
+    const lock = acquireWriterLock(config.store.path);
+    try {
+      return await Runner.startLocked(config, options, lock);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private static async startLocked(
+    config: BotConfig,
+    options: RunnerOptions,
+    lock: WriterLock,
+  ): Promise<Runner> {
     const secrets = new SecretRegistry();
     secrets.add(...config.secrets());
     let clock: Clock =
@@ -98,6 +116,8 @@ export class Runner {
       if (config.api.embedded) {
         const world = loadWorld(config.sim.worldPath ?? DEFAULT_WORLD_PATH);
         const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
+        const adopted = statePath ? adoptLegacyState(statePath) : undefined;
+        if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
         const saved: SavedSim = statePath
           ? readSavedSim(statePath, world, config.sim.seed)
           : { ok: false, missing: true, reason: 'the ledger is in memory' };
@@ -238,7 +258,20 @@ export class Runner {
         log.info({ url: obs.url }, 'metrics server listening');
       }
 
-      runner = new Runner(config, clock, log, metrics, ledger, killSwitch, bots, apis, https, embedded, obs);
+      runner = new Runner(
+        config,
+        clock,
+        log,
+        metrics,
+        ledger,
+        killSwitch,
+        bots,
+        apis,
+        https,
+        embedded,
+        obs,
+        lock,
+      );
       for (const bot of bots) await bot.start();
       log.info({ accounts: bots.length }, 'packbot running');
       return runner;
@@ -275,6 +308,7 @@ export class Runner {
     for (const h of this.https) await h.close().catch(() => undefined);
     await this.embedded?.server.close().catch(() => undefined);
     this.embedded?.save();
+    this.lock.release();
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }
