@@ -10,14 +10,12 @@ import { UserInputError } from '../cli/errors.js';
 import type { BotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
 import { KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
-import { loadStrategy } from '../strategy/strategy-schema.js';
 import { AccountBot, type Cadence } from './account-bot.js';
 import {
   adoptLegacyState,
@@ -114,7 +112,9 @@ export class Runner {
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
-        const world = loadWorld(config.sim.worldPath ?? DEFAULT_WORLD_PATH);
+        const world = config.sim.world;
+        if (!world)
+          throw new Error('embedded mode without a validated world (config not from loadBotConfig)');
         const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
         const adopted = statePath ? adoptLegacyState(statePath) : undefined;
         if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
@@ -197,7 +197,7 @@ export class Runner {
       const https: HttpPartnerApi[] = [];
       let runner: Runner | undefined;
       for (const account of config.accounts) {
-        const strategy = loadStrategy(account.strategyPath);
+        const { strategy } = account;
         const http = createHttpClient({
           baseUrl,
           apiKey: account.apiKey(),

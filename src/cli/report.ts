@@ -13,7 +13,9 @@ import { parseFlags } from './args.js';
 import { UsageError, UserInputError } from './errors.js';
 import type { Command } from './main.js';
 
-const USAGE = 'packbot report [--config F] [--since T] [--until T] [--account NAME] [--json]';
+const USAGE = `packbot report [--config F] [--since T] [--until T] [--account NAME] [--json] [--dry-run]
+
+  --dry-run    the paper trades of \`packbot run --dry-run\` (their own ledger); default: the live books`;
 
 /** `2026-01-05` (UTC midnight; as --until: the end of that day) or an ISO 8601 time with offset. */
 export function parseTime(value: string, flag: 'since' | 'until'): number {
@@ -86,6 +88,7 @@ export const command: Command = {
         until: { type: 'string' },
         account: { type: 'string' },
         json: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
       },
       'report',
     );
@@ -101,9 +104,15 @@ export const command: Command = {
       throw new UsageError(
         `--account: '${values.account}' is not an account of ${configPath} (${names.join(', ')})`,
       );
-    const storePath = storePathOf(file);
-    if (storePath === ':memory:' || !existsSync(storePath))
-      throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
+    const dryRun = values['dry-run'] === true;
+    const storePath = storePathOf(file, process.cwd(), dryRun ? 'dry-run' : 'live');
+    if (storePath === ':memory:' || !existsSync(storePath)) {
+      const paper = storePathOf(file, process.cwd(), 'dry-run');
+      const hint = !dryRun && existsSync(paper) ? `; paper trades are in ${paper}: add --dry-run` : '';
+      throw new UserInputError(
+        `${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)${hint}`,
+      );
+    }
     const ledger = Ledger.open(storePath);
     try {
       // Default end: now, or the ledger's last write if later (a sped-up simulator clock runs ahead).

@@ -12,6 +12,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
+import type { World } from '../market/world-schema.js';
+import { loadStrategy, type Strategy } from '../strategy/strategy-schema.js';
 import {
   deepFreeze,
   formatPath,
@@ -109,6 +112,8 @@ export interface AccountConfig {
   readonly keyEnv: string;
   /** Absolute path of the strategy file. */
   readonly strategyPath: string;
+  /** The strategy, validated and frozen when the config was loaded (nothing loads it later). */
+  readonly strategy: Strategy;
   /** The API key. Non-enumerable: never serialised with the config. */
   readonly apiKey: () => string;
 }
@@ -125,6 +130,7 @@ export interface BotConfig {
     readonly timeoutMs: number;
   };
   readonly accounts: readonly AccountConfig[];
+  /** The ledger: in dry-run mode the paper ledger beside the live one (`dryRunStorePath`). */
   readonly store: { readonly path: string };
   readonly metrics: { readonly enabled: boolean; readonly host: string; readonly port: number };
   readonly log: {
@@ -138,7 +144,13 @@ export interface BotConfig {
     readonly listingsMs: number;
   };
   readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
-  readonly sim: { readonly worldPath: string | undefined; readonly seed: number; readonly speed: number };
+  readonly sim: {
+    readonly worldPath: string | undefined;
+    /** Embedded mode: the world, validated when the config was loaded; otherwise undefined. */
+    readonly world: World | undefined;
+    readonly seed: number;
+    readonly speed: number;
+  };
   readonly control: {
     readonly killSwitchFile: string;
     readonly tokenEnv: string | undefined;
@@ -164,11 +176,19 @@ export interface LoadOptions {
   forceDryRun?: boolean;
   /** Directory `store.path` and the kill switch file are relative to (default: process.cwd()). */
   cwd?: string;
+  /**
+   * `packbot validate`: check the files but not the environment (key and token variables are the
+   * running bot's business, and validation must not depend on the shell it runs in).
+   */
+  ignoreEnv?: boolean;
 }
 
 /**
- * Reads, validates and resolves a bot config. Every problem, including a missing key variable or
- * strategy file, is an InputFileError naming file:line:column and the field; key values never appear.
+ * Reads, validates and resolves a bot config, and validates every file it references (each
+ * account's strategy; the world in embedded mode), so nothing runs on a config that would fail
+ * later. Every problem, including a missing key variable, is an InputFileError naming
+ * file:line:column and the field (a referenced file's problems name that file); key values never
+ * appear.
  */
 export function loadBotConfig(
   path: string,
@@ -181,6 +201,16 @@ export function loadBotConfig(
   const issue = (at: PropertyKey[], message: string) => {
     const pos = src.locate(at);
     issues.push({ file: path, line: pos?.line, column: pos?.column, path: formatPath(at), message });
+  };
+  // A referenced file's own issues (with its own positions) join this file's.
+  const collect = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (e) {
+      if (!(e instanceof InputFileError)) throw e;
+      issues.push(...e.issues);
+      return undefined;
+    }
   };
   const configDir = dirname(resolve(path));
   const cwd = options.cwd ?? process.cwd();
@@ -204,6 +234,7 @@ export function loadBotConfig(
     let key: string;
     if (value !== undefined && value.trim() !== '') key = value.trim();
     else if (embedded) key = EMBEDDED_DEV_KEY;
+    else if (options.ignoreEnv) key = '';
     else {
       key = '';
       issue(
@@ -212,16 +243,24 @@ export function loadBotConfig(
       );
     }
     const strategyPath = resolve(configDir, a.strategy);
+    let strategy: Strategy | undefined;
     if (!isFile(strategyPath)) issue(['accounts', i, 'strategy'], `strategy file not found: ${strategyPath}`);
-    return hidden({ name: a.name, keyEnv, strategyPath }, 'apiKey', () => key);
+    else strategy = collect(() => loadStrategy(strategyPath));
+    return hidden(
+      { name: a.name, keyEnv, strategyPath, strategy: strategy as Strategy },
+      'apiKey',
+      () => key,
+    );
   });
   const keys = accounts.map((a) => a.keyEnv);
   if (new Set(keys).size !== keys.length && !embedded)
     issue(['accounts'], 'two accounts use the same key variable (one key acts on one account)');
 
   const worldPath = raw.sim.world ? resolve(configDir, raw.sim.world) : undefined;
+  let world: World | undefined;
   if (embedded && worldPath && !isFile(worldPath))
     issue(['sim', 'world'], `world file not found: ${worldPath}`);
+  else if (embedded) world = collect(() => loadWorld(worldPath ?? DEFAULT_WORLD_PATH));
 
   const tokenEnv = raw.control.token_env;
   const tokenValue = tokenEnv ? env[tokenEnv]?.trim() || undefined : undefined;
@@ -245,7 +284,7 @@ export function loadBotConfig(
       timeoutMs: raw.api.timeout_seconds * 1000,
     },
     accounts,
-    store: { path: storePathOf(raw, cwd) },
+    store: { path: storePathOf(raw, cwd, mode) },
     metrics: { ...raw.metrics },
     log: { ...raw.log },
     polling: {
@@ -258,7 +297,7 @@ export function loadBotConfig(
       safetyMarginMs: raw.sellback.safety_margin_seconds * 1000,
       batchSize: raw.sellback.batch_size,
     },
-    sim: { worldPath, seed: raw.sim.seed, speed: raw.sim.speed },
+    sim: { worldPath, world, seed: raw.sim.seed, speed: raw.sim.speed },
     control,
   };
   const secrets = () =>
@@ -266,9 +305,24 @@ export function loadBotConfig(
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
 }
 
-/** The ledger path of a validated file: relative to `cwd` (the report command needs only this). */
-export function storePathOf(raw: BotConfigFile, cwd: string = process.cwd()): string {
-  return raw.store.path === ':memory:' ? ':memory:' : resolve(cwd, raw.store.path);
+/**
+ * The ledger path of a validated file, relative to `cwd` (the report command needs only this).
+ * Dry-run keeps its paper trades in its own ledger beside the live one, so they never mix with
+ * real books.
+ */
+export function storePathOf(
+  raw: BotConfigFile,
+  cwd: string = process.cwd(),
+  mode: 'live' | 'dry-run' = 'live',
+): string {
+  if (raw.store.path === ':memory:') return ':memory:';
+  const live = resolve(cwd, raw.store.path);
+  return mode === 'dry-run' ? dryRunStorePath(live) : live;
+}
+
+/** `data/packbot.db` → `data/packbot.dry-run.db` (no `.db`: `ledger` → `ledger.dry-run`). */
+export function dryRunStorePath(livePath: string): string {
+  return /\.db$/.test(livePath) ? livePath.replace(/\.db$/, '.dry-run.db') : `${livePath}.dry-run`;
 }
 
 function isFile(p: string): boolean {
