@@ -16,6 +16,7 @@ import { Metrics } from '../obs/metrics.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
+import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
 import { AccountBot, type Cadence } from './account-bot.js';
 import {
   adoptLegacyState,
@@ -210,7 +211,7 @@ export class Runner {
         });
         https.push(http);
         cleanups.push(() => http.close());
-        await checkIdentity(http, account.name);
+        await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
         const api: PartnerApi =
           config.mode === 'dry-run'
             ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
@@ -314,8 +315,28 @@ export class Runner {
   }
 }
 
-async function checkIdentity(api: PartnerApi, account: string): Promise<void> {
+/**
+ * Before any order (and before recovery re-sends one): the key acts on a linked account and has
+ * every scope the strategy needs in this mode (`scopesNeeded`), so a missing scope stops the bot
+ * now instead of at its first 403.
+ */
+async function checkIdentity(
+  api: PartnerApi,
+  account: string,
+  needs: ScopeNeeds,
+  log: Logger,
+): Promise<void> {
   const me = await api.getIdentity();
   if (!me.linked)
     throw new UserInputError(`account '${account}': the API key is not linked to a user account (GET /me)`);
+  const missing = missingScopes(me.key.scopes, needs);
+  if (missing.required.length > 0)
+    throw new UserInputError(
+      `account '${account}': the API key '${me.key.name}' lacks the scope(s) ${missing.required.join(', ')} that its strategy needs (GET /me lists ${me.key.scopes.join(', ') || 'none'})`,
+    );
+  if (missing.optional.length > 0)
+    log.warn(
+      { account, key_name: me.key.name, missing: missing.optional },
+      'API key lacks read:pulls: orders in doubt cannot be checked against the purchase report',
+    );
 }
