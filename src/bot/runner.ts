@@ -10,7 +10,7 @@ import { UserInputError } from '../cli/errors.js';
 import type { BotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
-import { KillSwitch } from '../obs/kill-switch.js';
+import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
@@ -177,9 +177,11 @@ export class Runner {
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
-        (p) => metrics.paused(p),
+        (s) => metrics.killSwitch(s),
+        { stateFile: endpointPauseFile(config.store.path) },
       );
-      metrics.paused(killSwitch.isPaused());
+      const pause = killSwitch.status();
+      if (pause.paused) log.warn({ reasons: pause.reasons, file: pause.file }, 'opening packs is paused');
       metrics.ordersInDoubt(ledger.unresolvedCount());
       metrics.listingsActive(ledger.activeListings().length);
 
