@@ -28,6 +28,7 @@ import {
   startEmbedded,
 } from './embedded.js';
 import type { CrashPoint } from './executor.js';
+import { stopOnFatal } from './fatal-guard.js';
 import { createPaperMarket } from './paper-market.js';
 
 export interface RunnerOptions {
@@ -199,6 +200,7 @@ export class Runner {
       const apis: PartnerApi[] = [];
       const https: HttpPartnerApi[] = [];
       let runner: Runner | undefined;
+      let running = false;
       for (const account of config.accounts) {
         const { strategy } = account;
         const http = createHttpClient({
@@ -223,7 +225,8 @@ export class Runner {
         bots.push(
           new AccountBot({
             account: account.name,
-            api,
+            // Armed once started: during start-up a fatal error fails the start itself.
+            api: stopOnFatal(api, (e) => (running ? runner?.failed(e) : undefined)),
             ledger,
             clock,
             log: alog,
@@ -276,6 +279,7 @@ export class Runner {
         lock,
       );
       for (const bot of bots) await bot.start();
+      running = true;
       log.info({ accounts: bots.length }, 'packbot running');
       return runner;
     } catch (e) {
