@@ -7,7 +7,7 @@
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { UserInputError } from '../cli/errors.js';
-import type { BotConfig } from '../config/bot-config.js';
+import { type BotConfig, isLoopbackHost } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
@@ -262,6 +262,11 @@ export class Runner {
         });
         cleanups.push(() => obs?.close());
         log.info({ url: obs.url }, 'metrics server listening');
+        if (!isLoopbackHost(config.metrics.host) && !token)
+          log.warn(
+            { host: config.metrics.host, url: obs.url },
+            'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
+          );
       }
 
       runner = new Runner(

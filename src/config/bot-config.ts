@@ -162,7 +162,12 @@ export interface BotConfig {
 }
 
 export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return isLoopbackHost(new URL(url).hostname);
+}
+
+/** localhost, ::1 or 127.0.0.0/8 (a listen address like `0.0.0.0` or `::` is not). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
