@@ -14,6 +14,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { UserInputError } from '../cli/errors.js';
+import { ledgerOpenError } from './open-error.js';
 
 export interface LockHolder {
   pid: number;
@@ -70,8 +71,13 @@ export function acquireWriterLock(ledgerPath: string, now: () => number = Date.n
   if (ledgerPath === ':memory:') return { path: ledgerPath, release: () => undefined };
   const path = lockPathOf(ledgerPath);
   const fresh = !existsSync(path);
-  if (fresh) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: 0 });
+  let db: Database.Database;
+  try {
+    if (fresh) mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { timeout: 0 });
+  } catch (e) {
+    throw ledgerOpenError(path, e);
+  }
   try {
     if (fresh) db.exec('CREATE TABLE IF NOT EXISTS writer_lock (id INTEGER PRIMARY KEY)');
     db.pragma('locking_mode = EXCLUSIVE');
@@ -81,7 +87,7 @@ export function acquireWriterLock(ledgerPath: string, now: () => number = Date.n
   } catch (e) {
     db.close();
     if (isBusy(e)) throw new LedgerLockedError(ledgerPath, readLockHolder(ledgerPath));
-    throw e;
+    throw ledgerOpenError(path, e);
   }
   const holder: LockHolder = { pid: process.pid, host: hostname(), since: new Date(now()).toISOString() };
   const info = infoPathOf(ledgerPath);
