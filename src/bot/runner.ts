@@ -1,6 +1,7 @@
 /**
- * The bot's lifecycle: builds everything from a validated BotConfig (logger with the keys
- * registered as secrets, metrics, ledger, kill switch, the API per account, the metrics server),
+ * The bot's lifecycle: takes the ledger's writer lock first, then builds everything from a
+ * validated BotConfig (logger with the keys registered as secrets, metrics, ledger, kill switch,
+ * the API per account after its identity and scope check, the metrics server),
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
  * flight finished, pulls still in their window sold, ledger closed.
  */
