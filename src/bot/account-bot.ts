@@ -16,6 +16,7 @@ import { nextUtcMidnight } from '../core/clock.js';
 import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
+import { budgetBlock } from '../strategy/budget.js';
 import { decideOpen } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { BudgetTracker } from './budget-state.js';
@@ -215,6 +216,11 @@ export class AccountBot {
       strategy,
       now,
     );
+    const stopLoss = budgetBlock(
+      { balanceCents: account.balanceCents, ...totals, killSwitch: false },
+      strategy,
+    );
+    metrics.paused('stop_loss', stopLoss?.guard === 'stop_loss');
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);

@@ -20,9 +20,27 @@ export interface Embedded {
   save(): void;
 }
 
-/** The embedded simulator's state file: next to the ledger. */
+/**
+ * The embedded simulator's state file: next to the ledger and named after it
+ * (`data/packbot.db` → `data/packbot.sim-state`), so two ledgers in one directory never share one.
+ */
 export function embeddedStatePath(ledgerPath: string): string {
-  return join(dirname(ledgerPath), 'embedded-sim.state');
+  return `${ledgerPath.replace(/\.db$/, '')}.sim-state`;
+}
+
+/** The name every ledger in a directory once shared; still read when it is the only state there. */
+export const LEGACY_STATE_NAME = 'embedded-sim.state';
+
+/**
+ * Moves a state file saved under the old shared name to this ledger's name, when this ledger has
+ * none yet. Moving (not copying) means only one ledger can ever adopt it. Returns the old path when
+ * it was adopted.
+ */
+export function adoptLegacyState(statePath: string): string | undefined {
+  const legacy = join(dirname(statePath), LEGACY_STATE_NAME);
+  if (existsSync(statePath) || !existsSync(legacy)) return undefined;
+  renameSync(legacy, statePath);
+  return legacy;
 }
 
 /** A saved simulator state found on start: restorable, or the reason it is not. */
@@ -64,7 +82,7 @@ export function readSavedSim(path: string, world: World, configSeed: number): Sa
 
 /** Temp file + fsync + rename: a reader (or a restart after a crash) sees the old or the new state. */
 function writeAtomically(path: string, buf: Buffer): void {
-  const tmp = `${path}.tmp`; // one writer per store dir; a crash leaves it to be overwritten
+  const tmp = `${path}.tmp`; // one writer per ledger (src/store/writer-lock.ts); a crash leaves it to be overwritten
   const fd = openSync(tmp, 'w');
   try {
     let off = 0;

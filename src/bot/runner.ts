@@ -1,24 +1,26 @@
 /**
- * The bot's lifecycle: builds everything from a validated BotConfig (logger with the keys
- * registered as secrets, metrics, ledger, kill switch, the API per account, the metrics server),
+ * The bot's lifecycle: takes the ledger's writer lock first, then builds everything from a
+ * validated BotConfig (logger with the keys registered as secrets, metrics, ledger, kill switch,
+ * the API per account after its identity and scope check, the metrics server),
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
  * flight finished, pulls still in their window sold, ledger closed.
  */
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { UserInputError } from '../cli/errors.js';
-import type { BotConfig } from '../config/bot-config.js';
+import { type BotConfig, isLoopbackHost } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
-import { KillSwitch } from '../obs/kill-switch.js';
+import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
-import { loadStrategy } from '../strategy/strategy-schema.js';
+import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
+import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
 import { AccountBot, type Cadence } from './account-bot.js';
 import {
+  adoptLegacyState,
   closePreviousEmbeddedSession,
   type Embedded,
   embeddedStatePath,
@@ -27,6 +29,7 @@ import {
   startEmbedded,
 } from './embedded.js';
 import type { CrashPoint } from './executor.js';
+import { stopOnFatal } from './fatal-guard.js';
 import { createPaperMarket } from './paper-market.js';
 
 export interface RunnerOptions {
@@ -63,9 +66,25 @@ export class Runner {
     private readonly https: HttpPartnerApi[],
     readonly embedded: Embedded | undefined,
     readonly obs: ObsServer | undefined,
+    private readonly lock: WriterLock,
   ) {}
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
+    // Before anything else is touched: a second bot on this ledger is refused with nothing changed.
+    const lock = acquireWriterLock(config.store.path);
+    try {
+      return await Runner.startLocked(config, options, lock);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private static async startLocked(
+    config: BotConfig,
+    options: RunnerOptions,
+    lock: WriterLock,
+  ): Promise<Runner> {
     const secrets = new SecretRegistry();
     secrets.add(...config.secrets());
     let clock: Clock =
@@ -96,8 +115,12 @@ export class Runner {
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
-        const world = loadWorld(config.sim.worldPath ?? DEFAULT_WORLD_PATH);
+        const world = config.sim.world;
+        if (!world)
+          throw new Error('embedded mode without a validated world (config not from loadBotConfig)');
         const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
+        const adopted = statePath ? adoptLegacyState(statePath) : undefined;
+        if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
         const saved: SavedSim = statePath
           ? readSavedSim(statePath, world, config.sim.seed)
           : { ok: false, missing: true, reason: 'the ledger is in memory' };
@@ -156,9 +179,11 @@ export class Runner {
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
-        (p) => metrics.paused(p),
+        (s) => metrics.killSwitch(s),
+        { stateFile: endpointPauseFile(config.store.path) },
       );
-      metrics.paused(killSwitch.isPaused());
+      const pause = killSwitch.status();
+      if (pause.paused) log.warn({ reasons: pause.reasons, file: pause.file }, 'opening packs is paused');
       metrics.ordersInDoubt(ledger.unresolvedCount());
       metrics.listingsActive(ledger.activeListings().length);
 
@@ -176,8 +201,9 @@ export class Runner {
       const apis: PartnerApi[] = [];
       const https: HttpPartnerApi[] = [];
       let runner: Runner | undefined;
+      let running = false;
       for (const account of config.accounts) {
-        const strategy = loadStrategy(account.strategyPath);
+        const { strategy } = account;
         const http = createHttpClient({
           baseUrl,
           apiKey: account.apiKey(),
@@ -190,7 +216,7 @@ export class Runner {
         });
         https.push(http);
         cleanups.push(() => http.close());
-        await checkIdentity(http, account.name);
+        await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
         const api: PartnerApi =
           config.mode === 'dry-run'
             ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
@@ -200,7 +226,8 @@ export class Runner {
         bots.push(
           new AccountBot({
             account: account.name,
-            api,
+            // Armed once started: during start-up a fatal error fails the start itself.
+            api: stopOnFatal(api, (e) => (running ? runner?.failed(e) : undefined)),
             ledger,
             clock,
             log: alog,
@@ -208,6 +235,7 @@ export class Runner {
             strategy,
             cadence,
             batchSize: config.sellback.batchSize,
+            evidence: config.orders,
             killSwitch,
             onFatal: (e) => runner?.failed(e),
             ...(options.crashAt ? { crashAt: options.crashAt } : {}),
@@ -236,10 +264,29 @@ export class Runner {
         });
         cleanups.push(() => obs?.close());
         log.info({ url: obs.url }, 'metrics server listening');
+        if (!isLoopbackHost(config.metrics.host) && !token)
+          log.warn(
+            { host: config.metrics.host, url: obs.url },
+            'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
+          );
       }
 
-      runner = new Runner(config, clock, log, metrics, ledger, killSwitch, bots, apis, https, embedded, obs);
+      runner = new Runner(
+        config,
+        clock,
+        log,
+        metrics,
+        ledger,
+        killSwitch,
+        bots,
+        apis,
+        https,
+        embedded,
+        obs,
+        lock,
+      );
       for (const bot of bots) await bot.start();
+      running = true;
       log.info({ accounts: bots.length }, 'packbot running');
       return runner;
     } catch (e) {
@@ -275,13 +322,34 @@ export class Runner {
     for (const h of this.https) await h.close().catch(() => undefined);
     await this.embedded?.server.close().catch(() => undefined);
     this.embedded?.save();
+    this.lock.release();
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }
 }
 
-async function checkIdentity(api: PartnerApi, account: string): Promise<void> {
+/**
+ * Before any order (and before recovery re-sends one): the key acts on a linked account and has
+ * every scope the strategy needs in this mode (`scopesNeeded`), so a missing scope stops the bot
+ * now instead of at its first 403.
+ */
+async function checkIdentity(
+  api: PartnerApi,
+  account: string,
+  needs: ScopeNeeds,
+  log: Logger,
+): Promise<void> {
   const me = await api.getIdentity();
   if (!me.linked)
     throw new UserInputError(`account '${account}': the API key is not linked to a user account (GET /me)`);
+  const missing = missingScopes(me.key.scopes, needs);
+  if (missing.required.length > 0)
+    throw new UserInputError(
+      `account '${account}': the API key '${me.key.name}' lacks the scope(s) ${missing.required.join(', ')} that its strategy needs (GET /me lists ${me.key.scopes.join(', ') || 'none'})`,
+    );
+  if (missing.optional.length > 0)
+    log.warn(
+      { account, key_name: me.key.name, missing: missing.optional },
+      'API key lacks read:pulls: orders in doubt cannot be checked against the purchase report',
+    );
 }

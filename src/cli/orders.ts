@@ -3,23 +3,25 @@
  * outcome is unknown (parked ones first), and `packbot orders settle KEY --charged|--not-charged` for
  * an operator to settle one the evidence could not. Settling needs the bot stopped (one writer).
  */
-import { existsSync } from 'node:fs';
-import { BotConfigFile, storePathOf } from '../config/bot-config.js';
+import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { iso } from '../core/clock.js';
 import { formatUsd, toCents, toUsd } from '../core/money.js';
 import { type Intent, Ledger } from '../store/ledger.js';
+import { acquireWriterLock } from '../store/writer-lock.js';
 import { parseFlags } from './args.js';
 import { UsageError, UserInputError } from './errors.js';
+import { ledgerPathOf } from './ledger-of.js';
 import type { Command } from './main.js';
 
-const USAGE = `packbot orders [--config F] [--in-doubt] [--json]
-packbot orders settle KEY (--charged | --not-charged) [--note TEXT] [--config F]
+const USAGE = `packbot orders [--config F] [--in-doubt] [--json] [--dry-run]
+packbot orders settle KEY (--charged | --not-charged) [--note TEXT] [--config F] [--dry-run]
 
   --in-doubt     only orders whose outcome is unknown (parked ones block new orders of their account)
   settle KEY     settle an order in doubt by hand, with the bot stopped:
                  --charged books it at its planned price (the reconciler adopts its pulls from the
-                 vault); --not-charged closes it (its key is never sent again)`;
+                 vault); --not-charged closes it (its key is never sent again)
+  --dry-run      the paper ledger of \`packbot run --dry-run\``;
 
 export interface OrderView {
   key: string;
@@ -85,14 +87,6 @@ export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): stri
   return `${out.join('\n')}\n`;
 }
 
-function openLedger(configPath: string): Ledger {
-  const file = loadFile(configPath, BotConfigFile);
-  const storePath = storePathOf(file);
-  if (storePath === ':memory:' || !existsSync(storePath))
-    throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
-  return Ledger.open(storePath);
-}
-
 function settle(ledger: Ledger, key: string, charged: boolean, note: string | undefined): string {
   const intent = ledger.getIntent(key);
   if (!intent) throw new UserInputError(`orders settle: no order with key ${key} in ${ledger.path}`);
@@ -126,10 +120,12 @@ export const command: Command = {
         charged: { type: 'boolean' },
         'not-charged': { type: 'boolean' },
         note: { type: 'string' },
+        'dry-run': { type: 'boolean' },
       },
       'orders',
     );
     const configPath = values.config ?? 'config/bot.yaml';
+    const dryRun = values['dry-run'] === true;
     const [verb, key, ...extra] = positionals;
     if (verb !== undefined && verb !== 'settle')
       throw new UsageError(`orders: unknown action '${verb}' (settle)`);
@@ -137,17 +133,21 @@ export const command: Command = {
       if (key === undefined || extra.length > 0) throw new UsageError('orders settle: give exactly one KEY');
       if (values.charged === values['not-charged'])
         throw new UsageError('orders settle: give exactly one of --charged or --not-charged');
-      const ledger = openLedger(configPath);
+      // A write: the bot must not be running on this ledger (one writer; the lock says who holds it).
+      const path = ledgerPathOf(loadFile(configPath, BotConfigFile), configPath, dryRun);
+      const lock = acquireWriterLock(path);
+      const ledger = Ledger.open(path);
       try {
         process.stdout.write(settle(ledger, key, values.charged === true, values.note));
         return 0;
       } finally {
         ledger.close();
+        lock.release();
       }
     }
     if (values.charged || values['not-charged'] || values.note !== undefined)
       throw new UsageError('orders: --charged, --not-charged and --note go with settle KEY');
-    const ledger = openLedger(configPath);
+    const ledger = Ledger.open(ledgerPathOf(loadFile(configPath, BotConfigFile), configPath, dryRun));
     try {
       const inDoubt = values['in-doubt'] === true;
       const intents = inDoubt

@@ -11,9 +11,12 @@ import { Ledger } from '../store/ledger.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
 import { UsageError, UserInputError } from './errors.js';
+import { ledgerPathOf } from './ledger-of.js';
 import type { Command } from './main.js';
 
-const USAGE = 'packbot report [--config F] [--since T] [--until T] [--account NAME] [--json]';
+const USAGE = `packbot report [--config F] [--since T] [--until T] [--account NAME] [--json] [--dry-run]
+
+  --dry-run    the paper trades of \`packbot run --dry-run\` (their own ledger); default: the live books`;
 
 /** `2026-01-05` (UTC midnight; as --until: the end of that day) or an ISO 8601 time with offset. */
 export function parseTime(value: string, flag: 'since' | 'until'): number {
@@ -109,6 +112,7 @@ export const command: Command = {
         until: { type: 'string' },
         account: { type: 'string' },
         json: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
       },
       'report',
     );
@@ -124,10 +128,7 @@ export const command: Command = {
       throw new UsageError(
         `--account: '${values.account}' is not an account of ${configPath} (${names.join(', ')})`,
       );
-    const storePath = storePathOf(file);
-    if (storePath === ':memory:' || !existsSync(storePath))
-      throw new UserInputError(`${configPath}: store.path: no ledger at ${storePath} (has the bot run yet?)`);
-    const ledger = Ledger.open(storePath);
+    const ledger = Ledger.open(ledgerPathOf(file, configPath, values['dry-run'] === true));
     try {
       // Default end: now, or the ledger's last write if later (a sped-up simulator clock runs ahead).
       const until = untilFlag ?? Math.max(new WallClock().now(), ledger.latestActivityAt());

@@ -1,8 +1,11 @@
 /**
  * `packbot validate FILE…`: recognises each file by its `format` field and validates it with that
- * format's schema. Every file is checked and every problem reported (file:line:column: path:
+ * format's schema. A bot config is also resolved the way `packbot run` resolves it, so the files
+ * it references (strategies, the embedded world) are checked too, each problem named with its own
+ * file:line:column. Every file is checked and every problem reported (file:line:column: path:
  * message); any invalid file gives exit code 2.
  */
+import { BOT_CONFIG_FORMAT, loadBotConfig } from '../config/bot-config.js';
 import { FORMATS, validateFile } from '../config/formats.js';
 import { InputFileError } from '../config/load.js';
 import { parseFlags } from './args.js';
@@ -20,6 +23,8 @@ export const command: Command = {
     for (const file of positionals) {
       try {
         const v = validateFile(file);
+        // The environment (key variables) is the running bot's business, not the file's.
+        if (v.format === BOT_CONFIG_FORMAT) loadBotConfig(file, process.env, { ignoreEnv: true });
         process.stdout.write(`${file}: ok (${v.kind}, ${v.format})\n`);
       } catch (e) {
         if (!(e instanceof InputFileError)) throw e;

@@ -9,9 +9,14 @@
  * API keys are read from the variables the file names, never from the file itself. They are exposed
  * only through a non-enumerable `apiKey()` closure, so logging or serialising the config leaks nothing.
  */
+
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { MAX_SELLBACK_ITEMS } from '../api/rules.js';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
+import type { World } from '../market/world-schema.js';
+import { loadStrategy, type Strategy } from '../strategy/strategy-schema.js';
 import {
   deepFreeze,
   formatPath,
@@ -79,9 +84,21 @@ export const BotConfigFile = z.strictObject({
   sellback: z
     .strictObject({
       safety_margin_seconds: Seconds(5, 290).default(60),
-      batch_size: z.number().int().min(1).max(10).default(10),
+      batch_size: z.number().int().min(1).max(MAX_SELLBACK_ITEMS).default(MAX_SELLBACK_ITEMS),
     })
-    .default({ safety_margin_seconds: 60, batch_size: 10 }),
+    .default({ safety_margin_seconds: 60, batch_size: MAX_SELLBACK_ITEMS }),
+  // Orders in doubt (docs/runner.md): settled by evidence; re-sent blind only inside the horizon.
+  orders: z
+    .strictObject({
+      settle_seconds: Seconds(1, 3600)
+        .optional()
+        .describe(
+          'after the last send, how long an order may still run on the service (default: api.timeout_seconds)',
+        ),
+      clock_skew_seconds: Seconds(0, 3600).default(60),
+      resend_horizon_seconds: Seconds(0, 7 * 86_400).default(3600),
+    })
+    .default({ clock_skew_seconds: 60, resend_horizon_seconds: 3600 }),
   sim: z
     .strictObject({
       world: RelPath.optional(),
@@ -109,6 +126,8 @@ export interface AccountConfig {
   readonly keyEnv: string;
   /** Absolute path of the strategy file. */
   readonly strategyPath: string;
+  /** The strategy, validated and frozen when the config was loaded (nothing loads it later). */
+  readonly strategy: Strategy;
   /** The API key. Non-enumerable: never serialised with the config. */
   readonly apiKey: () => string;
 }
@@ -125,6 +144,7 @@ export interface BotConfig {
     readonly timeoutMs: number;
   };
   readonly accounts: readonly AccountConfig[];
+  /** The ledger: in dry-run mode the paper ledger beside the live one (`dryRunStorePath`). */
   readonly store: { readonly path: string };
   readonly metrics: { readonly enabled: boolean; readonly host: string; readonly port: number };
   readonly log: {
@@ -138,7 +158,15 @@ export interface BotConfig {
     readonly listingsMs: number;
   };
   readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
-  readonly sim: { readonly worldPath: string | undefined; readonly seed: number; readonly speed: number };
+  /** How orders in doubt are judged (src/bot/evidence.ts). */
+  readonly orders: { readonly settleMs: number; readonly skewMs: number; readonly resendHorizonMs: number };
+  readonly sim: {
+    readonly worldPath: string | undefined;
+    /** Embedded mode: the world, validated when the config was loaded; otherwise undefined. */
+    readonly world: World | undefined;
+    readonly seed: number;
+    readonly speed: number;
+  };
   readonly control: {
     readonly killSwitchFile: string;
     readonly tokenEnv: string | undefined;
@@ -150,7 +178,12 @@ export interface BotConfig {
 }
 
 export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return isLoopbackHost(new URL(url).hostname);
+}
+
+/** localhost, ::1 or 127.0.0.0/8 (a listen address like `0.0.0.0` or `::` is not). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
@@ -164,11 +197,19 @@ export interface LoadOptions {
   forceDryRun?: boolean;
   /** Directory `store.path` and the kill switch file are relative to (default: process.cwd()). */
   cwd?: string;
+  /**
+   * `packbot validate`: check the files but not the environment (key and token variables are the
+   * running bot's business, and validation must not depend on the shell it runs in).
+   */
+  ignoreEnv?: boolean;
 }
 
 /**
- * Reads, validates and resolves a bot config. Every problem, including a missing key variable or
- * strategy file, is an InputFileError naming file:line:column and the field; key values never appear.
+ * Reads, validates and resolves a bot config, and validates every file it references (each
+ * account's strategy; the world in embedded mode), so nothing runs on a config that would fail
+ * later. Every problem, including a missing key variable, is an InputFileError naming
+ * file:line:column and the field (a referenced file's problems name that file); key values never
+ * appear.
  */
 export function loadBotConfig(
   path: string,
@@ -181,6 +222,16 @@ export function loadBotConfig(
   const issue = (at: PropertyKey[], message: string) => {
     const pos = src.locate(at);
     issues.push({ file: path, line: pos?.line, column: pos?.column, path: formatPath(at), message });
+  };
+  // A referenced file's own issues (with its own positions) join this file's.
+  const collect = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (e) {
+      if (!(e instanceof InputFileError)) throw e;
+      issues.push(...e.issues);
+      return undefined;
+    }
   };
   const configDir = dirname(resolve(path));
   const cwd = options.cwd ?? process.cwd();
@@ -204,6 +255,7 @@ export function loadBotConfig(
     let key: string;
     if (value !== undefined && value.trim() !== '') key = value.trim();
     else if (embedded) key = EMBEDDED_DEV_KEY;
+    else if (options.ignoreEnv) key = '';
     else {
       key = '';
       issue(
@@ -212,16 +264,24 @@ export function loadBotConfig(
       );
     }
     const strategyPath = resolve(configDir, a.strategy);
+    let strategy: Strategy | undefined;
     if (!isFile(strategyPath)) issue(['accounts', i, 'strategy'], `strategy file not found: ${strategyPath}`);
-    return hidden({ name: a.name, keyEnv, strategyPath }, 'apiKey', () => key);
+    else strategy = collect(() => loadStrategy(strategyPath));
+    return hidden(
+      { name: a.name, keyEnv, strategyPath, strategy: strategy as Strategy },
+      'apiKey',
+      () => key,
+    );
   });
   const keys = accounts.map((a) => a.keyEnv);
   if (new Set(keys).size !== keys.length && !embedded)
     issue(['accounts'], 'two accounts use the same key variable (one key acts on one account)');
 
   const worldPath = raw.sim.world ? resolve(configDir, raw.sim.world) : undefined;
+  let world: World | undefined;
   if (embedded && worldPath && !isFile(worldPath))
     issue(['sim', 'world'], `world file not found: ${worldPath}`);
+  else if (embedded) world = collect(() => loadWorld(worldPath ?? DEFAULT_WORLD_PATH));
 
   const tokenEnv = raw.control.token_env;
   const tokenValue = tokenEnv ? env[tokenEnv]?.trim() || undefined : undefined;
@@ -245,7 +305,7 @@ export function loadBotConfig(
       timeoutMs: raw.api.timeout_seconds * 1000,
     },
     accounts,
-    store: { path: storePathOf(raw, cwd) },
+    store: { path: storePathOf(raw, cwd, mode) },
     metrics: { ...raw.metrics },
     log: { ...raw.log },
     polling: {
@@ -258,7 +318,12 @@ export function loadBotConfig(
       safetyMarginMs: raw.sellback.safety_margin_seconds * 1000,
       batchSize: raw.sellback.batch_size,
     },
-    sim: { worldPath, seed: raw.sim.seed, speed: raw.sim.speed },
+    orders: {
+      settleMs: (raw.orders.settle_seconds ?? raw.api.timeout_seconds) * 1000,
+      skewMs: raw.orders.clock_skew_seconds * 1000,
+      resendHorizonMs: raw.orders.resend_horizon_seconds * 1000,
+    },
+    sim: { worldPath, world, seed: raw.sim.seed, speed: raw.sim.speed },
     control,
   };
   const secrets = () =>
@@ -266,9 +331,24 @@ export function loadBotConfig(
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
 }
 
-/** The ledger path of a validated file: relative to `cwd` (the report command needs only this). */
-export function storePathOf(raw: BotConfigFile, cwd: string = process.cwd()): string {
-  return raw.store.path === ':memory:' ? ':memory:' : resolve(cwd, raw.store.path);
+/**
+ * The ledger path of a validated file, relative to `cwd` (the report command needs only this).
+ * Dry-run keeps its paper trades in its own ledger beside the live one, so they never mix with
+ * real books.
+ */
+export function storePathOf(
+  raw: BotConfigFile,
+  cwd: string = process.cwd(),
+  mode: 'live' | 'dry-run' = 'live',
+): string {
+  if (raw.store.path === ':memory:') return ':memory:';
+  const live = resolve(cwd, raw.store.path);
+  return mode === 'dry-run' ? dryRunStorePath(live) : live;
+}
+
+/** `data/packbot.db` → `data/packbot.dry-run.db` (no `.db`: `ledger` → `ledger.dry-run`). */
+export function dryRunStorePath(livePath: string): string {
+  return /\.db$/.test(livePath) ? livePath.replace(/\.db$/, '.dry-run.db') : `${livePath}.dry-run`;
 }
 
 function isFile(p: string): boolean {

@@ -3,26 +3,51 @@
  * (an operator can `touch` it, or a container orchestrator can mount it) and the authenticated
  * local endpoint. Opening is paused while EITHER says so; resuming by endpoint does not override the
  * file, so an operator's file always wins.
+ *
+ * An endpoint pause is an operator's decision, so it survives a restart: it is kept in a small
+ * state file beside the ledger (written atomically, removed by resume).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+
+import { dirname } from 'node:path';
+
+export type PauseSource = 'file' | 'endpoint';
+
+/** Where a ledger's endpoint pause is kept: `data/packbot.db` → `data/packbot.db.paused`. */
+export function endpointPauseFile(ledgerPath: string): string | undefined {
+  return ledgerPath === ':memory:' ? undefined : `${ledgerPath}.paused`;
+}
 
 export interface PauseStatus {
   paused: boolean;
   /** `file` and/or `endpoint`. */
-  reasons: ('file' | 'endpoint')[];
+  reasons: PauseSource[];
   file: string | undefined;
   /** Epoch ms when the endpoint pause was set, if it is set. */
   pausedAt: number | undefined;
 }
 
+export interface KillSwitchOptions {
+  /** Where an endpoint pause is kept across restarts; none: in memory only. */
+  stateFile?: string | undefined;
+}
+
 export class KillSwitch {
   private manualSince: number | undefined;
+  private reported: string | undefined;
 
+  /**
+   * @param onChange called with the new status whenever the set of reasons changes (a pause or
+   *   resume, or the file seen appearing or gone on a check), and once for the first check.
+   */
   constructor(
     private readonly file: string | undefined,
     private readonly now: () => number,
-    private readonly onChange?: (paused: boolean) => void,
-  ) {}
+    private readonly onChange?: (status: PauseStatus) => void,
+    private readonly options: KillSwitchOptions = {},
+  ) {
+    this.manualSince = readPausedAt(options.stateFile);
+  }
 
   /** Checked before every purchase; cheap (one stat). */
   isPaused(): boolean {
@@ -30,25 +55,46 @@ export class KillSwitch {
   }
 
   pause(): PauseStatus {
-    if (this.manualSince === undefined) this.manualSince = this.now();
-    return this.report();
+    if (this.manualSince === undefined) {
+      this.manualSince = this.now();
+      const path = this.options.stateFile;
+      if (path) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(`${path}.tmp`, `${JSON.stringify({ endpoint_paused_at: this.manualSince })}\n`);
+        renameSync(`${path}.tmp`, path);
+      }
+    }
+    return this.status();
   }
 
   resume(): PauseStatus {
     this.manualSince = undefined;
-    return this.report();
+    if (this.options.stateFile) rmSync(this.options.stateFile, { force: true });
+    return this.status();
   }
 
   status(): PauseStatus {
     const reasons: PauseStatus['reasons'] = [];
     if (this.file && existsSync(this.file)) reasons.push('file');
     if (this.manualSince !== undefined) reasons.push('endpoint');
-    return { paused: reasons.length > 0, reasons, file: this.file, pausedAt: this.manualSince };
-  }
-
-  private report(): PauseStatus {
-    const s = this.status();
-    this.onChange?.(s.paused);
+    const s = { paused: reasons.length > 0, reasons, file: this.file, pausedAt: this.manualSince };
+    const key = reasons.join(',');
+    if (key !== this.reported) {
+      this.reported = key;
+      this.onChange?.(s);
+    }
     return s;
   }
+}
+
+/** The saved endpoint pause; an unreadable file counts as paused (the safe side), since its mtime. */
+function readPausedAt(path: string | undefined): number | undefined {
+  if (!path || !existsSync(path)) return undefined;
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as { endpoint_paused_at?: unknown };
+    if (typeof v.endpoint_paused_at === 'number') return v.endpoint_paused_at;
+  } catch {
+    // fall through: paused
+  }
+  return statSync(path).mtimeMs;
 }

@@ -9,8 +9,13 @@ import { ENDPOINTS } from '../api/partner-api.js';
 import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
 import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
+import type { PauseStatus } from './kill-switch.js';
 
 export const PREFIX = 'packbot_';
+
+/** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
+export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
 export const OTHER = 'other';
 /** At most this many distinct pack types are labelled; the rest are `other`. */
 export const MAX_PACK_TYPES = 64;
@@ -133,12 +138,15 @@ export class Metrics {
   });
   readonly pausedGauge = new Gauge({
     name: `${PREFIX}paused`,
-    help: '1 while opening packs is paused by the kill switch, else 0',
+    help: '1 while opening packs is paused for this reason (file, endpoint, stop_loss), else 0; max() = paused at all',
+    labelNames: ['reason'],
     registers: [this.registry],
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    // Every reason exported from the start, so `max(packbot_paused)` is 0 rather than empty.
+    for (const reason of PAUSE_REASONS) this.pausedGauge.set({ reason }, 0);
   }
 
   /** Declares the pack types the catalog lists (up to MAX_PACK_TYPES); others are labelled `other`. */
@@ -221,8 +229,14 @@ export class Metrics {
     this.poolRejectedTotal.inc({ reason: INTEGRITY_SET.has(reason) ? reason : OTHER });
   }
 
-  paused(on: boolean): void {
-    this.pausedGauge.set(on ? 1 : 0);
+  /** Opening paused (or not) for one reason; the reasons are independent series. */
+  paused(reason: PauseReason, on: boolean): void {
+    this.pausedGauge.set({ reason }, on ? 1 : 0);
+  }
+
+  /** The kill switch's sources (file, endpoint) as they are now. */
+  killSwitch(status: PauseStatus): void {
+    for (const reason of ['file', 'endpoint'] as const) this.paused(reason, status.reasons.includes(reason));
   }
 
   /** Prometheus text exposition. */

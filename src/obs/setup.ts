@@ -5,7 +5,7 @@
  */
 import type { BotConfig } from '../config/bot-config.js';
 import type { Clock } from '../core/clock.js';
-import { KillSwitch } from './kill-switch.js';
+import { endpointPauseFile, KillSwitch } from './kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from './logger.js';
 import { Metrics } from './metrics.js';
 import { type ObsServer, type ReadinessResult, startObsServer } from './server.js';
@@ -44,9 +44,10 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const killSwitch = new KillSwitch(
     config.control.killSwitchFile,
     () => clock.now(),
-    (p) => metrics.paused(p),
+    (s) => metrics.killSwitch(s),
+    { stateFile: endpointPauseFile(config.store.path) },
   );
-  metrics.paused(killSwitch.isPaused());
+  killSwitch.status();
   const token = config.control.token();
   if (config.control.tokenEnv && !token)
     logger.warn(

@@ -17,6 +17,7 @@ import { IDEMPOTENCY_KEY_RE } from '../api/schemas.js';
 import { type Clock, WallClock } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
 import { migrate } from './migrations.js';
+import { ledgerOpenError } from './open-error.js';
 import {
   type BalanceRow,
   type DecisionAction,
@@ -129,6 +130,15 @@ export class Ledger {
 
   /** Opens (creating the file and its directory if needed) and migrates the ledger at `path`. */
   static open(path: string, options: { clock?: Clock; readonly?: boolean } = {}): Ledger {
+    try {
+      return Ledger.openUnchecked(path, options);
+    } catch (e) {
+      // A damaged, read-only or unreachable file is named with what is wrong (exit 2, no stack).
+      throw ledgerOpenError(path, e);
+    }
+  }
+
+  private static openUnchecked(path: string, options: { clock?: Clock; readonly?: boolean }): Ledger {
     const memory = path === ':memory:';
     if (!memory && !options.readonly) mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });

@@ -83,3 +83,39 @@ describe('packbot validate', () => {
     expect(stderr).toMatch(/at least one file/);
   });
 });
+
+describe('packbot validate CONFIG checks the files the config references', () => {
+  it('reports a bad strategy and a bad world with their own file:line:column', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'packbot-validate-'));
+    writeFileSync(join(dir, 's.yaml'), 'format: packbot.strategy/v1\nsell:\n  list:\n    markup: 3\n');
+    writeFileSync(join(dir, 'w.yaml'), 'format: packbot.world/v1\nname: 7\n');
+    const config = join(dir, 'bot.yaml');
+    writeFileSync(
+      config,
+      'format: packbot.config/v1\napi:\n  base_url: embedded\naccounts:\n  - name: main\n    strategy: s.yaml\nsim:\n  world: w.yaml\n',
+    );
+    const { code, stderr } = await runCli(['validate', config]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${join(dir, 's.yaml')}:4:13: sell.list.markup:`);
+    expect(stderr).toMatch(new RegExp(`${join(dir, 'w.yaml')}:2:7: name:`));
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('does not need the API key variable to be set', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join, resolve } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'packbot-validate-'));
+    const config = join(dir, 'bot.yaml');
+    writeFileSync(
+      config,
+      `format: packbot.config/v1\napi:\n  base_url: https://partner.example.com\n  key_env: PB_SURELY_UNSET\naccounts:\n  - name: main\n    strategy: ${resolve('strategies/balanced.yaml')}\n`,
+    );
+    const { code, stdout } = await runCli(['validate', config]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`${config}: ok`);
+  });
+});

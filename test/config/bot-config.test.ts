@@ -9,8 +9,8 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'packbot-cfg-'));
   mkdirSync(join(dir, 'strategies'));
-  writeFileSync(join(dir, 'strategies', 's.yaml'), 'x: 1\n');
-  writeFileSync(join(dir, 'world.yaml'), 'x: 1\n');
+  writeFileSync(join(dir, 'strategies', 's.yaml'), 'format: packbot.strategy/v1\nname: s\n');
+  writeFileSync(join(dir, 'world.yaml'), readFileSync('config/sim.yaml', 'utf8'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -158,6 +158,72 @@ describe('loadBotConfig', () => {
     const parsed = validateSource(parseSource(text, 'config/bot.yaml'), BotConfigFile);
     expect(parsed.api.base_url).toBe('embedded');
     expect(parsed.accounts[0]?.strategy).toBe('../strategies/balanced.yaml');
+  });
+});
+
+describe('loadBotConfig validates what the config references, before anything runs', () => {
+  it("keeps each account's validated, frozen strategy and the embedded world on the config", () => {
+    const cfg = loadBotConfig(write(`${base('embedded')}sim:\n  world: world.yaml\n`), {});
+    expect(cfg.accounts[0]?.strategy.name).toBe('s');
+    expect(cfg.accounts[0]?.strategy.sell.list.markup).toBe(1.5);
+    expect(Object.isFrozen(cfg.accounts[0]?.strategy.sell)).toBe(true);
+    expect(cfg.sim.world?.format).toBe('packbot.world/v1');
+  });
+
+  it("collects every issue: the config's own and each referenced file's, with their positions", () => {
+    writeFileSync(
+      join(dir, 'strategies', 'bad.yaml'),
+      'format: packbot.strategy/v1\nsell:\n  list:\n    markup: 3\n',
+    );
+    writeFileSync(join(dir, 'world.yaml'), 'format: packbot.world/v1\nname: 7\n');
+    const err = failure(() =>
+      loadBotConfig(
+        write(
+          'format: packbot.config/v1\napi:\n  base_url: embedded\naccounts:\n  - name: main\n    strategy: strategies/bad.yaml\n  - name: main\n    strategy: strategies/s.yaml\nsim:\n  world: world.yaml\n',
+        ),
+        {},
+      ),
+    );
+    const where = err.issues.map((i) => `${i.file}:${i.line}:${i.path}`);
+    expect(where).toContain(`${join(dir, 'bot.yaml')}:7:accounts[1].name`);
+    expect(where).toContain(`${join(dir, 'strategies', 'bad.yaml')}:4:sell.list.markup`);
+    expect(where).toContain(`${join(dir, 'world.yaml')}:2:name`);
+  });
+
+  it('does not load the world of a config that is not embedded', () => {
+    writeFileSync(join(dir, 'world.yaml'), 'x: 1\n');
+    const cfg = loadBotConfig(write(`${base('http://127.0.0.1:8787')}sim:\n  world: world.yaml\n`), {
+      PARTNER_API_KEY: 'k',
+    });
+    expect(cfg.sim.world).toBeUndefined();
+  });
+});
+
+describe('dry-run keeps its own books', () => {
+  it.each([
+    [{}, 'data/packbot.db', '/srv/bot/data/packbot.db'],
+    [{ forceDryRun: true }, 'data/packbot.db', '/srv/bot/data/packbot.dry-run.db'],
+    [{ forceDryRun: true }, 'ledger', '/srv/bot/ledger.dry-run'],
+    [{ forceDryRun: true }, ':memory:', ':memory:'],
+  ])('%o with store.path %s → %s', (options, path, expected) => {
+    const cfg = loadBotConfig(
+      write(`${base('embedded')}store:\n  path: '${path}'\n`),
+      {},
+      {
+        cwd: '/srv/bot',
+        ...options,
+      },
+    );
+    expect(cfg.store.path).toBe(expected);
+  });
+
+  it('a remote URL without mode: live is dry-run, on the paper ledger', () => {
+    const cfg = loadBotConfig(
+      write(base('https://api.example.com')),
+      { PARTNER_API_KEY: 'k' },
+      { cwd: '/srv' },
+    );
+    expect(cfg.store.path).toBe('/srv/data/packbot.dry-run.db');
   });
 });
 

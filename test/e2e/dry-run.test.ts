@@ -3,6 +3,7 @@
  * fails the test, while GETs are answered (by a simulated market standing in for the service).
  * Paper purchases, sell-backs and listings still happen, on the paper market.
  */
+import { existsSync } from 'node:fs';
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPartnerApiError } from '../../src/api/errors.js';
@@ -85,8 +86,10 @@ describe('dry-run', () => {
     // The real account was never charged...
     expect(real.balanceCents('acct_t')).toBe(realBalance);
     expect(real.ledger().filter((e) => e.accountId === 'acct_t')).toEqual([]);
-    // ...while the paper account traded: orders, sell-backs and listings in the ledger.
-    const ledger = Ledger.open(`${dir}/ledger.db`, { readonly: true });
+    // ...while the paper account traded: orders, sell-backs and listings in the paper ledger, and
+    // the live books were never created.
+    expect(existsSync(`${dir}/ledger.db`)).toBe(false);
+    const ledger = Ledger.open(`${dir}/ledger.dry-run.db`, { readonly: true });
     try {
       const data = ledger.reportData(0, clock.now());
       // The paper account mirrors the real limits: 100 packs a day, all used.

@@ -82,7 +82,7 @@ describe.skipIf(!built())('packbot run: the embedded simulator survives a restar
     await first.waitFor('order confirmed');
     await first.waitFor('sold back');
     await stop(first);
-    expect(existsSync(join(dir, 'embedded-sim.state'))).toBe(true);
+    expect(existsSync(join(dir, 'ledger.sim-state'))).toBe(true);
     const s1 = snapshot(dir);
     expect(s1.orders.length).toBeGreaterThan(0);
 

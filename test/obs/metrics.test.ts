@@ -54,7 +54,7 @@ describe('Metrics', () => {
     m.ordersInDoubt(1);
     m.sellbackWindowMissed();
     m.reconcileDrift(-5, 2);
-    m.paused(true);
+    m.paused('stop_loss', true);
     const t = await m.text();
     expect(sample(t, 'packbot_spend_usd_total')).toBe(20);
     expect(sample(t, 'packbot_sellback_payout_usd_total')).toBe(11.11);
@@ -65,7 +65,9 @@ describe('Metrics', () => {
     expect(sample(t, 'packbot_sellback_window_missed_total')).toBe(1);
     expect(sample(t, 'packbot_reconcile_balance_drift_usd')).toBe(-0.05);
     expect(sample(t, 'packbot_reconcile_vault_drift_cards')).toBe(2);
-    expect(sample(t, 'packbot_paused')).toBe(1);
+    expect(sample(t, 'packbot_paused', '{reason="stop_loss"}')).toBe(1);
+    expect(sample(t, 'packbot_paused', '{reason="file"}')).toBe(0);
+    expect(sample(t, 'packbot_paused', '{reason="endpoint"}')).toBe(0);
   });
 
   it('labels packs only from fixed sets; unknown values become other', async () => {

@@ -64,7 +64,7 @@ describe('observability server', () => {
     const ks = new KillSwitch(
       file,
       () => 42,
-      (p) => changes.push(p),
+      (s) => changes.push(s.paused),
     );
     server = await startObsServer({
       port: 0,
@@ -87,7 +87,8 @@ describe('observability server', () => {
       paused: false,
       reasons: [],
     });
-    expect(changes).toEqual([true, true]);
+    // Reported on every change of reasons: none, endpoint, file, none.
+    expect(changes).toEqual([false, true, true, false]);
   });
 
   it('without a token the control endpoints do not exist', async () => {

@@ -16,11 +16,11 @@ describe('startObservability', () => {
   it('wires config secrets into the log guard and serves metrics with no key anywhere', async () => {
     dir = mkdtempSync(join(tmpdir(), 'packbot-obs-'));
     mkdirSync(join(dir, 's'));
-    writeFileSync(join(dir, 's', 'x.yaml'), 'x: 1\n');
+    writeFileSync(join(dir, 's', 'x.yaml'), 'format: packbot.strategy/v1\n');
     const path = join(dir, 'bot.yaml');
     writeFileSync(
       path,
-      `format: packbot.config/v1\nmode: live\napi:\n  base_url: https://api.example.com\naccounts:\n  - name: main\n    strategy: s/x.yaml\ncontrol:\n  kill_switch_file: ${join(dir, 'pause')}\n  token_env: TOK\n`,
+      `format: packbot.config/v1\nmode: live\napi:\n  base_url: https://api.example.com\naccounts:\n  - name: main\n    strategy: s/x.yaml\nstore:\n  path: ${join(dir, 'ledger.db')}\ncontrol:\n  kill_switch_file: ${join(dir, 'pause')}\n  token_env: TOK\n`,
     );
     const config = loadBotConfig(path, { PARTNER_API_KEY: KEY, TOK: TOKEN });
     const lines: string[] = [];
@@ -40,7 +40,7 @@ describe('startObservability', () => {
     try {
       obs.logger.info({ config, weird: { nested: `Bearer ${KEY}` }, token: TOKEN }, `starting with ${KEY}`);
       const metrics = await (await fetch(`${obs.server!.url}/metrics`)).text();
-      expect(metrics).toContain('packbot_paused 0');
+      expect(metrics).toContain('packbot_paused{reason="endpoint"} 0');
       expect(metrics).not.toContain(KEY);
       const res = await fetch(`${obs.server!.url}/control/pause`, {
         method: 'POST',
@@ -48,7 +48,9 @@ describe('startObservability', () => {
       });
       expect(res.status).toBe(200);
       expect(obs.killSwitch.isPaused()).toBe(true);
-      expect(await (await fetch(`${obs.server!.url}/metrics`)).text()).toContain('packbot_paused 1');
+      expect(await (await fetch(`${obs.server!.url}/metrics`)).text()).toContain(
+        'packbot_paused{reason="endpoint"} 1',
+      );
     } finally {
       await obs.close();
     }
