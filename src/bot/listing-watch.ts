@@ -8,7 +8,6 @@
 import { isPartnerApiError } from '../api/errors.js';
 import { VALUE_LOCK_MS } from '../api/rules.js';
 import type { VaultEntry } from '../api/schemas.js';
-import { DAY_MS } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { ListingRow } from '../store/ledger.js';
 import { decideListing } from '../strategy/decide-listing.js';

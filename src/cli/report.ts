@@ -1,16 +1,11 @@
-/**
- * `packbot report`: profit and loss from the ledger, as an aligned table or JSON. It needs only the
- * config's `store.path` (no API key, no network), and opens an existing ledger only.
- */
-import { existsSync } from 'node:fs';
-import { BotConfigFile, storePathOf } from '../config/bot-config.js';
+import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { WallClock } from '../core/clock.js';
 import { formatUsd } from '../core/money.js';
 import { Ledger } from '../store/ledger.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
-import { UsageError, UserInputError } from './errors.js';
+import { UsageError } from './errors.js';
 import { ledgerPathOf } from './ledger-of.js';
 import type { Command } from './main.js';
 

@@ -23,7 +23,7 @@ import {
 import { ENDPOINTS, OPERATIONS, type Operation } from '../api/operations.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { PAGE_LIMITS, REPORT_DEFAULT_WINDOW_MS, REPORT_MAX_WINDOW_MS } from '../api/rules.js';
-import type { Category, Scope } from '../api/schemas.js';
+import type { Category } from '../api/schemas.js';
 import { type Clock, DAY_MS, iso, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { applyRate, type Cents, toCents, toUsd } from '../core/money.js';
 import { type Acquisition, offerAt } from './buyback.js';
