@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
 import type { PackPool } from '../src/api/schemas.js';
+import { SNAPSHOT_FORMAT, type SnapshotFile } from '../src/api/snapshot-schema.js';
 import { Engine, runChunk } from '../src/backtest/engine.js';
-import { SNAPSHOT_FORMAT, type SnapshotFile } from '../src/backtest/snapshot-schema.js';
 import { Rng } from '../src/core/prng.js';
 import { AliasTable } from '../src/market/sampler.js';
 import { pullDistribution } from '../src/strategy/distribution.js';

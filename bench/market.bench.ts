@@ -3,12 +3,13 @@
  * uniform card within the band, card removed and put back) as a ratio to a raw alias-sampling
  * loop over the same pool's cards, both measured in this run.
  */
+
+import { loadWorld } from '../src/config/world-file.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { Rng } from '../src/core/prng.js';
 import { drawPull, undoDraw } from '../src/market/inventory.js';
 import { AliasTable } from '../src/market/sampler.js';
 import { buildState } from '../src/market/state.js';
-import { loadWorld } from '../src/market/world.js';
 import { type Benchmark, fmtRate, opsPerSecond } from './lib.js';
 
 const bench: Benchmark = {

@@ -3,12 +3,13 @@
  * ranges of paths. Results of a range are plain typed arrays so they cross thread boundaries
  * cheaply and are merged by path index, which keeps summaries independent of the worker count.
  */
+
+import type { SnapshotFile } from '../api/snapshot-schema.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
 import { type BacktestModel, buildModel } from './model.js';
 import { type PathResult, runPath } from './path.js';
 import type { PathMarket } from './path-market.js';
-import type { SnapshotFile } from './snapshot-schema.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
 
 export type MarketKind = 'static' | 'dynamic';

@@ -4,8 +4,8 @@
  * so every error still names file:line:column and the field.
  */
 import { readFileSync } from 'node:fs';
+import { SnapshotFile } from '../api/snapshot-schema.js';
 import { loadFile } from '../config/load.js';
-import { SnapshotFile } from './snapshot-schema.js';
 
 export function loadSnapshot(path: string): SnapshotFile {
   let text: string | undefined;

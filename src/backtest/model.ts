@@ -5,6 +5,7 @@
  * (dynamic market), and the account's limits.
  */
 import type { PackPool } from '../api/schemas.js';
+import type { SnapshotFile } from '../api/snapshot-schema.js';
 import { DAY_MS, utcDay } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
 import { AliasTable } from '../market/sampler.js';
@@ -17,7 +18,6 @@ import {
 import { type ScoreRow, scorePool } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { PullPlans } from './pull-plans.js';
-import type { SnapshotFile } from './snapshot-schema.js';
 
 /** Documented defaults when the snapshot has no account (spec defaults and DESIGN.md's dev balance). */
 export const DEFAULT_BALANCE_USD = 10_000;

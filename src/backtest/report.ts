@@ -7,7 +7,6 @@
 import { roundHalfAway } from '../core/money.js';
 import type { Engine } from './engine.js';
 import { TOTALS } from './engine.js';
-import type { Collected } from './run.js';
 import { describe, quantile, type Stat } from './stats.js';
 
 export const BACKTEST_FORMAT = 'packbot.backtest/v1';
@@ -71,6 +70,15 @@ export interface BacktestReport {
 
 const usd = (cents: number): number => roundHalfAway(cents) / 100;
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** Collected per-path arrays, indexed by path. */
+export interface Collected {
+  done: Uint8Array;
+  totals: Float64Array;
+  equity: Float64Array;
+  pools: Float64Array;
+  maxDaily: Float64Array;
+}
 
 export interface ReportInput {
   engine: Engine;

@@ -3,13 +3,15 @@
  * (so the summary does not depend on how many workers ran them), and stops cleanly on abort,
  * marking the result partial.
  */
+
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../config/package-root.js';
 import { type ChunkResult, Engine, type EngineSpec, runChunk, TOTALS } from './engine.js';
-import { type BacktestReport, buildReport } from './report.js';
+import { type BacktestReport, buildReport, type Collected } from './report.js';
 
 export interface BacktestOptions extends EngineSpec {
   paths: number;
@@ -24,25 +26,6 @@ export interface BacktestOptions extends EngineSpec {
   chunk?: number;
   /** Injected for tests; elapsed time is reported, never asserted. */
   now?: () => number;
-}
-
-/** Collected per-path arrays, indexed by path. */
-export interface Collected {
-  done: Uint8Array;
-  totals: Float64Array;
-  equity: Float64Array;
-  pools: Float64Array;
-  maxDaily: Float64Array;
-}
-
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the backtest module');
-    dir = up;
-  }
 }
 
 /** The compiled worker script (workers cannot run TypeScript sources). */

@@ -7,8 +7,8 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { isPartnerApiError } from '../api/errors.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type Category, type PackList, type PackPool } from '../api/schemas.js';
+import { SNAPSHOT_FORMAT, SnapshotFile } from '../api/snapshot-schema.js';
 import { type Clock, iso } from '../core/clock.js';
-import { SNAPSHOT_FORMAT, SnapshotFile } from './snapshot-schema.js';
 
 export interface SnapshotOptions {
   categories?: readonly Category[];

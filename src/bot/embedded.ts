@@ -4,11 +4,11 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../config/world-file.js';
 import type { Clock } from '../core/clock.js';
 import { Market } from '../market/market.js';
 import { readStateHeader, type StateHeader, worldIdentity } from '../market/persist.js';
 import { type SimServer, startSimServer } from '../market/server.js';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
 import type { World } from '../market/world-schema.js';
 import type { Logger } from '../obs/logger.js';
 import type { Ledger } from '../store/ledger.js';

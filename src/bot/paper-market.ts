@@ -6,7 +6,7 @@
  * write methods below have no path to `real`.
  */
 import type { PartnerApi } from '../api/partner-api.js';
-import { SNAPSHOT_FORMAT } from '../backtest/snapshot-schema.js';
+import { SNAPSHOT_FORMAT } from '../api/snapshot-schema.js';
 import { type Clock, iso } from '../core/clock.js';
 import { Market } from '../market/market.js';
 import { worldFromSnapshot } from '../market/world.js';

@@ -7,9 +7,9 @@
  */
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import { UserInputError } from '../cli/errors.js';
 import { type BotConfig, isLoopbackHost } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
+import { UserInputError } from '../core/errors.js';
 import { StateMismatchError } from '../market/persist.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';

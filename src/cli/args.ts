@@ -3,7 +3,7 @@
  * flags and missing values are usage errors, numbers are checked.
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { UsageError } from './errors.js';
+import { UsageError } from '../core/errors.js';
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 

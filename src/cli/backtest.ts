@@ -9,11 +9,11 @@ import { renderHtml } from '../backtest/report-html.js';
 import { runBacktest } from '../backtest/run.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
 import { loadFile } from '../config/load.js';
+import { loadStrategy } from '../config/strategy-file.js';
+import { UsageError } from '../core/errors.js';
 import { DynamicsSpec } from '../market/world-schema.js';
-import { loadStrategy } from '../strategy/strategy-schema.js';
 import { intFlag, parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 const USAGE =
   'packbot backtest --snapshot F --strategy F [--days 30] [--paths 1000] [--seed N] [--market static|dynamic] ' +

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { type BotConfigFile, storePathOf } from '../config/bot-config.js';
-import { UserInputError } from './errors.js';
+import { UserInputError } from '../core/errors.js';
 
 export function ledgerPathOf(file: BotConfigFile, configPath: string, dryRun: boolean): string {
   const storePath = storePathOf(file, process.cwd(), dryRun ? 'dry-run' : 'live');

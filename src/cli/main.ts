@@ -2,13 +2,8 @@
  * `packbot <command>`: dispatches to one file per command. A user's mistake ends with a message
  * and exit code 2, never a stack trace.
  */
-import { UsageError, UserInputError } from './errors.js';
-
-export interface Command {
-  summary: string;
-  usage: string;
-  run(argv: string[]): Promise<number>;
-}
+import { UsageError, UserInputError } from '../core/errors.js';
+import type { Command } from './command.js';
 
 interface Entry {
   summary: string;

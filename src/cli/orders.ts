@@ -6,13 +6,13 @@
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { iso } from '../core/clock.js';
+import { UsageError, UserInputError } from '../core/errors.js';
 import { formatUsd, toCents, toUsd } from '../core/money.js';
 import { type Intent, Ledger } from '../store/ledger.js';
 import { acquireWriterLock } from '../store/writer-lock.js';
 import { parseFlags } from './args.js';
-import { UsageError, UserInputError } from './errors.js';
+import type { Command } from './command.js';
 import { ledgerPathOf } from './ledger-of.js';
-import type { Command } from './main.js';
 
 const USAGE = `packbot orders [--config F] [--in-doubt] [--json] [--dry-run]
 packbot orders settle KEY (--charged | --not-charged) [--note TEXT] [--config F] [--dry-run]

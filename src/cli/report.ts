@@ -1,13 +1,13 @@
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { WallClock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
 import { formatUsd } from '../core/money.js';
 import { Ledger } from '../store/ledger.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
-import { UsageError } from './errors.js';
+import type { Command } from './command.js';
 import { ledgerPathOf } from './ledger-of.js';
-import type { Command } from './main.js';
 
 const USAGE = `packbot report [--config F] [--since T] [--until T] [--account NAME] [--json] [--dry-run]
 

@@ -4,9 +4,9 @@
  */
 import { Runner } from '../bot/runner.js';
 import { loadBotConfig } from '../config/bot-config.js';
+import { UsageError } from '../core/errors.js';
 import { parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 /** Graceful stop budget; after it the process exits anyway (the ledger is crash-safe). */
 const STOP_DEADLINE_MS = 9_500;

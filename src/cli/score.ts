@@ -5,15 +5,16 @@
 import { join } from 'node:path';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type Category, type PackPool } from '../api/schemas.js';
-import { SnapshotFile } from '../backtest/snapshot-schema.js';
+import { SnapshotFile } from '../api/snapshot-schema.js';
 import { repoRoot } from '../config/json-schemas.js';
 import { loadFile } from '../config/load.js';
+import { loadStrategy } from '../config/strategy-file.js';
+import { UsageError } from '../core/errors.js';
 import { toCents } from '../core/money.js';
 import { type ScoreContext, type ScoreRow, scorePools } from '../strategy/score.js';
-import { loadStrategy, type Strategy } from '../strategy/strategy-schema.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
 import { parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { renderScoreTable } from './score-table.js';
 
 const USAGE = 'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--json]';

@@ -3,13 +3,14 @@
  * 127.0.0.1. Its clock is wall time plus an offset that `POST /sim/v1/clock/advance` adds to.
  * Prints exactly `listening on http://127.0.0.1:N` when ready; SIGTERM/SIGINT stop it (exit 0).
  */
+
+import { DEFAULT_WORLD_PATH, loadWorld } from '../config/world-file.js';
+import { UsageError } from '../core/errors.js';
 import { Market } from '../market/market.js';
 import { startSimServer } from '../market/server.js';
 import { SimClock } from '../market/sim-clock.js';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
 import { intFlag, parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 export const DEFAULT_SIM_PORT = 8787;
 export const DEFAULT_SIM_SEED = 1;

@@ -6,13 +6,13 @@ import { createHttpClient } from '../api/client.js';
 import { CATEGORIES, type Category } from '../api/schemas.js';
 import { takeSnapshot, writeSnapshot } from '../backtest/snapshot.js';
 import { loadBotConfig } from '../config/bot-config.js';
+import { loadWorld } from '../config/world-file.js';
 import { WallClock } from '../core/clock.js';
+import { UsageError } from '../core/errors.js';
 import { Market } from '../market/market.js';
 import { startSimServer } from '../market/server.js';
-import { loadWorld } from '../market/world.js';
 import { parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 export const command: Command = {
   summary: 'record pools and account into a snapshot file',

@@ -8,9 +8,9 @@
 import { BOT_CONFIG_FORMAT, loadBotConfig } from '../config/bot-config.js';
 import { FORMATS, validateFile } from '../config/formats.js';
 import { InputFileError } from '../config/load.js';
+import { UsageError } from '../core/errors.js';
 import { parseFlags } from './args.js';
-import { UsageError } from './errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 export const command: Command = {
   summary: 'validate config, strategy, world and snapshot files',

@@ -14,17 +14,12 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { MAX_SELLBACK_ITEMS } from '../api/rules.js';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../market/world.js';
+import { deepFreeze } from '../core/freeze.js';
 import type { World } from '../market/world-schema.js';
-import { loadStrategy, type Strategy } from '../strategy/strategy-schema.js';
-import {
-  deepFreeze,
-  formatPath,
-  InputFileError,
-  type InputIssue,
-  readSource,
-  validateSource,
-} from './load.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+import { formatPath, InputFileError, type InputIssue, readSource, validateSource } from './load.js';
+import { loadStrategy } from './strategy-file.js';
+import { DEFAULT_WORLD_PATH, loadWorld } from './world-file.js';
 
 export const BOT_CONFIG_FORMAT = 'packbot.config/v1';
 /** The simulator's full-scope development key (config/sim.yaml); used only against `embedded`. */

@@ -3,7 +3,7 @@
  * FORMATS; `packbot validate` and the JSON Schema generator pick it up from here.
  */
 import type { z } from 'zod';
-import { SNAPSHOT_FORMAT, SnapshotFile } from '../backtest/snapshot-schema.js';
+import { SNAPSHOT_FORMAT, SnapshotFile } from '../api/snapshot-schema.js';
 import { WORLD_FORMAT, WorldFile } from '../market/world-schema.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../strategy/strategy-schema.js';
 import { BOT_CONFIG_FORMAT, BotConfigFile } from './bot-config.js';

@@ -4,10 +4,12 @@
  * `file:line:column`, the field's path and what is wrong; nothing is returned unvalidated.
  * The result is deep-frozen: configuration is validated once and never mutated.
  */
+
 import { readFileSync } from 'node:fs';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { UserInputError } from '../cli/errors.js';
+import { UserInputError } from '../core/errors.js';
+import { deepFreeze } from '../core/freeze.js';
 
 export interface InputIssue {
   file: string;
@@ -110,12 +112,4 @@ export function validateSource<S extends z.ZodType>(src: ParsedSource, schema: S
 
 export function loadFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
   return validateSource(readSource(file), schema);
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
 }

@@ -2,30 +2,10 @@
  * Where worlds come from: a `packbot.world/v1` file (default `config/sim.yaml`), or a recorded
  * `packbot.snapshot/v1` (pools exactly as the API returned them become the inventory).
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RISK_LEVELS, type RiskLevel, SCOPES } from '../api/schemas.js';
-import type { SnapshotFile } from '../backtest/snapshot-schema.js';
-import { deepFreeze, loadFile } from '../config/load.js';
+import type { SnapshotFile } from '../api/snapshot-schema.js';
+import { deepFreeze } from '../core/freeze.js';
 import { WORLD_FORMAT, type World, WorldFile, type WorldInput } from './world-schema.js';
-
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the market module');
-    dir = up;
-  }
-}
-
-/** Absolute path of `config/sim.yaml`, found from the package root so it also works from `dist/`. */
-export const DEFAULT_WORLD_PATH = join(packageRoot(), 'config', 'sim.yaml');
-
-export function loadWorld(path: string = DEFAULT_WORLD_PATH): World {
-  return loadFile(path, WorldFile);
-}
 
 /** Parses an in-memory world description (tests, snapshots); throws ZodError on invalid input. */
 export function parseWorld(input: WorldInput): World {

@@ -4,7 +4,7 @@
  * with the file the config names, found before anything is done, and retrying will not fix them:
  * an input error (exit 2), with no stack trace. Anything else is passed on unchanged.
  */
-import { UserInputError } from '../cli/errors.js';
+import { UserInputError } from '../core/errors.js';
 
 export class LedgerOpenError extends UserInputError {
   constructor(

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { UserInputError } from '../cli/errors.js';
+import { UserInputError } from '../core/errors.js';
 import { ledgerOpenError } from './open-error.js';
 
 export interface LockHolder {

@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
-import { loadFile } from '../config/load.js';
 
 export const STRATEGY_FORMAT = 'packbot.strategy/v1';
 
@@ -163,9 +162,4 @@ export type Strategy = z.output<typeof StrategyFile>;
 /** A strategy with every default applied (what an empty strategy file means). */
 export function defaultStrategy(): Strategy {
   return StrategyFile.parse({ format: STRATEGY_FORMAT });
-}
-
-/** Reads and validates a strategy file; bad input is an InputFileError (file:line:column). */
-export function loadStrategy(path: string): Strategy {
-  return loadFile(path, StrategyFile);
 }

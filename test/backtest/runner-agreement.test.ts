@@ -24,10 +24,11 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { SnapshotFile } from '../../src/api/snapshot-schema.js';
 import { Engine } from '../../src/backtest/engine.js';
 import { loadSnapshot } from '../../src/backtest/load.js';
-import type { SnapshotFile } from '../../src/backtest/snapshot-schema.js';
 import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { loadStrategy } from '../../src/config/strategy-file.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { applyRate, toCents } from '../../src/core/money.js';
 import { Market } from '../../src/market/market.js';
@@ -36,7 +37,7 @@ import { createLogger } from '../../src/obs/logger.js';
 import { Metrics } from '../../src/obs/metrics.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { sealedValueCents } from '../../src/strategy/pull-policy.js';
-import { loadStrategy, type Strategy } from '../../src/strategy/strategy-schema.js';
+import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { driveUntil, LogSink, TrackingClock } from '../bot/helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { SnapshotFile } from '../../src/api/snapshot-schema.js';
 import { takeSnapshot } from '../../src/backtest/snapshot.js';
-import { SnapshotFile } from '../../src/backtest/snapshot-schema.js';
+import { loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
-import { loadWorld } from '../../src/market/world.js';
 
 describe('takeSnapshot', () => {
   it('records every pack x risk level pool of the simulator, the catalog and the account', async () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { PackPool, PackPurchaseResponse } from '../../src/api/schemas.js';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Rng } from '../../src/core/prng.js';
 import { Market } from '../../src/market/market.js';
 import { AliasTable, FenwickTree, UniformBag } from '../../src/market/sampler.js';
 import { SimClock } from '../../src/market/sim-clock.js';
-import { DEFAULT_WORLD_PATH, loadWorld, parseWorld, worldFromSnapshot } from '../../src/market/world.js';
+import { parseWorld, worldFromSnapshot } from '../../src/market/world.js';
 import { testWorld } from './helpers.js';
 
 describe('samplers', () => {

@@ -4,11 +4,12 @@
  * dynamics on) and must answer them identically, with the same dump, ledger and audit.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_WORLD_PATH, loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { readStateHeader, StateMismatchError } from '../../src/market/persist.js';
 import { SimClock } from '../../src/market/sim-clock.js';
-import { DEFAULT_WORLD_PATH, loadWorld, parseWorld } from '../../src/market/world.js';
+import { parseWorld } from '../../src/market/world.js';
 import { T0, testWorld } from './helpers.js';
 
 const KEY = 'sk_sim_full';

@@ -1,15 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SnapshotFile } from '../../src/backtest/snapshot-schema.js';
+import { SnapshotFile } from '../../src/api/snapshot-schema.js';
 import { InputFileError } from '../../src/config/load.js';
+import { loadStrategy } from '../../src/config/strategy-file.js';
 import { toCents } from '../../src/core/money.js';
 import { scorePools } from '../../src/strategy/score.js';
-import {
-  defaultStrategy,
-  loadStrategy,
-  STRATEGY_FORMAT,
-  StrategyFile,
-} from '../../src/strategy/strategy-schema.js';
+import { defaultStrategy, STRATEGY_FORMAT, StrategyFile } from '../../src/strategy/strategy-schema.js';
 
 // Pools recorded from `packbot sim` (config/sim.yaml): house-edge packs and one promotional pack.
 const snap = SnapshotFile.parse(JSON.parse(readFileSync('test/fixtures/sim-pokemon-snapshot.json', 'utf8')));

@@ -13,10 +13,10 @@ import {
   PackPurchaseResponse,
   SellBackResponse,
 } from '../../../src/api/schemas.js';
+import { loadWorld } from '../../../src/config/world-file.js';
 import { VirtualClock } from '../../../src/core/clock.js';
 import { Market } from '../../../src/market/market.js';
 import { startSimServer } from '../../../src/market/server.js';
-import { loadWorld } from '../../../src/market/world.js';
 import { DAY_S, expectError, ikey, payout, type Sim } from './support.js';
 
 let sim: Sim;
