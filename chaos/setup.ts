@@ -1,0 +1,134 @@
+/**
+ * The files of one chaos run: a world where orders flow fast in wall time (no pause between
+ * purchases, a daily pack limit that never binds), a strategy that opens its one pack readily,
+ * sells the low band back and lists the high band, with spend caps the audit checks, and the bot
+ * config pointing at the fault proxy.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+export const ACCOUNT = 'acct_chaos';
+export const KEY = 'sk_sim_full';
+export const KEY_ENV = 'PACKBOT_CHAOS_KEY';
+export const PACK = 'lucky';
+export const PACK_PRICE_CENTS = 1000;
+/** Packs per order: with caps that are not a multiple of an order, a lying price shows as overspend. */
+export const ORDER_QUANTITY = 3;
+/** The world's `fresh_window_seconds` (the default): how long a pull sells back at 0.9. */
+export const FRESH_WINDOW_MS = 300_000;
+
+export interface Caps {
+  dailyCents: number;
+  totalCents: number;
+}
+
+/** Caps that let about `orders` full orders through, then bind part-way through an order. */
+export function capsFor(orders: number): Caps {
+  const cents = orders * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS;
+  return { dailyCents: cents, totalCents: cents };
+}
+
+export interface RunFiles {
+  strategy: string;
+  config: string;
+  ledger: string;
+  pauseFile: string;
+}
+
+function world(): unknown {
+  const keys = ['read:catalog', 'read:account', 'read:pulls', 'rip:packs', 'buy:cards', 'sell:cards'];
+  return {
+    format: 'packbot.world/v1',
+    name: 'chaos world',
+    accounts: [{ id: ACCOUNT, username: 'chaos', balance: 1_000_000 }],
+    keys: [{ name: 'chaos-full', key: KEY, scopes: [...keys, 'write:listings'], account: ACCOUNT }],
+    categories: {
+      pokemon: {
+        packs: [
+          {
+            pack_type: PACK,
+            name: 'Lucky Pack',
+            price: PACK_PRICE_CENTS / 100,
+            max_quantity: 10,
+            risk_levels: ['standard'],
+            bands: [
+              {
+                bucket_id: 'low',
+                min_value: 5,
+                max_value: 9,
+                odds: { standard: 0.8 },
+                generate: { count: 12_000, distribution: 'uniform' },
+              },
+              {
+                bucket_id: 'high',
+                min_value: 30,
+                max_value: 60,
+                odds: { standard: 0.2 },
+                generate: { count: 4000, distribution: 'uniform' },
+              },
+            ],
+          },
+        ],
+      },
+    },
+    dynamics: {
+      others_pack_openings_per_hour: 0,
+      others_shop_purchases_per_hour: 0,
+      value_daily_volatility: 0,
+    },
+    rules: { min_seconds_between_purchases: 0, max_packs_per_day: 1_000_000 },
+  };
+}
+
+function strategy(caps: Caps): unknown {
+  return {
+    format: 'packbot.strategy/v1',
+    name: 'chaos',
+    packs: { categories: ['pokemon'], risk_levels: ['standard'] },
+    open: { min_ev_ratio: 1, max_quantity: ORDER_QUANTITY, sizing: 'fixed' },
+    budget: {
+      max_daily_spend_usd: caps.dailyCents / 100,
+      max_total_spend_usd: caps.totalCents / 100,
+      min_balance_usd: 0,
+      stop_loss_usd: 1_000_000,
+    },
+    sell: { threshold_usd: 25, list: { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false } },
+  };
+}
+
+function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
+  return {
+    format: 'packbot.config/v1',
+    mode: 'live',
+    // A short timeout so injected latency becomes timeouts (in-doubt orders), not just slowness.
+    api: { base_url: baseUrl, key_env: KEY_ENV, timeout_seconds: 2 },
+    accounts: [{ name: 'main', strategy: files.strategy }],
+    store: { path: files.ledger },
+    metrics: { port: 0 },
+    log: { level: 'info', pretty: 'never' },
+    polling: { account_seconds: 5, pools_seconds: 60, vault_seconds: 60, listings_seconds: 30 },
+    sellback: { safety_margin_seconds: 60, batch_size: 10 },
+    control: { kill_switch_file: files.pauseFile },
+  };
+}
+
+/** Writes the world file (the simulator starts before the proxy and the config exist). */
+export function writeWorld(dir: string): string {
+  const path = join(dir, 'world.yaml');
+  writeFileSync(path, stringify(world()));
+  return path;
+}
+
+/** Writes strategy and config into `dir`; the config points the bot at `baseUrl`. */
+export function writeBotFiles(dir: string, baseUrl: string, caps: Caps): RunFiles {
+  const files = {
+    strategy: join(dir, 'strategy.yaml'),
+    ledger: join(dir, 'ledger.db'),
+    pauseFile: join(dir, 'pause'),
+  };
+  writeFileSync(files.strategy, stringify(strategy(caps)));
+  const path = join(dir, 'bot.yaml');
+  writeFileSync(path, stringify(config(baseUrl, files)));
+  return { ...files, config: path };
+}
