@@ -29,11 +29,13 @@ export interface ChaosOptions {
 }
 
 const STARTUP_MS = 30_000;
+const FIRST_ORDER_MS = 3_000;
 const SETTLE_MS = 60_000;
 const STOP_MS = 20_000;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const running = (line: string) => logMsg(line) === 'packbot running';
+const confirmed = (line: string) => logMsg(line) === 'order confirmed';
 
 /** Nothing left for the bot to do on what it already has: no open intent, no pull waiting. */
 function settled(ledgerPath: string): boolean {
@@ -71,9 +73,15 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       await admin.setFaults(plan.simFaults);
       proxy.setModes(plan.proxy);
       bot = startBot(files.config, env);
-      let note = `killed ${plan.killAfterMs} ms after start`;
+      const roundStart = Date.now();
+      let note = `killed ${plan.killAfterMs} ms after its first order`;
       try {
         await bot.waitLine(running, "'packbot running'", STARTUP_MS);
+        // Kill while it trades: after its first order of the round, or a bounded wait when faults
+        // or the spend caps keep it from ordering at all.
+        await bot.waitLine(confirmed, "'order confirmed'", FIRST_ORDER_MS).catch(() => {
+          note = `killed ${FIRST_ORDER_MS + plan.killAfterMs} ms after start, before any order`;
+        });
         await wait(plan.killAfterMs);
       } catch {
         // Refusing to start under faults is allowed (exit 1 at start-up); the next round goes on.
@@ -85,7 +93,7 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
         );
       } else bot.child.kill('SIGKILL');
       await bot.exit;
-      log(`round ${round}/${o.kills}: ${plan.families.join('+')}, ${note}`);
+      log(`round ${round}/${o.kills}: ${plan.families.join('+')}, ${note} (${Date.now() - roundStart} ms)`);
     }
     // The clean round: faults off, no new orders (kill switch file), the bot settles what is left.
     await admin.setFaults({});
@@ -93,7 +101,8 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     writeFileSync(files.pauseFile, 'chaos: settling\n');
     bot = startBot(files.config, env);
     await bot.waitLine(running, "'packbot running'", STARTUP_MS);
-    const until = Date.now() + SETTLE_MS;
+    const settleStart = Date.now();
+    const until = settleStart + SETTLE_MS;
     while (!settled(files.ledger) && Date.now() < until) await wait(250);
     bot.child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
@@ -109,7 +118,9 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       extra.push(`the clean round did not stop within ${STOP_MS} ms of SIGTERM`);
     } else if (stop.code !== 0)
       extra.push(`the clean round exited with ${stop.code ?? stop.signal} after SIGTERM`);
-    log(`clean round: ${stop?.code === 0 ? 'settled and stopped (exit 0)' : 'did not stop cleanly'}`);
+    log(
+      `clean round: ${stop?.code === 0 ? 'stopped with exit 0' : 'did not stop cleanly'} after ${Date.now() - settleStart} ms`,
+    );
     bot = undefined;
 
     const result = audit({

@@ -29,7 +29,7 @@ export interface RoundPlan {
   families: Scenario[];
   simFaults: SimFaults;
   proxy: ProxyModes;
-  /** How long the bot runs after it is up before the SIGKILL. */
+  /** How long the bot trades (after its first order of the round) before the SIGKILL. */
   killAfterMs: number;
 }
 
@@ -54,7 +54,8 @@ export function planRound(rng: Rng, selected: readonly Scenario[]): RoundPlan {
         });
         break;
       case 'latency':
-        addRule(simFaults, [...WRITES, ...READS], { latency_ms: 200 + rng.int(2300) });
+        // Writes only: slow start-up reads would spend the round before the bot trades at all.
+        addRule(simFaults, WRITES, { latency_ms: 200 + rng.int(2300) });
         break;
       case 'errors':
         addRule(simFaults, [...WRITES, ...READS], { error_rate: rate(rng, 0.1, 0.4) });
@@ -71,7 +72,7 @@ export function planRound(rng: Rng, selected: readonly Scenario[]): RoundPlan {
         break;
     }
   }
-  return { families: [...families], simFaults, proxy, killAfterMs: 300 + rng.int(2000) };
+  return { families: [...families], simFaults, proxy, killAfterMs: 50 + rng.int(1500) };
 }
 
 /** `a,b` → scenarios; throws with the unknown name. */

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { WorldInput } from '../src/market/world-schema.js';
 
 export const ACCOUNT = 'acct_chaos';
 export const KEY = 'sk_sim_full';
@@ -36,7 +37,7 @@ export interface RunFiles {
   pauseFile: string;
 }
 
-function world(): unknown {
+export function chaosWorld(): WorldInput {
   const keys = ['read:catalog', 'read:account', 'read:pulls', 'rip:packs', 'buy:cards', 'sell:cards'];
   return {
     format: 'packbot.world/v1',
@@ -116,7 +117,7 @@ function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
 /** Writes the world file (the simulator starts before the proxy and the config exist). */
 export function writeWorld(dir: string): string {
   const path = join(dir, 'world.yaml');
-  writeFileSync(path, stringify(world()));
+  writeFileSync(path, stringify(chaosWorld()));
   return path;
 }
 

@@ -1,0 +1,54 @@
+/**
+ * The chaos suite, short: the built bot against `packbot sim` through the fault proxy, SIGKILLed
+ * a few times under each fault family, then audited against the simulator's books. The long run
+ * is `npm run chaos -- --kills 100` (docs/reliability.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { type AuditResult, summaryLine } from '../../chaos/audit.js';
+import { runChaos } from '../../chaos/harness.js';
+import { isBuilt } from '../../chaos/processes.js';
+import type { Scenario } from '../../chaos/scenarios.js';
+
+const KILLS = 3;
+
+async function chaos(scenarios: Scenario[], seed: number): Promise<AuditResult> {
+  const r = await runChaos({ kills: KILLS, seed, scenarios });
+  // Shown on failure: the summary line and every problem the audit found.
+  const report = [...r.problems, summaryLine(r)].join('\n');
+  expect(r.doubleCharges, report).toBe(0);
+  expect(r.lostPulls, report).toBe(0);
+  expect(r.capsKept, report).toBe(true);
+  expect(r.orders, report).toBeGreaterThan(0);
+  expect(r.charges, report).toBe(r.orders);
+  return r;
+}
+
+describe.skipIf(!isBuilt())('chaos suite (needs `npm run build`)', () => {
+  it('500s: nothing charged twice, no pull lost, books equal, caps kept', async () => {
+    const r = await chaos(['errors'], 7);
+    expect(r.problems).toEqual([]);
+    expect(r.moneyDiffCents).toBe(0);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+
+  it('dropped connections and malformed bodies: nothing charged twice, no pull lost, caps kept', async () => {
+    const r = await chaos(['drops', 'malformed'], 8);
+    // Books are not asserted here yet: a sell-back whose answer is lost can be paid by the
+    // service while the ledger marks the pull gone (see docs/reliability.md, open defects).
+    expect(r.problems.filter((p) => !p.startsWith('payouts:'))).toEqual([]);
+  }, 60_000);
+
+  // Enabled once the executor stops closing a re-sent order as failed on 429 (double charges).
+  it.skip('a server that forgets idempotency keys: nothing charged twice, no pull lost', async () => {
+    expect((await chaos(['forget-keys'], 9)).ok).toBe(true);
+  }, 60_000);
+
+  // Enabled once decideOpen stops treating a price of 0 as unlimited quantity (overspend).
+  it.skip('a pool that lies about price: spend stays within the caps', async () => {
+    expect((await chaos(['price-zero'], 10)).ok).toBe(true);
+  }, 60_000);
+});
+
+describe.skipIf(isBuilt())('chaos suite', () => {
+  it.skip('skipped: dist/ is not built (run `npm run build`; `npm test` builds)', () => {});
+});
