@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { SCOPES } from '../src/api/schemas.js';
 import type { WorldInput } from '../src/market/world-schema.js';
 
 export const ACCOUNT = 'acct_chaos';
@@ -38,12 +39,11 @@ export interface RunFiles {
 }
 
 export function chaosWorld(): WorldInput {
-  const keys = ['read:catalog', 'read:account', 'read:pulls', 'rip:packs', 'buy:cards', 'sell:cards'];
   return {
     format: 'packbot.world/v1',
     name: 'chaos world',
     accounts: [{ id: ACCOUNT, username: 'chaos', balance: 1_000_000 }],
-    keys: [{ name: 'chaos-full', key: KEY, scopes: [...keys, 'write:listings'], account: ACCOUNT }],
+    keys: [{ name: 'chaos-full', key: KEY, scopes: [...SCOPES], account: ACCOUNT }],
     categories: {
       pokemon: {
         packs: [
