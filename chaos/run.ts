@@ -3,7 +3,7 @@
  * Prints one line per round, the problems and notes, then exactly one summary line; exit 0 only
  * when the audit is clean, 1 otherwise, 2 on a bad flag.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { intFlag, parseFlags } from '../src/cli/args.js';
 import { UserInputError } from '../src/cli/errors.js';
@@ -51,6 +51,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (values.keep === '') throw new UserInputError('chaos: --keep needs a directory');
     const keep = values.keep === undefined ? undefined : resolve(values.keep);
+    // A ledger left from another run would be audited against a fresh simulator.
+    if (keep && existsSync(keep) && readdirSync(keep).length > 0)
+      throw new UserInputError(`chaos: --keep ${values.keep}: the directory is not empty`);
     options = {
       kills: intFlag(values.kills, 'kills', 20, { min: 0, max: 1000 }),
       seed: intFlag(values.seed, 'seed', 1, { min: 0, max: 2 ** 32 - 1 }),
