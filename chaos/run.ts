@@ -64,7 +64,8 @@ export async function main(argv: string[]): Promise<number> {
     if (keep) mkdirSync(keep, { recursive: true });
   } catch (e) {
     if (e instanceof UserInputError) {
-      process.stderr.write(`${e.message}\n\nusage: ${USAGE}\n`);
+      const message = e.message.startsWith('chaos:') ? e.message : `chaos: ${e.message}`;
+      process.stderr.write(`${message}\n\nusage: ${USAGE}\n`);
       return 2;
     }
     throw e;
