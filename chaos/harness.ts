@@ -53,6 +53,37 @@ function settled(ledgerPath: string): boolean {
   }
 }
 
+/** Lets the started bot settle, then stops it with SIGTERM; returns what went wrong. */
+async function cleanRound(bot: Child, ledgerPath: string, log: (line: string) => void): Promise<string[]> {
+  const settleStart = Date.now();
+  try {
+    await bot.waitLine(running, "'packbot running'", STARTUP_MS);
+  } catch (e) {
+    log('clean round: the bot did not start');
+    return [`the clean round did not start: ${(e as Error).message}`];
+  }
+  const until = Date.now() + SETTLE_MS;
+  while (bot.child.exitCode === null && !settled(ledgerPath) && Date.now() < until) await wait(250);
+  bot.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const stop = await Promise.race([
+    bot.exit,
+    new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), STOP_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  const ok = stop?.code === 0;
+  log(
+    `clean round: ${ok ? 'stopped with exit 0' : 'did not stop cleanly'} after ${Date.now() - settleStart} ms`,
+  );
+  if (stop === null) {
+    bot.child.kill('SIGKILL');
+    return [`the clean round did not stop within ${STOP_MS} ms of SIGTERM`];
+  }
+  return ok ? [] : [`the clean round exited with ${stop.code ?? stop.signal} after SIGTERM`];
+}
+
 export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs: number; dir: string }> {
   const started = Date.now();
   const log = o.log ?? (() => {});
@@ -100,27 +131,7 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     proxy.setModes(NO_MODES);
     writeFileSync(files.pauseFile, 'chaos: settling\n');
     bot = startBot(files.config, env);
-    await bot.waitLine(running, "'packbot running'", STARTUP_MS);
-    const settleStart = Date.now();
-    const until = settleStart + SETTLE_MS;
-    while (!settled(files.ledger) && Date.now() < until) await wait(250);
-    bot.child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const stop = await Promise.race([
-      bot.exit,
-      new Promise<null>((r) => {
-        timer = setTimeout(() => r(null), STOP_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (stop === null) {
-      bot.child.kill('SIGKILL');
-      extra.push(`the clean round did not stop within ${STOP_MS} ms of SIGTERM`);
-    } else if (stop.code !== 0)
-      extra.push(`the clean round exited with ${stop.code ?? stop.signal} after SIGTERM`);
-    log(
-      `clean round: ${stop?.code === 0 ? 'stopped with exit 0' : 'did not stop cleanly'} after ${Date.now() - settleStart} ms`,
-    );
+    extra.push(...(await cleanRound(bot, files.ledger, log)));
     bot = undefined;
 
     const result = audit({
