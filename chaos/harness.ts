@@ -12,8 +12,18 @@ import { type AuditResult, audit } from './audit.js';
 import { type Child, logMsg, startBot, startSim } from './processes.js';
 import { NO_MODES, startFaultProxy } from './proxy.js';
 import { planRound, type Scenario } from './scenarios.js';
-import { ACCOUNT, capsFor, FRESH_WINDOW_MS, KEY, KEY_ENV, writeBotFiles, writeWorld } from './setup.js';
-import { SimAdmin } from './sim-admin.js';
+import {
+  ACCOUNT,
+  capsAfter,
+  FRESH_WINDOW_MS,
+  KEY,
+  KEY_ENV,
+  OPEN_CAPS,
+  writeBotFiles,
+  writeStrategy,
+  writeWorld,
+} from './setup.js';
+import { SimAdmin, type SimLedgerEntry } from './sim-admin.js';
 
 export interface ChaosOptions {
   kills: number;
@@ -21,9 +31,6 @@ export interface ChaosOptions {
   scenarios: readonly Scenario[];
   /** Keep the run's files here (created if missing); default: a temp dir removed at the end. */
   keep?: string;
-  /** Full orders the spend caps allow; default scales with the kills so the caps bind mid-run
-   * (fault-free, the bot confirms tens of orders a second). */
-  capOrders?: number;
   /** Progress lines (one per round). */
   log?: (line: string) => void;
 }
@@ -36,6 +43,13 @@ const STOP_MS = 20_000;
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const running = (line: string) => logMsg(line) === 'packbot running';
 const confirmed = (line: string) => logMsg(line) === 'order confirmed';
+
+/** What the simulator charged the account so far (purchases less refunds), in cents. */
+function spentCents(entries: readonly SimLedgerEntry[]): number {
+  return -entries
+    .filter((e) => e.kind === 'pack_purchase' || e.kind === 'pack_refund')
+    .reduce((n, e) => n + e.amountCents, 0);
+}
 
 /** Nothing left for the bot to do on what it already has: no open intent, no pull waiting. */
 function settled(ledgerPath: string): boolean {
@@ -92,7 +106,10 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
   const sim = await startSim(writeWorld(dir), o.seed);
   const proxy = await startFaultProxy(sim.url, o.seed);
   const admin = new SimAdmin(sim.url, KEY);
-  const caps = capsFor(o.capOrders ?? 20 * o.kills + 10);
+  // Spend caps bind from the middle of the run on (see capsAfter): before, orders flow freely;
+  // after, any order past the caps is overspend, whatever the faults.
+  let caps = OPEN_CAPS;
+  const capRound = Math.floor(o.kills / 2) + 1;
   const files = writeBotFiles(dir, proxy.url, caps);
   const env = { [KEY_ENV]: KEY };
   const extra: string[] = [];
@@ -101,6 +118,11 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
   try {
     for (let round = 1; round <= o.kills; round++) {
       const plan = planRound(rng, o.scenarios);
+      if (round === capRound) {
+        caps = capsAfter(spentCents(await admin.ledger(ACCOUNT)));
+        writeStrategy(files.strategy, caps);
+        log(`spend caps set to $${caps.totalCents / 100} (daily and total) from round ${round} on`);
+      }
       await admin.setFaults(plan.simFaults);
       proxy.setModes(plan.proxy);
       bot = startBot(files.config, env);

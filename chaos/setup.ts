@@ -25,9 +25,15 @@ export interface Caps {
   totalCents: number;
 }
 
-/** Caps that let about `orders` full orders through, then bind part-way through an order. */
-export function capsFor(orders: number): Caps {
-  const cents = orders * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS;
+/** Caps that do not bind: the first half of a run trades freely. */
+export const OPEN_CAPS: Caps = { dailyCents: 10_000_000, totalCents: 10_000_000 };
+
+/**
+ * Caps that bind soon after `spentCents`: a few more full orders, then part of one, so a bot that
+ * sizes its last order by a lying price overspends.
+ */
+export function capsAfter(spentCents: number): Caps {
+  const cents = spentCents + 5 * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS;
   return { dailyCents: cents, totalCents: cents };
 }
 
@@ -121,6 +127,11 @@ export function writeWorld(dir: string): string {
   return path;
 }
 
+/** (Re)writes the strategy: the bot reads it at each start. */
+export function writeStrategy(path: string, caps: Caps): void {
+  writeFileSync(path, stringify(strategy(caps)));
+}
+
 /** Writes strategy and config into `dir`; the config points the bot at `baseUrl`. */
 export function writeBotFiles(dir: string, baseUrl: string, caps: Caps): RunFiles {
   const files = {
@@ -128,7 +139,7 @@ export function writeBotFiles(dir: string, baseUrl: string, caps: Caps): RunFile
     ledger: join(dir, 'ledger.db'),
     pauseFile: join(dir, 'pause'),
   };
-  writeFileSync(files.strategy, stringify(strategy(caps)));
+  writeStrategy(files.strategy, caps);
   const path = join(dir, 'bot.yaml');
   writeFileSync(path, stringify(config(baseUrl, files)));
   return { ...files, config: path };
