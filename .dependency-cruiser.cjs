@@ -4,7 +4,16 @@
  * A module imports only from its own layer or below; backtest and bot are siblings and never
  * import each other; no import cycle anywhere; the pure layers do no file or network IO.
  */
-const ORDER = [['core'], ['api'], ['strategy', 'store'], ['market'], ['config'], ['obs'], ['backtest', 'bot'], ['cli']];
+const ORDER = [
+  ['core'],
+  ['api'],
+  ['strategy', 'store'],
+  ['market'],
+  ['config'],
+  ['obs'],
+  ['backtest', 'bot'],
+  ['cli'],
+];
 
 const above = (i) => ORDER.slice(i + 1).flat();
 const layerRules = ORDER.flatMap((layers, i) =>
@@ -12,7 +21,9 @@ const layerRules = ORDER.flatMap((layers, i) =>
     .filter(() => above(i).length > 0)
     .map((layer) => ({
       name: `layer-${layer}`,
-      comment: `src/${layer} may import only its own layer or those below it (${ORDER.slice(0, i + 1).flat().join(', ')})`,
+      comment: `src/${layer} may import only its own layer or those below it (${ORDER.slice(0, i + 1)
+        .flat()
+        .join(', ')})`,
       severity: 'error',
       from: { path: `^src/${layer}/` },
       to: { path: `^src/(${above(i).join('|')})/` },
@@ -38,10 +49,14 @@ module.exports = {
     },
     {
       name: 'pure-core',
-      comment: 'src/core, src/api schemas and src/strategy are pure: no file system, process or network modules',
+      comment:
+        'src/core, src/api schemas and src/strategy are pure: no file system, process or network modules',
       severity: 'error',
       from: { path: '^src/(strategy|core)/' },
-      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|child_process|net|http|https|worker_threads)$' },
+      to: {
+        dependencyTypes: ['core'],
+        path: '^(node:)?(fs|fs/promises|child_process|net|http|https|worker_threads)$',
+      },
     },
   ],
   options: {

@@ -6,8 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../config/package-root.js';
 import { type ChunkResult, Engine, type EngineSpec, runChunk, TOTALS } from './engine.js';

@@ -82,11 +82,13 @@ async function delistStray(o: ReconcileOptions, vault: ReadonlyMap<string, Vault
  */
 function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
   const missing: string[] = [];
-  const known = new Set<string>();
   for (const pull of o.ledger.holdings(o.account)) {
-    known.add(pull.pullId);
     // Sealed packs are not promised to appear in the vault: nothing to compare.
     if (pull.kind !== 'card') continue;
+    // A sell-back whose answer was lost leaves the card gone and the pull waiting for its sale: the
+    // sweep re-sends it and the service answers `already_sold` with the payout. Marking it gone here
+    // would lose the payout; a card that went another way fails that sell-back and is judged next.
+    if (pull.status === 'sell_pending') continue;
     if (pull.statusAt >= readStart || pull.pulledAt >= readStart) continue;
     if (vault.has(pull.cardId)) continue;
     if (o.ledger.activeListingForCard(pull.cardId)) continue;

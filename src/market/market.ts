@@ -908,6 +908,22 @@ export class Market {
     return this.s.ledger;
   }
 
+  /**
+   * Finished orders by idempotency key (admin API, for audits): the checkout each key produced and
+   * its pulls, including orders whose answer never reached the client.
+   */
+  finishedOrders(): { account: string; key: string; checkout_id: string; pull_ids: string[] }[] {
+    const out = [];
+    for (const [id, o] of this.s.orders) {
+      if (o.state !== 'finished') continue;
+      const [account, key] = id.split('\u0000') as [string, string];
+      const r = o.response as { checkout_id?: string; pulls?: { pull_id: string }[] };
+      if (typeof r?.checkout_id !== 'string') continue;
+      out.push({ account, key, checkout_id: r.checkout_id, pull_ids: (r.pulls ?? []).map((p) => p.pull_id) });
+    }
+    return out;
+  }
+
   balanceCents(accountId: string): Cents {
     const a = this.s.accounts.get(accountId);
     if (!a) throw new Error(`no account '${accountId}'`);

@@ -194,6 +194,8 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
         return send(res, 200, {
           entries: market.ledger().map((e) => ({ ...e, at: iso(e.at), amount: e.amountCents / 100 })),
         });
+      case 'GET /orders':
+        return send(res, 200, { orders: market.finishedOrders() });
       case 'GET /listings':
         return send(res, 200, { listings: market.otherListings() });
       case 'POST /reset':

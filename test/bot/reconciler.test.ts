@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { TransportError } from '../../src/api/errors.js';
+import type { PartnerApi } from '../../src/api/partner-api.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
@@ -130,5 +132,43 @@ describe('reconciler and listing watch', () => {
       expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
     const gauge = await f.metrics.registry.getSingleMetricAsString('packbot_vault_unknown_cards');
     expect(gauge).toMatch(/packbot_vault_unknown_cards 3\b/);
+  });
+
+  it('a sell-back whose answer was lost is re-sent and counted, never written off as gone', async () => {
+    const f = fixture();
+    let lose = true;
+    const api: PartnerApi = {
+      ...f.api,
+      sellBack: async (items) => {
+        const r = await f.api.sellBack(items);
+        if (lose) {
+          lose = false;
+          throw new TransportError('reset', 'connection reset after the sale', 'POST /cards/sell-back');
+        }
+        return r;
+      },
+    };
+    const ctx = contextOf(f, api);
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const out = await ex.open({
+      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+    });
+    if (out.status !== 'confirmed') throw new Error('purchase failed');
+    const sell = new SellSide({ ...ctx, batchSize: 10 });
+    await sell.process().catch(() => undefined);
+    const pending = f.ledger.pullsAwaitingSale('main');
+    expect(pending.length).toBeGreaterThan(0);
+    await f.clock.advance(1000);
+    const r = await reconcile(ctx);
+    expect(r.missing).toEqual([]);
+    await sell.process();
+    expect(f.ledger.pullsAwaitingSale('main')).toEqual([]);
+    const paid = f.market
+      .ledger()
+      .filter((e) => e.kind === 'sell_back')
+      .reduce((n, e) => n + e.amountCents, 0);
+    const counted = pending.reduce((n, p) => n + (f.ledger.saleOf(p.pullId)?.payoutCents ?? 0), 0);
+    expect(counted).toBe(paid);
+    expect(counted).toBeGreaterThan(0);
   });
 });

@@ -17,8 +17,25 @@ import { built, startBot } from './process.js';
 describe.skipIf(!built())('crash safety with SIGKILL', () => {
   const clock = new SimClock();
   // No pause between purchases: the bot is almost always in the middle of something.
+  // Bands large enough that rounds of back-to-back orders never empty the pool (no restock here).
+  const base = testWorld();
+  const pokemon = base.categories.pokemon!;
   const market = new Market(
-    testWorld({ rules: { min_seconds_between_purchases: 0, max_packs_per_day: 100_000 } }),
+    testWorld({
+      rules: { min_seconds_between_purchases: 0, max_packs_per_day: 100_000 },
+      categories: {
+        pokemon: {
+          ...pokemon,
+          packs: pokemon.packs.map((p) => ({
+            ...p,
+            bands: p.bands.map((b) => ({
+              ...b,
+              generate: { count: 20_000, distribution: 'uniform' as const },
+            })),
+          })),
+        },
+      },
+    }),
     {
       clock,
       seed: 5,

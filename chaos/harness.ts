@@ -1,0 +1,195 @@
+/**
+ * One chaos run: `packbot sim` as its own process, the fault proxy in front of it, the bot
+ * started and SIGKILLed for N rounds under seeded faults, a last clean round that settles what is
+ * left and stops gracefully, then the audit.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Rng } from '../src/core/prng.js';
+import { Ledger } from '../src/store/ledger.js';
+import { type AuditResult, audit } from './audit.js';
+import { type Child, logMsg, startBot, startSim } from './processes.js';
+import { NO_MODES, startFaultProxy } from './proxy.js';
+import { planRound, type Scenario } from './scenarios.js';
+import {
+  ACCOUNT,
+  capsAfter,
+  FRESH_WINDOW_MS,
+  KEY,
+  KEY_ENV,
+  OPEN_CAPS,
+  writeBotFiles,
+  writeStrategy,
+  writeWorld,
+} from './setup.js';
+import { SimAdmin, type SimLedgerEntry } from './sim-admin.js';
+
+export interface ChaosOptions {
+  kills: number;
+  seed: number;
+  scenarios: readonly Scenario[];
+  /** Keep the run's files here (created if missing); default: a temp dir removed at the end. */
+  keep?: string;
+  /** Progress lines (one per round). */
+  log?: (line: string) => void;
+}
+
+const STARTUP_MS = 30_000;
+const FIRST_ORDER_MS = 3_000;
+const SETTLE_MS = 60_000;
+const STOP_MS = 20_000;
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const running = (line: string) => logMsg(line) === 'packbot running';
+const confirmed = (line: string) => logMsg(line) === 'order confirmed';
+
+/** What the simulator charged the account so far (purchases less refunds), in cents. */
+function spentCents(entries: readonly SimLedgerEntry[]): number {
+  return -entries
+    .filter((e) => e.kind === 'pack_purchase' || e.kind === 'pack_refund')
+    .reduce((n, e) => n + e.amountCents, 0);
+}
+
+/** Nothing left for the bot to do on what it already has: no open intent, no pull waiting. */
+function settled(ledgerPath: string): boolean {
+  if (!existsSync(ledgerPath)) return false;
+  const ledger = Ledger.open(ledgerPath, { readonly: true });
+  try {
+    return (
+      ledger.unresolvedCount() === 0 &&
+      ledger.undecidedPulls().length === 0 &&
+      ledger.pullsAwaitingSale().length === 0 &&
+      ledger.pullsAwaitingListing().length === 0
+    );
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Lets the started bot settle, then stops it with SIGTERM; returns what went wrong. */
+async function cleanRound(bot: Child, ledgerPath: string, log: (line: string) => void): Promise<string[]> {
+  const settleStart = Date.now();
+  try {
+    await bot.waitLine(running, "'packbot running'", STARTUP_MS);
+  } catch (e) {
+    log('clean round: the bot did not start');
+    return [`the clean round did not start: ${(e as Error).message}`];
+  }
+  const until = Date.now() + SETTLE_MS;
+  while (bot.child.exitCode === null && !settled(ledgerPath) && Date.now() < until) await wait(250);
+  bot.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const stop = await Promise.race([
+    bot.exit,
+    new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), STOP_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  const ok = stop?.code === 0;
+  log(
+    `clean round: ${ok ? 'stopped with exit 0' : 'did not stop cleanly'} after ${Date.now() - settleStart} ms`,
+  );
+  if (stop === null) {
+    bot.child.kill('SIGKILL');
+    return [`the clean round did not stop within ${STOP_MS} ms of SIGTERM`];
+  }
+  return ok ? [] : [`the clean round exited with ${stop.code ?? stop.signal} after SIGTERM`];
+}
+
+export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs: number; dir: string }> {
+  const started = Date.now();
+  const log = o.log ?? (() => {});
+  const dir = o.keep ?? mkdtempSync(join(tmpdir(), 'packbot-chaos-'));
+  const rng = new Rng(o.seed);
+  const sim = await startSim(writeWorld(dir), o.seed);
+  const proxy = await startFaultProxy(sim.url, o.seed);
+  const admin = new SimAdmin(sim.url, KEY);
+  // Spend caps bind from the middle of the run on (see capsAfter): before, orders flow freely;
+  // after, any order past the caps is overspend, whatever the faults.
+  let caps = OPEN_CAPS;
+  const capRound = Math.floor(o.kills / 2) + 1;
+  const files = writeBotFiles(dir, proxy.url, caps);
+  const env = { [KEY_ENV]: KEY };
+  const extra: string[] = [];
+  const roundNotes: string[] = [];
+  let bot: Child | undefined;
+  try {
+    for (let round = 1; round <= o.kills; round++) {
+      const plan = planRound(rng, o.scenarios);
+      if (round === capRound) {
+        caps = capsAfter(spentCents(await admin.ledger(ACCOUNT)));
+        writeStrategy(files.strategy, caps);
+        log(`spend caps set to $${caps.totalCents / 100} (daily and total) from round ${round} on`);
+      }
+      await admin.setFaults(plan.simFaults);
+      proxy.setModes(plan.proxy);
+      bot = startBot(files.config, env);
+      const roundStart = Date.now();
+      let note = `killed ${plan.killAfterMs} ms after its first order`;
+      try {
+        await bot.waitLine(running, "'packbot running'", STARTUP_MS);
+        // Kill while it trades: after its first order of the round, or a bounded wait when faults
+        // or the spend caps keep it from ordering at all.
+        await bot.waitLine(confirmed, "'order confirmed'", FIRST_ORDER_MS).catch(() => {
+          note = `killed ${FIRST_ORDER_MS + plan.killAfterMs} ms after start, before any order`;
+        });
+        await wait(plan.killAfterMs);
+      } catch {
+        // Refusing to start under faults is allowed (exit 1 at start-up); the next round goes on.
+      }
+      if (bot.child.exitCode !== null) {
+        note = `exited by itself with code ${bot.child.exitCode}`;
+        roundNotes.push(
+          `round ${round}: the bot ${note}: ${bot.tail(3).replace(/\n/g, ' | ').slice(0, 300)}`,
+        );
+      } else bot.child.kill('SIGKILL');
+      await bot.exit;
+      log(`round ${round}/${o.kills}: ${plan.families.join('+')}, ${note} (${Date.now() - roundStart} ms)`);
+    }
+    // The clean round: faults off, no new orders (kill switch file), the bot settles what is left.
+    await admin.setFaults({});
+    proxy.setModes(NO_MODES);
+    writeFileSync(files.pauseFile, 'chaos: settling\n');
+    bot = startBot(files.config, env);
+    extra.push(...(await cleanRound(bot, files.ledger, log)));
+    bot = undefined;
+
+    // Every charge tied to the bot's own key: the simulator's orders (answers it sent, lost or
+    // not), their keys mapped back through the proxy's re-keying, plus what the proxy saw.
+    const seen = new Map(proxy.charges);
+    for (const order of await admin.orders(ACCOUNT))
+      seen.set(order.checkoutId, {
+        checkoutId: order.checkoutId,
+        originalKey: proxy.originalKeyOf(order.key),
+        sentKey: order.key,
+        pullIds: order.pullIds,
+      });
+    const result = audit({
+      ledgerPath: files.ledger,
+      kills: o.kills,
+      simEntries: await admin.ledger(ACCOUNT),
+      vault: await admin.vault('pokemon'),
+      modelProblems: await admin.modelProblems(),
+      seen,
+      caps,
+      freshWindowMs: FRESH_WINDOW_MS,
+      now: await admin.now(),
+    });
+    if (proxy.rekeyed > 0)
+      result.notes.push(`the proxy forwarded ${proxy.rekeyed} re-sent purchase(s) under a fresh key`);
+    result.notes.push(...roundNotes);
+    result.problems.push(...extra);
+    result.ok &&= extra.length === 0;
+    return { ...result, wallMs: Date.now() - started, dir };
+  } finally {
+    if (bot && bot.child.exitCode === null && bot.child.signalCode === null) {
+      bot.child.kill('SIGKILL');
+      await bot.exit;
+    }
+    await proxy.close();
+    await sim.stop();
+    if (!o.keep) rmSync(dir, { recursive: true, force: true });
+  }
+}

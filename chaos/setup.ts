@@ -1,0 +1,171 @@
+/**
+ * The files of one chaos run: a world where orders flow fast in wall time (no pause between
+ * purchases, a daily pack limit that never binds), a strategy that opens its packs readily,
+ * sells the low band back and lists the high band, with spend caps the audit checks, and the bot
+ * config pointing at the fault proxy.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { SCOPES } from '../src/api/schemas.js';
+import type { WorldInput } from '../src/market/world-schema.js';
+
+export const ACCOUNT = 'acct_chaos';
+export const KEY = 'sk_sim_full';
+export const KEY_ENV = 'PACKBOT_CHAOS_KEY';
+export const PACK = 'lucky';
+export const PACK_PRICE_CENTS = 1000;
+/** Packs per order: with caps that are not a multiple of an order, a lying price shows as overspend. */
+export const ORDER_QUANTITY = 3;
+/** The world's `fresh_window_seconds` (the default): how long a pull sells back at 0.9. */
+export const FRESH_WINDOW_MS = 300_000;
+
+export interface Caps {
+  dailyCents: number;
+  totalCents: number;
+}
+
+/** Caps that do not bind: the first half of a run trades freely. */
+export const OPEN_CAPS: Caps = { dailyCents: 10_000_000, totalCents: 10_000_000 };
+
+/**
+ * Caps that bind soon after `spentCents`: a few more full orders, then part of one, so a bot that
+ * sizes its last order by a lying price overspends.
+ */
+export function capsAfter(spentCents: number): Caps {
+  const cents = spentCents + 5 * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS;
+  return { dailyCents: cents, totalCents: cents };
+}
+
+export interface RunFiles {
+  strategy: string;
+  config: string;
+  ledger: string;
+  pauseFile: string;
+}
+
+export function chaosWorld(): WorldInput {
+  return {
+    format: 'packbot.world/v1',
+    name: 'chaos world',
+    accounts: [{ id: ACCOUNT, username: 'chaos', balance: 1_000_000 }],
+    keys: [{ name: 'chaos-full', key: KEY, scopes: [...SCOPES], account: ACCOUNT }],
+    categories: {
+      pokemon: {
+        packs: [
+          {
+            pack_type: PACK,
+            name: 'Lucky Pack',
+            price: PACK_PRICE_CENTS / 100,
+            max_quantity: 10,
+            risk_levels: ['standard'],
+            bands: [
+              {
+                bucket_id: 'low',
+                min_value: 5,
+                max_value: 9,
+                odds: { standard: 0.8 },
+                generate: { count: 12_000, distribution: 'uniform' },
+              },
+              {
+                bucket_id: 'high',
+                min_value: 30,
+                max_value: 60,
+                odds: { standard: 0.2 },
+                generate: { count: 4000, distribution: 'uniform' },
+              },
+            ],
+          },
+          // An honest second pack: while the proxy lies about the first one's price, the bot
+          // refuses that pool and keeps trading this one.
+          {
+            pack_type: 'steady',
+            name: 'Steady Pack',
+            price: 12,
+            max_quantity: 10,
+            risk_levels: ['standard'],
+            bands: [
+              {
+                bucket_id: 'low',
+                min_value: 5,
+                max_value: 9,
+                odds: { standard: 0.8 },
+                generate: { count: 6000, distribution: 'uniform' },
+              },
+              {
+                bucket_id: 'high',
+                min_value: 30,
+                max_value: 60,
+                odds: { standard: 0.2 },
+                generate: { count: 2000, distribution: 'uniform' },
+              },
+            ],
+          },
+        ],
+      },
+    },
+    dynamics: {
+      others_pack_openings_per_hour: 0,
+      others_shop_purchases_per_hour: 0,
+      value_daily_volatility: 0,
+    },
+    rules: { min_seconds_between_purchases: 0, max_packs_per_day: 1_000_000 },
+  };
+}
+
+function strategy(caps: Caps): unknown {
+  return {
+    format: 'packbot.strategy/v1',
+    name: 'chaos',
+    packs: { categories: ['pokemon'], risk_levels: ['standard'] },
+    open: { min_ev_ratio: 1, max_quantity: ORDER_QUANTITY, sizing: 'fixed' },
+    budget: {
+      max_daily_spend_usd: caps.dailyCents / 100,
+      max_total_spend_usd: caps.totalCents / 100,
+      min_balance_usd: 0,
+      stop_loss_usd: 1_000_000,
+    },
+    sell: { threshold_usd: 25, list: { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false } },
+  };
+}
+
+function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
+  return {
+    format: 'packbot.config/v1',
+    mode: 'live',
+    // A short timeout so injected latency becomes timeouts (in-doubt orders), not just slowness.
+    api: { base_url: baseUrl, key_env: KEY_ENV, timeout_seconds: 2 },
+    accounts: [{ name: 'main', strategy: files.strategy }],
+    store: { path: files.ledger },
+    metrics: { port: 0 },
+    log: { level: 'info', pretty: 'never' },
+    polling: { account_seconds: 5, pools_seconds: 60, vault_seconds: 60, listings_seconds: 30 },
+    sellback: { safety_margin_seconds: 60, batch_size: 10 },
+    control: { kill_switch_file: files.pauseFile },
+  };
+}
+
+/** Writes the world file (the simulator starts before the proxy and the config exist). */
+export function writeWorld(dir: string): string {
+  const path = join(dir, 'world.yaml');
+  writeFileSync(path, stringify(chaosWorld()));
+  return path;
+}
+
+/** (Re)writes the strategy: the bot reads it at each start. */
+export function writeStrategy(path: string, caps: Caps): void {
+  writeFileSync(path, stringify(strategy(caps)));
+}
+
+/** Writes strategy and config into `dir`; the config points the bot at `baseUrl`. */
+export function writeBotFiles(dir: string, baseUrl: string, caps: Caps): RunFiles {
+  const files = {
+    strategy: join(dir, 'strategy.yaml'),
+    ledger: join(dir, 'ledger.db'),
+    pauseFile: join(dir, 'pause'),
+  };
+  writeStrategy(files.strategy, caps);
+  const path = join(dir, 'bot.yaml');
+  writeFileSync(path, stringify(config(baseUrl, files)));
+  return { ...files, config: path };
+}

@@ -1,0 +1,52 @@
+/**
+ * The chaos suite, short: the built bot against `packbot sim` through the fault proxy, SIGKILLed
+ * a few times under each fault family, then audited against the simulator's books. The long run
+ * is `npm run chaos -- --kills 100` (docs/reliability.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { type AuditResult, summaryLine } from '../../chaos/audit.js';
+import { runChaos } from '../../chaos/harness.js';
+import { isBuilt } from '../../chaos/processes.js';
+import type { Scenario } from '../../chaos/scenarios.js';
+
+const KILLS = 3;
+
+async function chaos(scenarios: Scenario[], seed: number): Promise<AuditResult> {
+  const r = await runChaos({ kills: KILLS, seed, scenarios });
+  // Shown on failure: the summary line and every problem the audit found.
+  const report = [...r.problems, summaryLine(r)].join('\n');
+  expect(r.doubleCharges, report).toBe(0);
+  expect(r.lostPulls, report).toBe(0);
+  expect(r.capsKept, report).toBe(true);
+  expect(r.orders, report).toBeGreaterThan(0);
+  expect(r.charges, report).toBe(r.orders);
+  return r;
+}
+
+// The suite runs the built CLI: without dist/ it is skipped (`npm run build`; `npm test` builds).
+describe.skipIf(!isBuilt())('chaos suite (skipped when dist/ is not built)', () => {
+  it('500s: nothing charged twice, no pull lost, books equal, caps kept', async () => {
+    const r = await chaos(['errors'], 7);
+    expect(r.problems).toEqual([]);
+    expect(r.moneyDiffCents).toBe(0);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+
+  it('dropped connections and malformed bodies: nothing charged twice, no pull lost, books equal', async () => {
+    const r = await chaos(['drops', 'malformed'], 8);
+    expect(r.problems).toEqual([]);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+
+  it('a server that forgets idempotency keys: nothing charged twice, no pull lost, books equal', async () => {
+    const r = await chaos(['forget-keys'], 9);
+    expect(r.problems).toEqual([]);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+
+  it('a pool that lies about price: spend stays within the caps', async () => {
+    const r = await chaos(['price-zero'], 10);
+    expect(r.problems).toEqual([]);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+});
