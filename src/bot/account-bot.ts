@@ -50,6 +50,8 @@ export interface AccountBotOptions extends AccountContext {
   stopwatch?: () => number;
   /** How orders in doubt are judged (settle time, clock skew, re-send horizon). */
   evidence?: Partial<EvidenceOptions>;
+  /** Take over vault cards from no order of ours (config `orders.adopt_unknown_cards`). */
+  adoptUnknownCards?: boolean;
 }
 
 export class AccountBot {
@@ -81,7 +83,7 @@ export class AccountBot {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
     const onCash = (cents: number) => this.budget.cash(cents);
     this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash });
-    this.reconcileOptions = { ...o, onCash };
+    this.reconcileOptions = { ...o, onCash, adoptUnknownCards: o.adoptUnknownCards === true };
     this.executor = new PurchaseExecutor({
       account: o.account,
       api: o.api,

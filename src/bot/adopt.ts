@@ -4,7 +4,9 @@
  * by evidence or by an operator, one closed as failed after it may have reached the service), is
  * ours. It is adopted into that order — or, when that order already holds all its pulls, booked as
  * the extra charge it is — and the sell side decides it at once. Other unknown cards (opened in the
- * app by the account's owner) are reported and left alone.
+ * app by the account's owner) are reported and left alone, unless the config opts in
+ * (`orders.adopt_unknown_cards`): then they are taken over at zero cost and traded by the strategy
+ * (a card the owner listed is left alone).
  */
 import type { VaultEntry } from '../api/schemas.js';
 import type { Intent, NewPull } from '../store/ledger.js';
@@ -30,6 +32,8 @@ export function adoptStrays(
   o: AccountContext,
   vault: ReadonlyMap<string, VaultEntry>,
   readStart: number,
+  /** Take over the owner's cards too (config `orders.adopt_unknown_cards`). */
+  adoptUnknown = false,
 ): AdoptionReport {
   const { ledger, log, account } = o;
   const strays = [...vault.values()].filter(
@@ -67,6 +71,20 @@ export function adoptStrays(
       });
     log.warn({ intent: intent.key, pulls: pulls.length }, 'adopted vault cards pulled by one of our orders');
     adopted.push(...pulls.map((p) => p.pullId));
+  }
+  if (adoptUnknown && unknown.length > 0) {
+    const foreign = unknown.map((id) => vault.get(id)!);
+    const categoryOf = (v: VaultEntry) => String(v.item.category ?? 'unknown');
+    for (const category of new Set(foreign.map(categoryOf))) {
+      const pulls = foreign.filter((v) => categoryOf(v) === category && !v.listed).map(pullOf);
+      ledger.adoptForeign(account, category, pulls);
+      adopted.push(...pulls.map((p) => p.pullId));
+    }
+    log.warn(
+      { cards: foreign.length },
+      'adopted vault cards opened outside the bot (orders.adopt_unknown_cards)',
+    );
+    return { adopted, unknown: foreign.filter((v) => v.listed).map((v) => v.card_id) };
   }
   return { adopted, unknown };
 }

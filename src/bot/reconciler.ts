@@ -13,6 +13,8 @@ import { type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
 export interface ReconcileOptions extends AccountContext {
+  /** Take over vault cards from no order of ours (the owner's): `orders.adopt_unknown_cards`. */
+  adoptUnknownCards?: boolean;
   onCash?: (cents: number) => void;
 }
 
@@ -33,7 +35,7 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
-  const { adopted, unknown } = adoptStrays(o, vault, readStart);
+  const { adopted, unknown } = adoptStrays(o, vault, readStart, o.adoptUnknownCards === true);
   const { missing } = diffVault(o, vault, readStart);
   const strayListings = await delistStray(o, vault, readStart);
 

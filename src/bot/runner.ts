@@ -236,6 +236,7 @@ export class Runner {
             cadence,
             batchSize: config.sellback.batchSize,
             evidence: config.orders,
+            adoptUnknownCards: config.orders.adoptUnknownCards,
             killSwitch,
             onFatal: (e) => runner?.failed(e),
             ...(options.crashAt ? { crashAt: options.crashAt } : {}),

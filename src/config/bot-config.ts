@@ -92,8 +92,12 @@ export const BotConfigFile = z.strictObject({
         ),
       clock_skew_seconds: Seconds(0, 3600).default(60),
       resend_horizon_seconds: Seconds(0, 7 * 86_400).default(3600),
+      adopt_unknown_cards: z
+        .boolean()
+        .default(false)
+        .describe('trade vault cards opened outside the bot (by the owner in the app) as if they were pulls'),
     })
-    .default({ clock_skew_seconds: 60, resend_horizon_seconds: 3600 }),
+    .default({ clock_skew_seconds: 60, resend_horizon_seconds: 3600, adopt_unknown_cards: false }),
   sim: z
     .strictObject({
       world: RelPath.optional(),
@@ -154,7 +158,12 @@ export interface BotConfig {
   };
   readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
   /** How orders in doubt are judged (src/bot/evidence.ts). */
-  readonly orders: { readonly settleMs: number; readonly skewMs: number; readonly resendHorizonMs: number };
+  readonly orders: {
+    readonly settleMs: number;
+    readonly skewMs: number;
+    readonly resendHorizonMs: number;
+    readonly adoptUnknownCards: boolean;
+  };
   readonly sim: {
     readonly worldPath: string | undefined;
     /** Embedded mode: the world, validated when the config was loaded; otherwise undefined. */
@@ -317,6 +326,7 @@ export function loadBotConfig(
       settleMs: (raw.orders.settle_seconds ?? raw.api.timeout_seconds) * 1000,
       skewMs: raw.orders.clock_skew_seconds * 1000,
       resendHorizonMs: raw.orders.resend_horizon_seconds * 1000,
+      adoptUnknownCards: raw.orders.adopt_unknown_cards,
     },
     sim: { worldPath, world, seed: raw.sim.seed, speed: raw.sim.speed },
     control,

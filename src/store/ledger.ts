@@ -484,6 +484,49 @@ export class Ledger {
     });
   }
 
+  /**
+   * Cards in the vault that came from no order of ours (the owner opened them in the app), taken
+   * over on the config's request: booked as pulls of a zero-cost holder order per account and
+   * category (`foreign:<account>:<category>`), so the strategy sells or lists them like any pull.
+   */
+  adoptForeign(account: string, category: string, pulls: readonly NewPull[], at?: number): PullRow[] {
+    const now = this.now(at);
+    return this.tx(() => {
+      const checkoutId = `foreign:${account}:${category}`;
+      if (!this.stmts.orderByCheckout.get(checkoutId)) {
+        const key = `foreign_${account}_${category}`;
+        this.stmts.insertIntent.run({
+          key,
+          account,
+          operation: 'pack',
+          body: JSON.stringify({ category, foreign: true }),
+          ev: null,
+          sd: null,
+          price: 0,
+          now,
+        });
+        this.stmts.confirmIntent.run({ key, response: null, now, settledBy: 'foreign cards adopted' });
+        this.stmts.insertOrder.run({
+          checkoutId,
+          intentKey: key,
+          account,
+          operation: 'pack',
+          packType: 'foreign',
+          category,
+          riskLevel: null,
+          cardId: null,
+          quantity: 0,
+          totalChargedCents: 0,
+          remainingBalanceCents: this.latestBalance(account)?.balanceCents ?? 0,
+          expectedValueCents: null,
+          stdevCents: null,
+          createdAt: now,
+        });
+      }
+      return this.adoptPulls(checkoutId, pulls);
+    });
+  }
+
   /** Adds pulls found in the vault to an order already booked (a settled order's late pulls). */
   adoptPulls(checkoutId: string, pulls: readonly NewPull[]): PullRow[] {
     return this.tx(() => {

@@ -171,4 +171,26 @@ describe('reconciler and listing watch', () => {
     expect(counted).toBe(paid);
     expect(counted).toBeGreaterThan(0);
   });
+
+  it("leaves the owner's cards alone unless the config opts in; then trades them at zero cost", async () => {
+    const f = fixture();
+    await f.api.purchasePacks(
+      { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+      'owner-in-the-app',
+    );
+    await f.clock.advance(1000);
+    const alone = await reconcile(contextOf(f));
+    expect(alone.unknown).toHaveLength(3);
+    expect(f.ledger.holdings('main')).toEqual([]);
+    const taken = await reconcile({ ...contextOf(f), adoptUnknownCards: true });
+    expect(taken.adopted).toHaveLength(3);
+    expect(taken.unknown).toEqual([]);
+    expect(f.ledger.orderForIntent('foreign_main_pokemon')).toMatchObject({
+      quantity: 0,
+      totalChargedCents: 0,
+    });
+    await new SellSide({ ...contextOf(f), batchSize: 10 }).process();
+    for (const p of f.ledger.pullsOfOrder('foreign:main:pokemon'))
+      expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
+  });
 });
