@@ -80,102 +80,43 @@ export class Runner {
     }
   }
 
+  /**
+   * Start-up in named steps, each undone by `cleanup` if a later one fails: logging (secrets first),
+   * the ledger, the embedded simulator (when configured), the accounts (identity and scopes checked,
+   * API and bot built), the metrics server; then recovery and the loops.
+   */
   private static async startLocked(
     config: BotConfig,
     options: RunnerOptions,
     lock: WriterLock,
   ): Promise<Runner> {
-    const secrets = new SecretRegistry();
-    secrets.add(...config.secrets());
-    let clock: Clock =
+    const clock = new ClockBox(
       options.clock ??
-      (config.api.embedded && config.sim.speed > 1
-        ? new ScaledClock(Date.now(), config.sim.speed)
-        : new WallClock());
-    // The ledger reads the clock through this, so the embedded start below may still move it on.
-    const clockRef: Clock = { now: () => clock.now(), sleep: (ms, signal) => clock.sleep(ms, signal) };
-    const log = createLogger({
-      level: config.log.level,
-      pretty: config.log.pretty,
-      secrets,
-      now: () => clock.now(),
-      ...(options.logDestination ? { destination: options.logDestination } : {}),
-    });
+        (config.api.embedded && config.sim.speed > 1
+          ? new ScaledClock(Date.now(), config.sim.speed)
+          : new WallClock()),
+    );
+    const log = startLogging(config, clock, options.logDestination);
     log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
-
     const cleanups: (() => Promise<void> | void)[] = [];
-    const cleanup = async () => {
-      for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
-    };
     try {
       const metrics = new Metrics();
-      const ledger = Ledger.open(config.store.path, { clock: clockRef });
+      const ledger = Ledger.open(config.store.path, { clock });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
+
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
-        const world = config.sim.world;
-        if (!world)
-          throw new Error('embedded mode without a validated world (config not from loadBotConfig)');
-        const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
-        const adopted = statePath ? adoptLegacyState(statePath) : undefined;
-        if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
-        const saved: SavedSim = statePath
-          ? readSavedSim(statePath, world, config.sim.seed)
-          : { ok: false, missing: true, reason: 'the ledger is in memory' };
-        // Time never runs backwards across a restart: not behind the saved simulator, nor the ledger.
-        const floor = Math.max(
-          saved.ok ? saved.header.savedAt : (saved.savedAt ?? 0),
-          ledger.latestActivityAt(),
-        );
-        if (!options.clock && floor >= clock.now()) {
-          clock = new ScaledClock(floor + 1, config.sim.speed);
-          log.info({ at: new Date(floor + 1).toISOString() }, 'clock resumes from the previous session');
-        }
-        const onError = (err: unknown) => log.error({ err }, 'embedded simulator error');
-        if (saved.ok) {
-          embedded = await startEmbedded(clock, {
-            world,
-            seed: saved.header.seed,
-            restore: saved.buf,
-            ...(statePath ? { statePath } : {}),
-            configSeed: config.sim.seed,
-            onError,
-          }).catch((e: unknown) => {
-            if (!(e instanceof StateMismatchError)) throw e;
-            log.warn({ path: statePath, reason: e.message }, 'embedded simulator state not restored');
-            return undefined;
-          });
-          if (embedded)
-            log.info(
-              {
-                path: statePath,
-                saved_at: new Date(saved.header.savedAt).toISOString(),
-                seed: saved.header.seed,
-              },
-              'embedded simulator state restored',
-            );
-        } else if (!saved.missing || ledger.latestActivityAt() > 0)
-          log.warn({ path: statePath, reason: saved.reason }, 'embedded simulator state not restored');
-        if (!embedded) {
-          const offset = closePreviousEmbeddedSession(ledger, log);
-          embedded = await startEmbedded(clock, {
-            world,
-            seed: (config.sim.seed + offset) % 2 ** 32,
-            ...(statePath ? { statePath } : {}),
-            configSeed: config.sim.seed,
-            onError,
-          });
-        }
+        embedded = await resumeEmbedded(config, ledger, clock, !options.clock, log);
         const started = embedded;
         cleanups.push(async () => {
           await started.server.close();
           started.save();
         });
         baseUrl = embedded.server.url;
-        log.info({ url: baseUrl, speed: config.sim.speed }, 'embedded simulator listening');
       }
+
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
@@ -187,90 +128,23 @@ export class Runner {
       metrics.ordersInDoubt(ledger.unresolvedCount());
       metrics.listingsActive(ledger.activeListings().length);
 
-      let lastApiOk = false;
-      const cadence: Cadence = {
-        accountMs: config.polling.accountMs,
-        poolsMs: config.polling.poolsMs,
-        vaultMs: config.polling.vaultMs,
-        listingsMs: config.polling.listingsMs,
-        sweepMs: Math.min(15_000, Math.floor(config.sellback.safetyMarginMs / 2)),
-        idleMs: 5_000,
-        ...options.cadence,
-      };
-      const bots: AccountBot[] = [];
-      const apis: PartnerApi[] = [];
-      const https: HttpPartnerApi[] = [];
+      const health = { lastApiOk: false };
       let runner: Runner | undefined;
-      let running = false;
-      for (const account of config.accounts) {
-        const { strategy } = account;
-        const http = createHttpClient({
-          baseUrl,
-          apiKey: account.apiKey(),
-          clock,
-          timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
-          onResponse: (e) => {
-            metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
-            lastApiOk = e.status !== 'transport' && e.status < 500;
-          },
-        });
-        https.push(http);
-        cleanups.push(() => http.close());
-        await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
-        const api: PartnerApi =
-          config.mode === 'dry-run'
-            ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
-            : http;
-        apis.push(api);
-        const alog = log.child({ account: account.name });
-        bots.push(
-          new AccountBot({
-            account: account.name,
-            // Armed once started: during start-up a fatal error fails the start itself.
-            api: stopOnFatal(api, (e) => (running ? runner?.failed(e) : undefined)),
-            ledger,
-            clock,
-            log: alog,
-            metrics,
-            strategy,
-            cadence,
-            batchSize: config.sellback.batchSize,
-            evidence: config.orders,
-            adoptUnknownCards: config.orders.adoptUnknownCards,
-            killSwitch,
-            onFatal: (e) => runner?.failed(e),
-            ...(options.crashAt ? { crashAt: options.crashAt } : {}),
-            ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),
-          }),
-        );
-        alog.info({ strategy: strategy.name, key_env: account.keyEnv }, 'account ready');
-      }
-
-      let obs: ObsServer | undefined;
-      if (config.metrics.enabled) {
-        const token = config.control.token();
-        obs = await startObsServer({
-          host: config.metrics.host,
-          port: options.metricsPort ?? config.metrics.port,
-          metrics,
-          killSwitch,
-          logger: log,
-          ...(token ? { controlToken: token } : {}),
-          ready: () =>
-            !ledger.isOpen
-              ? { ready: false, reason: 'ledger closed' }
-              : lastApiOk
-                ? { ready: true }
-                : { ready: false, reason: 'API not reachable (last request failed)' },
-        });
-        cleanups.push(() => obs?.close());
-        log.info({ url: obs.url }, 'metrics server listening');
-        if (!isLoopbackHost(config.metrics.host) && !token)
-          log.warn(
-            { host: config.metrics.host, url: obs.url },
-            'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
-          );
-      }
+      const accounts = await buildAccounts(config, options, {
+        baseUrl,
+        clock,
+        ledger,
+        log,
+        metrics,
+        killSwitch,
+        health,
+        cleanups,
+        fail: (e) => runner?.failed(e),
+      });
+      const obs = config.metrics.enabled
+        ? await serveMetrics(config, options, { metrics, killSwitch, log, ledger, health })
+        : undefined;
+      if (obs) cleanups.push(() => obs.close());
 
       runner = new Runner(
         config,
@@ -279,19 +153,19 @@ export class Runner {
         metrics,
         ledger,
         killSwitch,
-        bots,
-        apis,
-        https,
+        accounts.bots,
+        accounts.apis,
+        accounts.https,
         embedded,
         obs,
         lock,
       );
-      for (const bot of bots) await bot.start();
-      running = true;
-      log.info({ accounts: bots.length }, 'packbot running');
+      for (const bot of accounts.bots) await bot.start();
+      accounts.arm();
+      log.info({ accounts: accounts.bots.length }, 'packbot running');
       return runner;
     } catch (e) {
-      await cleanup();
+      for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
       throw e;
     }
   }
@@ -353,4 +227,217 @@ async function checkIdentity(
       { account, key_name: me.key.name, missing: missing.optional },
       'API key lacks read:pulls: orders in doubt cannot be checked against the purchase report',
     );
+}
+
+/**
+ * The runner's clock, replaceable once: the embedded simulator may move time on when it resumes a
+ * previous session, after the ledger and the logger already read it.
+ */
+class ClockBox implements Clock {
+  constructor(private current: Clock) {}
+  set(clock: Clock): void {
+    this.current = clock;
+  }
+  now(): number {
+    return this.current.now();
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.current.sleep(ms, signal);
+  }
+}
+
+/** The logger, with every key and token registered as a secret before the first line. */
+function startLogging(config: BotConfig, clock: Clock, destination?: NodeJS.WritableStream): Logger {
+  const secrets = new SecretRegistry();
+  secrets.add(...config.secrets());
+  return createLogger({
+    level: config.log.level,
+    pretty: config.log.pretty,
+    secrets,
+    now: () => clock.now(),
+    ...(destination ? { destination } : {}),
+  });
+}
+
+/**
+ * The embedded simulator, resumed from its saved state when it matches this world and seed, else
+ * started fresh after closing the previous session in the ledger. Time never runs backwards across
+ * a restart (`moveClock`: the runner owns the clock, tests bring their own).
+ */
+async function resumeEmbedded(
+  config: BotConfig,
+  ledger: Ledger,
+  clock: ClockBox,
+  moveClock: boolean,
+  log: Logger,
+): Promise<Embedded> {
+  const world = config.sim.world;
+  if (!world) throw new Error('embedded mode without a validated world (config not from loadBotConfig)');
+  const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
+  const adopted = statePath ? adoptLegacyState(statePath) : undefined;
+  if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
+  const saved: SavedSim = statePath
+    ? readSavedSim(statePath, world, config.sim.seed)
+    : { ok: false, missing: true, reason: 'the ledger is in memory' };
+  const floor = Math.max(saved.ok ? saved.header.savedAt : (saved.savedAt ?? 0), ledger.latestActivityAt());
+  if (moveClock && floor >= clock.now()) {
+    clock.set(new ScaledClock(floor + 1, config.sim.speed));
+    log.info({ at: new Date(floor + 1).toISOString() }, 'clock resumes from the previous session');
+  }
+  const onError = (err: unknown) => log.error({ err }, 'embedded simulator error');
+  let embedded: Embedded | undefined;
+  if (saved.ok) {
+    embedded = await startEmbedded(clock, {
+      world,
+      seed: saved.header.seed,
+      restore: saved.buf,
+      ...(statePath ? { statePath } : {}),
+      configSeed: config.sim.seed,
+      onError,
+    }).catch((e: unknown) => {
+      if (!(e instanceof StateMismatchError)) throw e;
+      log.warn({ path: statePath, reason: e.message }, 'embedded simulator state not restored');
+      return undefined;
+    });
+    if (embedded)
+      log.info(
+        { path: statePath, saved_at: new Date(saved.header.savedAt).toISOString(), seed: saved.header.seed },
+        'embedded simulator state restored',
+      );
+  } else if (!saved.missing || ledger.latestActivityAt() > 0)
+    log.warn({ path: statePath, reason: saved.reason }, 'embedded simulator state not restored');
+  if (!embedded) {
+    const offset = closePreviousEmbeddedSession(ledger, log);
+    embedded = await startEmbedded(clock, {
+      world,
+      seed: (config.sim.seed + offset) % 2 ** 32,
+      ...(statePath ? { statePath } : {}),
+      configSeed: config.sim.seed,
+      onError,
+    });
+  }
+  log.info({ url: embedded.server.url, speed: config.sim.speed }, 'embedded simulator listening');
+  return embedded;
+}
+
+interface AccountsEnv {
+  baseUrl: string;
+  clock: Clock;
+  ledger: Ledger;
+  log: Logger;
+  metrics: Metrics;
+  killSwitch: KillSwitch;
+  /** Whether the last API answer came back (for /readyz). */
+  health: { lastApiOk: boolean };
+  cleanups: (() => Promise<void> | void)[];
+  fail: (e: unknown) => void;
+}
+
+/**
+ * Per account: the HTTP client, the key's identity and scopes checked against its strategy (exit 2
+ * before any order), the API (the paper market in dry-run), and the account bot. A fatal answer
+ * stops the runner once `arm()` is called (during start-up it fails the start itself).
+ */
+async function buildAccounts(config: BotConfig, options: RunnerOptions, env: AccountsEnv) {
+  const { clock, ledger, log, metrics, killSwitch, health } = env;
+  const cadence: Cadence = {
+    accountMs: config.polling.accountMs,
+    poolsMs: config.polling.poolsMs,
+    vaultMs: config.polling.vaultMs,
+    listingsMs: config.polling.listingsMs,
+    sweepMs: Math.min(15_000, Math.floor(config.sellback.safetyMarginMs / 2)),
+    idleMs: 5_000,
+    ...options.cadence,
+  };
+  const bots: AccountBot[] = [];
+  const apis: PartnerApi[] = [];
+  const https: HttpPartnerApi[] = [];
+  let armed = false;
+  for (const account of config.accounts) {
+    const { strategy } = account;
+    const http = createHttpClient({
+      baseUrl: env.baseUrl,
+      apiKey: account.apiKey(),
+      clock,
+      timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
+      onResponse: (e) => {
+        metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
+        health.lastApiOk = e.status !== 'transport' && e.status < 500;
+      },
+    });
+    https.push(http);
+    env.cleanups.push(() => http.close());
+    await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
+    const api: PartnerApi =
+      config.mode === 'dry-run'
+        ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
+        : http;
+    apis.push(api);
+    const alog = log.child({ account: account.name });
+    bots.push(
+      new AccountBot({
+        account: account.name,
+        api: stopOnFatal(api, (e) => (armed ? env.fail(e) : undefined)),
+        ledger,
+        clock,
+        log: alog,
+        metrics,
+        strategy,
+        cadence,
+        batchSize: config.sellback.batchSize,
+        evidence: config.orders,
+        adoptUnknownCards: config.orders.adoptUnknownCards,
+        killSwitch,
+        onFatal: env.fail,
+        ...(options.crashAt ? { crashAt: options.crashAt } : {}),
+        ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),
+      }),
+    );
+    alog.info({ strategy: strategy.name, key_env: account.keyEnv }, 'account ready');
+  }
+  return {
+    bots,
+    apis,
+    https,
+    arm: () => {
+      armed = true;
+    },
+  };
+}
+
+/** /metrics, /healthz, /readyz and control; a warning when it is reachable beyond loopback without a token. */
+async function serveMetrics(
+  config: BotConfig,
+  options: RunnerOptions,
+  env: {
+    metrics: Metrics;
+    killSwitch: KillSwitch;
+    log: Logger;
+    ledger: Ledger;
+    health: { lastApiOk: boolean };
+  },
+): Promise<ObsServer> {
+  const { log, ledger, health } = env;
+  const token = config.control.token();
+  const obs = await startObsServer({
+    host: config.metrics.host,
+    port: options.metricsPort ?? config.metrics.port,
+    metrics: env.metrics,
+    killSwitch: env.killSwitch,
+    logger: log,
+    ...(token ? { controlToken: token } : {}),
+    ready: () =>
+      !ledger.isOpen
+        ? { ready: false, reason: 'ledger closed' }
+        : health.lastApiOk
+          ? { ready: true }
+          : { ready: false, reason: 'API not reachable (last request failed)' },
+  });
+  log.info({ url: obs.url }, 'metrics server listening');
+  if (!isLoopbackHost(config.metrics.host) && !token)
+    log.warn(
+      { host: config.metrics.host, url: obs.url },
+      'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
+    );
+  return obs;
 }
