@@ -44,6 +44,26 @@ export interface RunFiles {
   pauseFile: string;
 }
 
+/** 80% of pulls worth 5-9 USD (sold back), 20% worth 30-60 USD (listed); `low`/`high` cards each. */
+function bands(low: number, high: number) {
+  return [
+    {
+      bucket_id: 'low',
+      min_value: 5,
+      max_value: 9,
+      odds: { standard: 0.8 },
+      generate: { count: low, distribution: 'uniform' as const },
+    },
+    {
+      bucket_id: 'high',
+      min_value: 30,
+      max_value: 60,
+      odds: { standard: 0.2 },
+      generate: { count: high, distribution: 'uniform' as const },
+    },
+  ];
+}
+
 export function chaosWorld(): WorldInput {
   return {
     format: 'packbot.world/v1',
@@ -59,22 +79,7 @@ export function chaosWorld(): WorldInput {
             price: PACK_PRICE_CENTS / 100,
             max_quantity: 10,
             risk_levels: ['standard'],
-            bands: [
-              {
-                bucket_id: 'low',
-                min_value: 5,
-                max_value: 9,
-                odds: { standard: 0.8 },
-                generate: { count: 12_000, distribution: 'uniform' },
-              },
-              {
-                bucket_id: 'high',
-                min_value: 30,
-                max_value: 60,
-                odds: { standard: 0.2 },
-                generate: { count: 4000, distribution: 'uniform' },
-              },
-            ],
+            bands: bands(12_000, 4000),
           },
           // An honest second pack: while the proxy lies about the first one's price, the bot
           // refuses that pool and keeps trading this one.
@@ -84,22 +89,7 @@ export function chaosWorld(): WorldInput {
             price: 12,
             max_quantity: 10,
             risk_levels: ['standard'],
-            bands: [
-              {
-                bucket_id: 'low',
-                min_value: 5,
-                max_value: 9,
-                odds: { standard: 0.8 },
-                generate: { count: 6000, distribution: 'uniform' },
-              },
-              {
-                bucket_id: 'high',
-                min_value: 30,
-                max_value: 60,
-                odds: { standard: 0.2 },
-                generate: { count: 2000, distribution: 'uniform' },
-              },
-            ],
+            bands: bands(6000, 2000),
           },
         ],
       },

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { isPartnerApiError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { AccountBot } from '../../src/bot/account-bot.js';
 import { HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
-import { driveUntil, fault, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
-
-const CADENCE: Cadence = {
-  accountMs: 60_000,
-  poolsMs: 300_000,
-  vaultMs: 600_000,
-  listingsMs: 300_000,
-  sweepMs: 15_000,
-  idleMs: 5_000,
-};
+import {
+  CADENCE,
+  driveUntil,
+  fault,
+  fixture,
+  START,
+  TrackingClock,
+  testStrategy,
+  testWorld,
+} from './helpers.js';
 
 /** A PartnerApi that records every error code and every purchase time. */
 function recording(api: PartnerApi, clock: { now(): number }) {

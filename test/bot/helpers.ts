@@ -13,6 +13,7 @@ import { Market } from '../../src/market/market.js';
 
 type FaultRuleInput = z.input<typeof FaultRule>;
 
+import type { Cadence } from '../../src/bot/account-bot.js';
 import type { AccountContext } from '../../src/bot/context.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
@@ -22,6 +23,16 @@ import { Ledger } from '../../src/store/ledger.js';
 import { type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
 
 export const KEY = 'sk_sim_full';
+
+/** The runner's default cadence (docs/runner.md), for tests that drive an AccountBot. */
+export const CADENCE: Cadence = {
+  accountMs: 60_000,
+  poolsMs: 300_000,
+  vaultMs: 600_000,
+  listingsMs: 300_000,
+  sweepMs: 15_000,
+  idleMs: 5_000,
+};
 export const START = Date.UTC(2026, 0, 5, 8, 0, 0);
 
 export function testWorld(overrides: Partial<WorldInput> = {}): World {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { AccountBot } from '../../src/bot/account-bot.js';
 import { judge } from '../../src/bot/evidence.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/in-doubt.js';
@@ -14,6 +14,7 @@ import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
 import type { Intent, Ledger } from '../../src/store/ledger.js';
 import {
+  CADENCE,
   contextOf,
   driveUntil,
   type Fixture,
@@ -24,14 +25,6 @@ import {
   testWorld,
 } from './helpers.js';
 
-const CADENCE: Cadence = {
-  accountMs: 60_000,
-  poolsMs: 300_000,
-  vaultMs: 600_000,
-  listingsMs: 300_000,
-  sweepMs: 15_000,
-  idleMs: 5_000,
-};
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
 /**

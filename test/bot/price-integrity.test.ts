@@ -5,19 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { AccountBot } from '../../src/bot/account-bot.js';
 import { createPaperMarket } from '../../src/bot/paper-market.js';
 import { DAY_MS, utcDay, VirtualClock } from '../../src/core/clock.js';
-import { driveUntil, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
-
-const CADENCE: Cadence = {
-  accountMs: 60_000,
-  poolsMs: 300_000,
-  vaultMs: 600_000,
-  listingsMs: 300_000,
-  sweepMs: 15_000,
-  idleMs: 5_000,
-};
+import { CADENCE, driveUntil, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
 
 /** A uniform band of `count` generated cards. */
 const band = (bucket_id: string, min: number, max: number, odds: number, count: number) => ({
