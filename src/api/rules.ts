@@ -20,6 +20,12 @@ export const LATE_RATE = 0.8;
 export const VALUE_LOCK_MS = 7 * DAY_MS;
 export const VALUE_LOCK_DAYS = 7;
 
+// ---- Defaults of omitted parameters ("Pack purchase", "Pack pool", "List packs", "Vault")
+
+export const DEFAULT_CATEGORY = 'pokemon';
+export const DEFAULT_RISK_LEVEL = 'standard';
+export const DEFAULT_QUANTITY = 1;
+
 // ---- Orders ("Limits"; "Pack purchase")
 
 /** Packs per purchase request (and at most the pack's `max_quantity`). */

@@ -11,6 +11,7 @@ import {
   MAX_SELLBACK_ITEMS,
   MIN_PACKS_PER_REQUEST,
   PAGE_LIMITS,
+  REPORT_MAX_WINDOW_MS,
 } from './rules.js';
 
 export const CATEGORIES = ['pokemon', 'onepiece', 'sports', 'riftbound', 'watches'] as const;
@@ -370,7 +371,6 @@ export const VaultQuery = z.strictObject({
 });
 export type VaultQuery = z.infer<typeof VaultQuery>;
 
-export const REPORT_MAX_WINDOW_MS = 31 * 86_400_000;
 export const PurchaseReportQuery = z
   .strictObject({
     since: Timestamp.optional(),

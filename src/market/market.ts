@@ -22,8 +22,25 @@ import {
 } from '../api/errors.js';
 import { ENDPOINTS, OPERATIONS, type Operation } from '../api/operations.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import { PAGE_LIMITS, REPORT_DEFAULT_WINDOW_MS, REPORT_MAX_WINDOW_MS } from '../api/rules.js';
-import type { Category } from '../api/schemas.js';
+import {
+  DEFAULT_CATEGORY,
+  DEFAULT_RISK_LEVEL,
+  PAGE_LIMITS,
+  REPORT_DEFAULT_WINDOW_MS,
+  REPORT_MAX_WINDOW_MS,
+} from '../api/rules.js';
+import type {
+  CardPurchaseRequest,
+  Category,
+  CreateListingRequest,
+  DeleteListingRequest,
+  PackListQuery,
+  PackPoolQuery,
+  PurchaseReportQuery,
+  SellBackRequest,
+  ShopCardsQuery,
+  VaultQuery,
+} from '../api/schemas.js';
 import { type Clock, DAY_MS, iso, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { applyRate, type Cents, toCents, toUsd } from '../core/money.js';
 import { type Acquisition, offerAt } from './buyback.js';
@@ -52,6 +69,7 @@ import {
   STATE_VERSION,
   worldIdentity,
 } from './persist.js';
+import { type PackPurchaseInput, packPurchaseInput, parseRequest } from './request.js';
 import { SimClock } from './sim-clock.js';
 import {
   type AccountState,
@@ -163,11 +181,14 @@ export class Market {
     this.faults.set(config);
   }
 
-  /** A PartnerApi acting with `apiKey`, in process. */
+  /**
+   * A PartnerApi acting with `apiKey`, in process. Every answer is read with the operation's
+   * response schema, as the HTTP client reads it: the simulator is held to the same contract.
+   */
   api(apiKey: string): PartnerApi {
     const authorization = `Bearer ${apiKey}`;
-    const call = <T>(op: Operation, req: Omit<RawRequest, 'authorization'>) =>
-      this.handle(op, { ...req, authorization }) as Promise<T>;
+    const call = async <T>(op: Operation, req: Omit<RawRequest, 'authorization'>): Promise<T> =>
+      OPERATIONS[op].response.parse(await this.handle(op, { ...req, authorization })) as T;
     return {
       purchasePacks: (body, idempotencyKey) => call('purchasePacks', { body, idempotencyKey }),
       purchaseCard: (body, idempotencyKey) => call('purchaseCard', { body, idempotencyKey }),
@@ -205,28 +226,27 @@ export class Market {
   }
 
   private run(op: Operation, caller: Caller, req: RawRequest): Json {
-    const q = req.query ?? {};
     switch (op) {
       case 'sellBack':
-        return this.sellBack(caller, req.body);
+        return this.sellBack(caller, parseRequest(op, req));
       case 'createListing':
-        return this.createListing(caller, req.body);
+        return this.createListing(caller, parseRequest(op, req));
       case 'deleteListing':
-        return this.deleteListing(caller, req.body);
+        return this.deleteListing(caller, parseRequest(op, req));
       case 'listPacks':
-        return this.listPacks(q);
+        return this.listPacks(parseRequest(op, req));
       case 'getPackPool':
-        return this.getPackPool(q);
+        return this.getPackPool(parseRequest(op, req));
       case 'listShopCards':
-        return this.listShopCards(q);
+        return this.listShopCards(parseRequest(op, req));
       case 'getVault':
-        return this.getVault(caller, q);
+        return this.getVault(caller, parseRequest(op, req));
       case 'getAccount':
         return this.getAccount(caller);
       case 'getIdentity':
         return this.getIdentity(caller);
       case 'getPurchaseReport':
-        return this.getPurchaseReport(q);
+        return this.getPurchaseReport(parseRequest(op, req));
       default:
         throw new Error(`not a read/write op: ${op}`);
     }
@@ -266,7 +286,11 @@ export class Market {
   private async order(op: 'purchasePacks' | 'purchaseCard', caller: Caller, req: RawRequest): Promise<Json> {
     const endpoint = ENDPOINTS[op];
     const ik = v.idempotencyKey(req.idempotencyKey);
-    const input = op === 'purchasePacks' ? v.packPurchase(req.body) : v.cardPurchase(req.body);
+    // Normalised (defaults applied) so that a retry spelling a default out is the same order.
+    const input =
+      op === 'purchasePacks'
+        ? packPurchaseInput(parseRequest('purchasePacks', req))
+        : parseRequest('purchaseCard', req);
     const account = caller.account!;
     const id = `${account.id}\u0000${ik}`;
     const fingerprint = JSON.stringify([op, input]);
@@ -290,8 +314,8 @@ export class Market {
       const now = this.sync();
       const response =
         op === 'purchasePacks'
-          ? this.purchasePacks(caller, input as v.PackPurchaseInput, now)
-          : this.purchaseCard(caller, input as { card_id: string; max_price: number }, now);
+          ? this.purchasePacks(caller, input as PackPurchaseInput, now)
+          : this.purchaseCard(caller, input as CardPurchaseRequest, now);
       order.state = 'finished';
       order.response = response;
       return structuredClone(response);
@@ -311,7 +335,7 @@ export class Market {
     return a.packDay === utcDay(now) ? a.packsToday : 0;
   }
 
-  private purchasePacks(caller: Caller, req: v.PackPurchaseInput, now: number): Json {
+  private purchasePacks(caller: Caller, req: PackPurchaseInput, now: number): Json {
     const s = this.s;
     const account = caller.account!;
     const key = caller.key;
@@ -543,9 +567,9 @@ export class Market {
 
   // ---------- sell-back and listings ----------
 
-  private sellBack(caller: Caller, body: unknown): Json {
+  private sellBack(caller: Caller, input: SellBackRequest): Json {
     const s = this.s;
-    const items = v.sellBackItems(body);
+    const items = input.items;
     const account = caller.account!;
     const now = this.now();
     let total = 0;
@@ -602,11 +626,10 @@ export class Market {
     return c;
   }
 
-  private createListing(caller: Caller, body: unknown): Json {
+  private createListing(caller: Caller, input: CreateListingRequest): Json {
     const s = this.s;
-    const b = v.requireObject(body);
-    const cardId = v.requiredString(b.card_id, 'card_id');
-    const priceUsd = v.usd(b.price, 'price', { positive: true });
+    const cardId = input.card_id;
+    const priceUsd = input.price;
     const c = this.heldCard(caller.account!, cardId);
     if (c.loc === 'listed') throw v.bad('card is already listed; delist it first to change the price');
     const price = toCents(priceUsd);
@@ -630,9 +653,8 @@ export class Market {
     return { listing_id: listingId, card_id: c.id, price: toUsd(price), title: c.name };
   }
 
-  private deleteListing(caller: Caller, body: unknown): Json {
-    const b = v.requireObject(body);
-    const cardId = v.requiredString(b.card_id, 'card_id');
+  private deleteListing(caller: Caller, input: DeleteListingRequest): Json {
+    const cardId = input.card_id;
     const c = this.heldCard(caller.account!, cardId);
     if (c.loc !== 'listed') throw v.bad('card is not listed');
     this.s.inv.listings.delete(c.slot);
@@ -643,8 +665,8 @@ export class Market {
 
   // ---------- reads ----------
 
-  private listPacks(q: Record<string, unknown>): Json {
-    const category = v.category(q.category);
+  private listPacks(q: PackListQuery): Json {
+    const category = q.category ?? DEFAULT_CATEGORY;
     const now = this.now();
     const packs = this.s.inv.pools
       .filter((p) => p.category === category && p.spec.purchasable)
@@ -663,11 +685,11 @@ export class Market {
     return { category, packs };
   }
 
-  private getPackPool(q: Record<string, unknown>): Json {
+  private getPackPool(q: PackPoolQuery): Json {
     const s = this.s;
-    const packType = v.requiredString(q.pack_type, 'pack_type');
-    const category = v.category(q.category);
-    const risk = v.riskLevel(q.risk_level);
+    const packType = q.pack_type;
+    const category = q.category ?? DEFAULT_CATEGORY;
+    const risk = q.risk_level ?? DEFAULT_RISK_LEVEL;
     const pool = this.pool(category, packType);
     if (!pool) throw new NotFoundError(`no pack '${packType}' that can be bought in category '${category}'`);
     if (!pool.spec.risk_levels.includes(risk))
@@ -722,17 +744,11 @@ export class Market {
     };
   }
 
-  private listShopCards(q: Record<string, unknown>): Json {
+  private listShopCards(q: ShopCardsQuery): Json {
     const s = this.s;
-    const category = v.category(q.category);
-    const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(
-      q.per_page,
-      'per_page',
-      PAGE_LIMITS.shopCards.default,
-      1,
-      PAGE_LIMITS.shopCards.max,
-    );
+    const category = q.category ?? DEFAULT_CATEGORY;
+    const page = q.page ?? 1;
+    const perPage = q.per_page ?? PAGE_LIMITS.shopCards.default;
     const all = [...s.inv.shop[category]].map((slot) => s.inv.cards[slot]!);
     all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -749,11 +765,11 @@ export class Market {
     };
   }
 
-  private getVault(caller: Caller, q: Record<string, unknown>): Json {
+  private getVault(caller: Caller, q: VaultQuery): Json {
     const s = this.s;
-    const category = v.category(q.category);
-    const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(q.per_page, 'per_page', PAGE_LIMITS.vault.default, 1, PAGE_LIMITS.vault.max);
+    const category = q.category ?? DEFAULT_CATEGORY;
+    const page = q.page ?? 1;
+    const perPage = q.per_page ?? PAGE_LIMITS.vault.default;
     const account = caller.account!;
     const now = this.now();
     const held: { c: CardRec; acq: Acquisition }[] = [];
@@ -829,7 +845,7 @@ export class Market {
     };
   }
 
-  private getPurchaseReport(q: Record<string, unknown>): Json {
+  private getPurchaseReport(q: PurchaseReportQuery): Json {
     const now = this.now();
     const untilQ = v.timestamp(q.until, 'until');
     const sinceQ = v.timestamp(q.since, 'since');
@@ -837,14 +853,8 @@ export class Market {
     const since = sinceQ ?? until - REPORT_DEFAULT_WINDOW_MS;
     if (since > until) throw v.bad('inverted window: since is after until');
     if (until - since > REPORT_MAX_WINDOW_MS) throw v.bad('window is longer than 31 days');
-    const page = v.queryInt(q.page, 'page', 1, 1, 1e9);
-    const perPage = v.queryInt(
-      q.per_page,
-      'per_page',
-      PAGE_LIMITS.purchaseReport.default,
-      1,
-      PAGE_LIMITS.purchaseReport.max,
-    );
+    const page = q.page ?? 1;
+    const perPage = q.per_page ?? PAGE_LIMITS.purchaseReport.default;
     const rows = this.s.report.filter(
       (r) => r.at >= since && r.at <= until && r.amountCents > 0 && !r.internal,
     );
