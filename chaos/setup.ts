@@ -125,6 +125,8 @@ function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
     mode: 'live',
     // A short timeout so injected latency becomes timeouts (in-doubt orders), not just slowness.
     api: { base_url: baseUrl, key_env: KEY_ENV, timeout_seconds: 2 },
+    // Injected latency is at most 2.5 s: an order cannot still be running 10 s after its send.
+    orders: { settle_seconds: 10 },
     accounts: [{ name: 'main', strategy: files.strategy }],
     store: { path: files.ledger },
     metrics: { port: 0 },

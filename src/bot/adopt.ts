@@ -9,7 +9,7 @@
  * (a card the owner listed is left alone).
  */
 import type { VaultEntry } from '../api/schemas.js';
-import type { Intent, NewPull } from '../store/ledger.js';
+import type { Intent, Ledger, NewPull } from '../store/ledger.js';
 import type { AccountContext } from './context.js';
 import { DEFAULT_EVIDENCE_OPTIONS, intentWindow, quantityOf } from './evidence.js';
 import { pullOf } from './in-doubt.js';
@@ -28,6 +28,33 @@ function mayHaveStrays(i: Intent): boolean {
   return i.state === 'failed' && i.delivered;
 }
 
+/**
+ * The attempt a stray card most plausibly came from, among those whose send window holds its pull
+ * time: the one with the most room left for pulls (no order booked — closed as failed, wrongly —
+ * counts its whole quantity; cards already given to it in this pass count against it), then the
+ * latest sent (a second charge of it). Windows overlap by the clock skew, so "the first that fits"
+ * would hand one order's late pulls to the next.
+ */
+function ownerOf(
+  candidates: readonly Intent[],
+  v: VaultEntry,
+  at: number,
+  ledger: Ledger,
+  assigned: ReadonlyMap<Intent, VaultEntry[]>,
+): Intent | undefined {
+  const fits = candidates.filter((i) => {
+    const w = intentWindow(i, DEFAULT_EVIDENCE_OPTIONS);
+    return at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
+  });
+  const room = (i: Intent): number => {
+    const order = ledger.orderForIntent(i.key);
+    const booked = order ? ledger.pullsOfOrder(order.checkoutId).length : 0;
+    return quantityOf(i) - booked - (assigned.get(i)?.length ?? 0);
+  };
+  const sentAt = (i: Intent) => i.firstSentAt ?? i.createdAt;
+  return fits.sort((a, b) => room(b) - room(a) || sentAt(b) - sentAt(a))[0];
+}
+
 export function adoptStrays(
   o: AccountContext,
   vault: ReadonlyMap<string, VaultEntry>,
@@ -43,14 +70,12 @@ export function adoptStrays(
   const candidates = ledger.recentIntents().filter((i) => i.account === account && mayHaveStrays(i));
   const byIntent = new Map<Intent, VaultEntry[]>();
   const unknown: string[] = [];
+  strays.sort((a, b) => Date.parse(a.pulled_at!) - Date.parse(b.pulled_at!));
   for (const v of strays) {
     const at = Date.parse(v.pulled_at!);
     // A card pulled while this read was under way may be an order being confirmed right now.
     if (at >= readStart) continue;
-    const owner = candidates.find((i) => {
-      const w = intentWindow(i, DEFAULT_EVIDENCE_OPTIONS);
-      return at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
-    });
+    const owner = ownerOf(candidates, v, at, ledger, byIntent);
     if (!owner) unknown.push(v.card_id);
     else byIntent.set(owner, [...(byIntent.get(owner) ?? []), v]);
   }

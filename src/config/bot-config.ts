@@ -323,7 +323,8 @@ export function loadBotConfig(
       batchSize: raw.sellback.batch_size,
     },
     orders: {
-      settleMs: (raw.orders.settle_seconds ?? raw.api.timeout_seconds) * 1000,
+      // The service may still run an order after our request timed out: never judge it before this.
+      settleMs: (raw.orders.settle_seconds ?? Math.max(60, 2 * raw.api.timeout_seconds)) * 1000,
       skewMs: raw.orders.clock_skew_seconds * 1000,
       resendHorizonMs: raw.orders.resend_horizon_seconds * 1000,
       adoptUnknownCards: raw.orders.adopt_unknown_cards,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { pullOf } from '../../src/bot/in-doubt.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
@@ -192,5 +193,51 @@ describe('reconciler and listing watch', () => {
     await new SellSide({ ...contextOf(f), batchSize: 10 }).process();
     for (const p of f.ledger.pullsOfOrder('foreign:main:pokemon'))
       expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
+  });
+
+  it('gives late pulls to the attempt that has room for them, not to the next order in the window', async () => {
+    const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
+    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+    const vaultPulls = async (ids: readonly string[]) =>
+      (await f.api.getVault({ category: 'pokemon' })).cards
+        .filter((c) => ids.includes(c.pull_id!))
+        .map(pullOf);
+    // A timed out and was judged not charged too early; the service ran it a moment later.
+    const a = f.ledger.recordIntent({
+      key: 'pb_main_lateA000',
+      account: 'main',
+      operation: 'pack',
+      body,
+      unitPriceCents: 1000,
+    });
+    f.ledger.markIntentSent(a.key);
+    f.ledger.markInDoubt(a.key, 'TRANSPORT_TIMEOUT');
+    f.ledger.failIntent(a.key, 'NOT_CHARGED', 'too early', undefined, 'evidence: too early');
+    await f.clock.advance(100);
+    // B, sent next, was settled by evidence with its own three pulls.
+    const b = f.ledger.recordIntent({
+      key: 'pb_main_nextB000',
+      account: 'main',
+      operation: 'pack',
+      body,
+      unitPriceCents: 1000,
+    });
+    f.ledger.markIntentSent(b.key);
+    const bAnswer = await f.api.purchasePacks(body, 'service-side-B');
+    f.ledger.markInDoubt(b.key, 'TRANSPORT_RESET');
+    f.ledger.confirmBySettlement(b.key, {
+      quantity: 3,
+      totalChargedCents: 3000,
+      pulls: await vaultPulls(bAnswer.pulls.map((p) => p.pull_id)),
+      by: 'evidence: 3 pull(s) in the vault',
+    });
+    await f.clock.advance(400);
+    const aAnswer = await f.api.purchasePacks(body, 'service-side-A');
+    await f.clock.advance(2000);
+    const r = await reconcile(contextOf(f));
+    expect(r.adopted.sort()).toEqual(aAnswer.pulls.map((p) => p.pull_id).sort());
+    expect(f.ledger.getIntent(a.key)?.state).toBe('confirmed');
+    expect(f.ledger.pullsOfOrder(`settled:${a.key}`)).toHaveLength(3);
+    expect(f.ledger.getIntent(`${b.key}-x1`)).toBeUndefined();
   });
 });

@@ -34,6 +34,9 @@ export function writeConfig(dir: string, o: ConfigOptions): string {
       'accounts:',
       '  - name: main',
       `    strategy: ${o.strategy ?? BALANCED}`,
+      // The simulator is in-process on loopback: an order cannot still be running 5 s later.
+      'orders:',
+      '  settle_seconds: 5',
       'store:',
       `  path: ${join(dir, 'ledger.db')}`,
       'metrics:',
