@@ -83,7 +83,12 @@ export class AccountBot {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
     const onCash = (cents: number) => this.budget.cash(cents);
     this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash });
-    this.reconcileOptions = { ...o, onCash, adoptUnknownCards: o.adoptUnknownCards === true };
+    this.reconcileOptions = {
+      ...o,
+      onCash,
+      adoptUnknownCards: o.adoptUnknownCards === true,
+      ...(o.evidence ? { evidence: o.evidence } : {}),
+    };
     this.executor = new PurchaseExecutor({
       account: o.account,
       api: o.api,

@@ -2,7 +2,8 @@
  * No stranded pull: a vault card the ledger does not know, whose pull falls inside the send window
  * of one of our attempts that could have charged without our knowing (a re-sent order, one settled
  * by evidence or by an operator, one closed as failed after it may have reached the service), is
- * ours. It is adopted into that order — or, when that order already holds all its pulls, booked as
+ * ours. While an order of the account is still in doubt, cards pulled since its first send are left
+ * to the resolver, which settles that order from them. It is adopted into that order — or, when that order already holds all its pulls, booked as
  * the extra charge it is — and the sell side decides it at once. Other unknown cards (opened in the
  * app by the account's owner) are reported and left alone, unless the config opts in
  * (`orders.adopt_unknown_cards`): then they are taken over at zero cost and traded by the strategy
@@ -11,7 +12,7 @@
 import type { VaultEntry } from '../api/schemas.js';
 import type { Intent, Ledger, NewPull } from '../store/ledger.js';
 import type { AccountContext } from './context.js';
-import { DEFAULT_EVIDENCE_OPTIONS, intentWindow, quantityOf } from './evidence.js';
+import { DEFAULT_EVIDENCE_OPTIONS, type EvidenceOptions, intentWindow, quantityOf } from './evidence.js';
 import { pullOf } from './in-doubt.js';
 
 export interface AdoptionReport {
@@ -21,53 +22,60 @@ export interface AdoptionReport {
   unknown: string[];
 }
 
+/** An attempt that was sent more than once could have been charged more than once. */
+const mayBeChargedTwice = (i: Intent): boolean => i.attempts > 1 || i.keyForgotten;
+
 /** An attempt whose pulls may be in the vault without the ledger having them. */
 function mayHaveStrays(i: Intent): boolean {
   if (i.firstSentAt === null) return false;
-  if (i.state === 'confirmed') return i.attempts > 1 || i.settledBy !== null || i.keyForgotten;
+  if (i.state === 'confirmed') return mayBeChargedTwice(i) || i.settledBy !== null;
   return i.state === 'failed' && i.delivered;
 }
 
 /**
  * The attempt a stray card most plausibly came from, among those whose send window holds its pull
- * time: the one with the most room left for pulls (no order booked — closed as failed, wrongly —
- * counts its whole quantity; cards already given to it in this pass count against it), then the
- * latest sent (a second charge of it). Windows overlap by the clock skew, so "the first that fits"
- * would hand one order's late pulls to the next.
+ * time and that can take it: one with room left for pulls (a settled order missing some; one closed
+ * as failed, wrongly, counts its whole quantity; cards given to it in this pass count against it),
+ * the most room first; else one sent more than once (a second charge of it), the latest first. An
+ * attempt sent once was charged at most once, so it never gets an extra charge. Windows overlap by
+ * the clock skew: "the first window that fits" would hand one order's pulls to another.
  */
 function ownerOf(
   candidates: readonly Intent[],
   v: VaultEntry,
   at: number,
-  ledger: Ledger,
-  assigned: ReadonlyMap<Intent, VaultEntry[]>,
+  ctx: { ledger: Ledger; assigned: ReadonlyMap<Intent, VaultEntry[]>; evidence: EvidenceOptions },
 ): Intent | undefined {
-  const fits = candidates.filter((i) => {
-    const w = intentWindow(i, DEFAULT_EVIDENCE_OPTIONS);
-    return at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
-  });
   const room = (i: Intent): number => {
-    const order = ledger.orderForIntent(i.key);
-    const booked = order ? ledger.pullsOfOrder(order.checkoutId).length : 0;
-    return quantityOf(i) - booked - (assigned.get(i)?.length ?? 0);
+    const order = ctx.ledger.orderForIntent(i.key);
+    const booked = order ? ctx.ledger.pullsOfOrder(order.checkoutId).length : 0;
+    return quantityOf(i) - booked - (ctx.assigned.get(i)?.length ?? 0);
   };
+  const fits = candidates.filter((i) => {
+    const w = intentWindow(i, ctx.evidence);
+    const inWindow = at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
+    return inWindow && (room(i) > 0 || mayBeChargedTwice(i));
+  });
   const sentAt = (i: Intent) => i.firstSentAt ?? i.createdAt;
-  return fits.sort((a, b) => room(b) - room(a) || sentAt(b) - sentAt(a))[0];
+  return fits.sort((a, b) => Math.max(0, room(b)) - Math.max(0, room(a)) || sentAt(b) - sentAt(a))[0];
 }
 
 export function adoptStrays(
   o: AccountContext,
   vault: ReadonlyMap<string, VaultEntry>,
   readStart: number,
-  /** Take over the owner's cards too (config `orders.adopt_unknown_cards`). */
-  adoptUnknown = false,
+  opts: { adoptUnknown?: boolean; evidence?: Partial<EvidenceOptions> } = {},
 ): AdoptionReport {
+  const evidence = { ...DEFAULT_EVIDENCE_OPTIONS, ...opts.evidence };
   const { ledger, log, account } = o;
   const strays = [...vault.values()].filter(
     (v) => v.pull_id !== null && v.pulled_at !== null && !ledger.getPull(v.pull_id),
   );
   if (strays.length === 0) return { adopted: [], unknown: [] };
-  const candidates = ledger.recentIntents().filter((i) => i.account === account && mayHaveStrays(i));
+  const mine = ledger.recentIntents().filter((i) => i.account === account);
+  const candidates = mine.filter(mayHaveStrays);
+  // An order still in doubt is the resolver's to settle from these very cards (in-doubt.ts).
+  const unresolved = mine.filter((i) => i.state === 'sent' || i.state === 'in_doubt');
   const byIntent = new Map<Intent, VaultEntry[]>();
   const unknown: string[] = [];
   strays.sort((a, b) => Date.parse(a.pulled_at!) - Date.parse(b.pulled_at!));
@@ -75,7 +83,8 @@ export function adoptStrays(
     const at = Date.parse(v.pulled_at!);
     // A card pulled while this read was under way may be an order being confirmed right now.
     if (at >= readStart) continue;
-    const owner = ownerOf(candidates, v, at, ledger, byIntent);
+    if (unresolved.some((i) => at >= intentWindow(i, evidence).from)) continue;
+    const owner = ownerOf(candidates, v, at, { ledger, assigned: byIntent, evidence });
     if (!owner) unknown.push(v.card_id);
     else byIntent.set(owner, [...(byIntent.get(owner) ?? []), v]);
   }
@@ -97,7 +106,7 @@ export function adoptStrays(
     log.warn({ intent: intent.key, pulls: pulls.length }, 'adopted vault cards pulled by one of our orders');
     adopted.push(...pulls.map((p) => p.pullId));
   }
-  if (adoptUnknown && unknown.length > 0) {
+  if (opts.adoptUnknown && unknown.length > 0) {
     const foreign = unknown.map((id) => vault.get(id)!);
     const categoryOf = (v: VaultEntry) => String(v.item.category ?? 'unknown');
     for (const category of new Set(foreign.map(categoryOf))) {

@@ -9,12 +9,15 @@ import type { Category, VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
 import type { AccountContext } from './context.js';
+import type { EvidenceOptions } from './evidence.js';
 import { type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
 export interface ReconcileOptions extends AccountContext {
   /** Take over vault cards from no order of ours (the owner's): `orders.adopt_unknown_cards`. */
   adoptUnknownCards?: boolean;
+  /** The send windows of our attempts (settle time, clock skew), as orders in doubt are judged. */
+  evidence?: Partial<EvidenceOptions>;
   onCash?: (cents: number) => void;
 }
 
@@ -35,7 +38,10 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
-  const { adopted, unknown } = adoptStrays(o, vault, readStart, o.adoptUnknownCards === true);
+  const { adopted, unknown } = adoptStrays(o, vault, readStart, {
+    adoptUnknown: o.adoptUnknownCards === true,
+    ...(o.evidence ? { evidence: o.evidence } : {}),
+  });
   const { missing } = diffVault(o, vault, readStart);
   const strayListings = await delistStray(o, vault, readStart);
 

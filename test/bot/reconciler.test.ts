@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
-import { pullOf } from '../../src/bot/in-doubt.js';
+import { InDoubtResolver, pullOf } from '../../src/bot/in-doubt.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
@@ -239,5 +239,51 @@ describe('reconciler and listing watch', () => {
     expect(f.ledger.getIntent(a.key)?.state).toBe('confirmed');
     expect(f.ledger.pullsOfOrder(`settled:${a.key}`)).toHaveLength(3);
     expect(f.ledger.getIntent(`${b.key}-x1`)).toBeUndefined();
+  });
+
+  it('leaves an order in doubt its own cards, and never books a second charge of a single send', async () => {
+    const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
+    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+    // Y: sent once, its answer lost, settled by its three pulls.
+    const y = f.ledger.recordIntent({
+      key: 'pb_main_settledY',
+      account: 'main',
+      operation: 'pack',
+      body,
+      unitPriceCents: 1000,
+    });
+    f.ledger.markIntentSent(y.key);
+    const yAnswer = await f.api.purchasePacks(body, 'service-side-Y');
+    f.ledger.markInDoubt(y.key, 'TRANSPORT_RESET');
+    const vault = (await f.api.getVault({ category: 'pokemon' })).cards;
+    f.ledger.confirmBySettlement(y.key, {
+      quantity: 3,
+      totalChargedCents: 3000,
+      pulls: vault.filter((c) => yAnswer.pulls.some((p) => p.pull_id === c.pull_id)).map(pullOf),
+      by: 'evidence',
+    });
+    // X, sent 5 s later inside Y's window, is in doubt: its cards are in the vault.
+    await f.clock.advance(5000);
+    const x = f.ledger.recordIntent({
+      key: 'pb_main_doubtX00',
+      account: 'main',
+      operation: 'pack',
+      body,
+      unitPriceCents: 1000,
+    });
+    f.ledger.markIntentSent(x.key);
+    await f.api.purchasePacks(body, 'service-side-X');
+    f.ledger.markInDoubt(x.key, 'TRANSPORT_RESET');
+    await f.clock.advance(1000);
+    const r = await reconcile(contextOf(f));
+    expect(r.adopted).toEqual([]);
+    expect(f.ledger.getIntent(`${y.key}-x1`)).toBeUndefined();
+    // The resolver then settles X from those very cards.
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const resolved = await new InDoubtResolver({ ...contextOf(f), executor: ex, recheckMs: 60_000 }).resolve(
+      f.ledger.getIntent(x.key)!,
+    );
+    expect(resolved.status).toBe('confirmed');
+    expect(f.ledger.pullsOfOrder(`settled:${x.key}`)).toHaveLength(3);
   });
 });
