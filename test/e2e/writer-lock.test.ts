@@ -23,6 +23,7 @@ describe.skipIf(!built())('one writer per ledger (child processes)', () => {
     expect(err).toContain(`ledger ${join(dir, 'ledger.db')} is in use by process ${first.child.pid} on `);
     expect(err).not.toMatch(/\n\s+at /);
     expect(second.lines).toEqual([]); // refused before the logger, the ledger or the simulator
+    expect(first.child.exitCode).toBeNull(); // the first keeps trading
 
     const report = startBot(['report', '--config', config]);
     expect((await report.exit).code).toBe(0);
