@@ -28,6 +28,8 @@ import { readVault } from './vault.js';
 /** The purchase report's id of the account, learnt from a confirmed order (`account_facts`). */
 export const USER_ID_FACT = 'report_user_id';
 const DAY_MS = 86_400_000;
+/** Orders a process reads the report for, at most, to learn the account's user id. */
+const MAX_LEARN_TRIES = 20;
 
 export type Resolution =
   | { status: 'confirmed'; confirmed: ConfirmedOrder; replay: boolean }
@@ -45,6 +47,8 @@ export class InDoubtResolver {
   private readonly opts: EvidenceOptions;
   /** The key lacks `read:pulls` (403): the report is not asked again in this process. */
   private reportDenied = false;
+  /** Confirmed orders whose report window was read to learn the account's user id. */
+  private learnTries = 0;
 
   constructor(private readonly o: InDoubtOptions) {
     this.opts = { ...DEFAULT_EVIDENCE_OPTIONS, ...o.evidence };
@@ -194,6 +198,9 @@ export class InDoubtResolver {
   async learnUserId(intent: Intent, totalChargedCents: number, packType: string | null): Promise<void> {
     const { ledger, account } = this.o;
     if (this.reportDenied || ledger.accountFact(account, USER_ID_FACT) !== undefined) return;
+    // Others buying the same pack at the same price in the same seconds make a window ambiguous;
+    // a busy market may never give a clean one, and each try is a report read.
+    if (++this.learnTries > MAX_LEARN_TRIES) return;
     const win = intentWindow(intent, { ...this.opts, settleMs: 0 });
     const to = Math.max(win.to, (intent.lastAnswerAt ?? 0) + this.opts.skewMs);
     try {
