@@ -25,6 +25,38 @@ export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
 /** The API's categories, in the order their value indexes draw their moves each tick. */
 const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
 
+/** Slot of a category the world does not move (its value index stays 1). */
+const NO_CATEGORY = -1;
+/** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
+const NO_PACK = -1;
+const NO_BAND = -1;
+const NO_RISK_LEVEL = -1;
+/** The id stored for a card of an ignored pack (which keeps counts, not cards) and for the chase. */
+const NO_CARD = -1;
+/** `draw`'s answers besides a card value (≥ 0): the chase was pulled, nothing can be drawn. */
+const DRAW_CHASE = -1;
+const DRAW_NOTHING = -2;
+/** `open`'s answer when the order fails (PathMarket's contract). */
+const ORDER_FAILED = -1;
+/** `indexTicks` before any tick of the value drift is drawn. */
+const NO_TICK_DRAWN = -1;
+
+/** Salts of the world's two random streams, apart from the path's own and from each other. */
+const WORLD_STREAM_SALT = 0x6d2b79f5;
+const DRIFT_STREAM_SALT = 0x2545f491;
+/** Other users open the 'standard' risk level with this chance plus its share of the rest. */
+const OTHERS_STANDARD_SHARE = 0.6;
+/** …and every risk level (standard too) with an equal part of this (the simulator's choice). */
+const OTHERS_ANY_SHARE = 0.4;
+/** Rescore interval when `rescore_minutes` is not given. */
+const DEFAULT_RESCORE_MINUTES = 240;
+/** A pack is rescored when its quick EV moves by more than this share of the last one (taken as ≥ 1 cent). */
+const RESCORE_EV_MOVE = 0.005;
+/** `stillBelow`'s margin: a mean this close under the threshold is rescored to be sure. */
+const STILL_BELOW_MARGIN = 1e-6;
+/** Decisions tried at one look at a listing before giving up until the next tick. */
+const DECISIONS_PER_LOOK = 4;
+
 interface BandTemplate {
   band: Band;
   minCents: number;
@@ -99,10 +131,13 @@ interface PackState {
   // Read by every world card change: first, so they share the object's first cache lines.
   /** The chase's probability (0 without one). */
   chaseP: number;
+  /** Whether the chase was pulled (gone for everyone). */
   chaseHit: boolean;
+  /** When the chase ends (ms; +∞ if never). */
   chaseEndsAt: number;
+  /** Whether `cum`, `cumTotal`, `lastLive` and the pack's `mixCum` must be rebuilt before a draw. */
   cumDirty: boolean;
-  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band. */
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band (NO_BAND: none). */
   mixTotal: number;
   mixLast: number;
   /**
@@ -112,12 +147,14 @@ interface PackState {
   ignored: boolean;
   /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
   gap: number;
+  /** Cards in the pack, all bands. */
   cardCount: number;
   /** Cards taken or added since the pack was last scored. */
   changes: number;
   /** The pack's bands are the market's bands b0 … b0 + nb − 1 (see DynamicMarket's band arrays). */
   b0: number;
   nb: number;
+  /** What the snapshot records of the pack. */
   t: PackTemplate;
   /** The pack's slices of the market's `count` and `esum` (for `realizedMeanOf`). */
   countView: Int32Array;
@@ -128,14 +165,16 @@ interface PackState {
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
   cum: Float64Array;
+  /** Per risk level: the total of its `cum`, and its last band holding cards (NO_BAND: none). */
   cumTotal: Float64Array;
   lastLive: Int32Array;
-  /** Position of the 'standard' risk level in t.pools, −1 if none. */
+  /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
   scorers: IncrementalScorer[];
-  /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
+  /** Per risk level: its scorer (index in `scorers`). */
   riskScorer: Int32Array;
+  /** Per risk level: the pool its scorer stands for (`available` and `chase` set when scoring). */
   views: PackPool[];
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
@@ -143,15 +182,17 @@ interface PackState {
   mustRescore: boolean;
   /** Per risk level: 1 if the strategy excludes it (its rows wait whatever the pool holds). */
   excluded: Uint8Array;
-  /** Per risk level: its last row (null: nothing drawable; undefined: never scored) and drawability then. */
+  /** Per risk level: its last row (null: nothing drawable; undefined: never scored). */
   riskRows: (ScoreRow | null | undefined)[];
+  /** Per risk level: 1 if it was drawable when its row was made. */
   riskDrawable: Uint8Array;
   /** Expected pull value (summed over risk levels) when last scored. */
   scoredEv: number;
+  /** The pack's rows as last scored (its risk levels' non-null rows). */
   rows: ScoreRow[];
 }
 
-/** A pack's constant parts, built once per model: paths start from them. */
+/** A pack's constant parts, built once per model: paths start from them (fields as in PackState). */
 interface PackStart {
   ignored: boolean;
   excluded: Uint8Array;
@@ -159,6 +200,7 @@ interface PackStart {
   odds: Float64Array[];
   standard: number;
   views: PackPool[];
+  /** The scorers holding the recorded cards: each path starts from clones of them. */
   scorers: IncrementalScorer[];
   riskScorer: Int32Array;
 }
@@ -370,7 +412,7 @@ function settingsFor(overrides: DynamicsInput): Settings {
   const s = {
     dyn: DynamicsSpec.parse(rates),
     rules: RulesSpec.parse({}),
-    rescoreMs: (rescore_minutes ?? 240) * 60_000,
+    rescoreMs: (rescore_minutes ?? DEFAULT_RESCORE_MINUTES) * 60_000,
   };
   settingsCache.set(overrides, s);
   return s;
@@ -379,6 +421,7 @@ function settingsFor(overrides: DynamicsInput): Settings {
 /**
  * The first band i (< nb) holding cards (`count[b0 + i]`) whose running weight (`cum[base + i]`)
  * exceeds x, or `fallback` (the last such band) when rounding leaves x at or above the total.
+ * Arguments rather than a pack object: the caller passes whichever running weights it draws from.
  */
 function pickBand(
   cum: Float64Array,
@@ -394,15 +437,30 @@ function pickBand(
 }
 
 export class DynamicMarket implements PathMarket {
+  /** The world's rates (the validated `dynamics`). */
   private readonly dyn: Dynamics;
+  /** The API's money rules (seller fee, sell-back rates). */
   private readonly rules: Rules;
+  /** Least time between two rescores of a pack (`rescore_minutes`). */
   private readonly rescoreMs: number;
+  /** The world's draws: other users' openings, arrivals, refills, generated cards' values. */
   private readonly rng: Rng;
+  /** The value drift's draws (their own stream: drawing ahead shifts no other draw). */
+  private readonly driftRng: Rng;
+  /** The path's start (ms): tick k is at start + k · tickMs. */
+  private readonly start: number;
+  /** The world's tick (ms). */
+  private readonly tickMs: number;
+  /** When the next tick is due (ms). */
+  private nextTick: number;
+  /** Every pack's state, in `packTemplates` order. */
   private readonly packs: PackState[];
-  /** Model pool index → pack, and position of its risk level in the pack's pools. */
+  /** Model pool index → pack (NO_PACK: none), and position of its risk level in the pack's pools. */
   private readonly poolPack: Int32Array;
   private readonly poolRisk: Int32Array;
-  /** Category value indexes (they start at 1), by position in CATEGORY_SLOT; each model pool's position (−1: none). */
+  /** Model pool index → its category's position in CATEGORY_SLOT (NO_CATEGORY: none). */
+  private readonly poolCategory: Int32Array;
+  /** Category value indexes after the last tick (they start at 1), by position in CATEGORY_SLOT. */
   private readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
   /**
    * The indexes after each tick (tick k at `indexPath[k · categories + c]`, tick 0 the start),
@@ -410,13 +468,39 @@ export class DynamicMarket implements PathMarket {
    * the range its decision holds over, or where it sells, instead of being stepped every tick.
    */
   private indexPath = new Float64Array(0);
-  private indexTicks = -1;
-  private readonly driftRng: Rng;
-  private readonly poolCategory: Int32Array;
-  private nextTick: number;
+  /** The last tick drawn into `indexPath` (NO_TICK_DRAWN: none). */
+  private indexTicks = NO_TICK_DRAWN;
+  /** The rows last returned by `rows`, and when the last rescore interval began. */
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
+  /** Rescore at the next `rows` whatever the interval (a pack emptied, an order was refunded). */
   private forceRescore = true;
+  /**
+   * Packs open to other users (indexes into `packs`, the first `openCount`), in pack order, and
+   * until when they hold: recomputed only when a band empties or refills, a chase is hit (or given
+   * back), or a chase's end time passes — the only ways the list can change.
+   */
+  private openList = new Int32Array(0);
+  private openCount = 0;
+  private openDirty = true;
+  private openValidUntil = Number.NEGATIVE_INFINITY;
+  /** `takeAt`'s and `draw`'s second answers: the id and band of the card just taken. */
+  private lastId = NO_CARD;
+  private lastBand = NO_BAND;
+  /**
+   * Scratch objects reused by every call (no allocation per order or listing): `open`'s pulls so
+   * far as (id, band) pairs, to put back if the order fails; `resolve`'s keep range and the
+   * listing as `decideListing` sees it.
+   */
+  private readonly undo: number[] = [];
+  private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
+  private readonly listingView: ListingView = {
+    priceCents: 0,
+    listedAt: 0,
+    marketValueCents: 0,
+    basisValueCents: 0,
+    lockedValueUntil: 0,
+  };
   // Every pack's bands, pack p's at p.b0 … p.b0 + p.nb − 1 (WorldStart). Per path: card count,
   // Σ value (cents, exact integers: the band mean without a scan), running Σ expected realised
   // value, change counter and its value when the scorers last had the band, other users' running
@@ -449,13 +533,14 @@ export class DynamicMarket implements PathMarket {
     this.rules = settings.rules;
     this.rescoreMs = settings.rescoreMs;
     // The world's own stream: separate from the path's draws so one cannot shift the other.
-    this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
-    this.driftRng = new Rng((seed ^ 0x2545f491) >>> 0).fork(pathIndex);
+    this.rng = new Rng((seed ^ WORLD_STREAM_SALT) >>> 0).fork(pathIndex);
+    this.driftRng = new Rng((seed ^ DRIFT_STREAM_SALT) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
     const w = worldStart(model);
     this.count = w.count.slice();
     this.sum = w.sum.slice();
     this.esum = w.esum.slice();
+    // Versions start ahead of what the scorers have: every band is handed over at its first row.
     this.ver = new Int32Array(w.count.length).fill(1);
     this.synced = new Int32Array(w.count.length);
     this.mixCum = new Float64Array(w.count.length);
@@ -469,9 +554,9 @@ export class DynamicMarket implements PathMarket {
     this.gridOff = w.gridOff;
     this.gridLen = w.gridLen;
     this.gridId = w.gridId;
-    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? -1);
-    this.poolPack = new Int32Array(model.pools.length).fill(-1);
-    this.poolRisk = new Int32Array(model.pools.length).fill(-1);
+    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? NO_CATEGORY);
+    this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
+    this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
     this.packs = tpl.map((t, pi) => {
       t.pools.forEach((p, r) => {
         this.poolPack[p.index] = pi;
@@ -485,7 +570,7 @@ export class DynamicMarket implements PathMarket {
         chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
         cumDirty: true,
         mixTotal: 0,
-        mixLast: -1,
+        mixLast: NO_BAND,
         ignored: st.ignored,
         gap: 0,
         cardCount: 0,
@@ -537,9 +622,6 @@ export class DynamicMarket implements PathMarket {
     this.nextTick = this.start + this.tickMs;
   }
 
-  private readonly start: number;
-  private readonly tickMs: number;
-
   /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */
   private indexAt(k: number, c: number): number {
     if (k > this.indexTicks) this.drawIndexes(k);
@@ -557,7 +639,7 @@ export class DynamicMarket implements PathMarket {
       path = new Float64Array(Math.max((upTo + 1) * nc, 2 * path.length));
       if (this.indexTicks >= 0) path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
     }
-    if (this.indexTicks < 0) {
+    if (this.indexTicks === NO_TICK_DRAWN) {
       path.fill(1, 0, nc);
       this.indexTicks = 0;
     }
@@ -578,7 +660,7 @@ export class DynamicMarket implements PathMarket {
   private newCard(p: PackState, bi: number): void {
     const g = p.b0 + bi;
     // An ignored pack keeps no cards: no value is drawn for it.
-    this.put(p, bi, p.ignored ? -1 : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
+    this.put(p, bi, p.ignored ? NO_CARD : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
   }
 
   /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
@@ -589,7 +671,7 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) {
       const odds = p.odds[r]!;
       let acc = 0;
-      let last = -1;
+      let last = NO_BAND;
       for (let i = 0; i < nb; i++) {
         if (count[b0 + i]! > 0 && odds[i]! > 0) {
           acc += odds[i]!;
@@ -604,11 +686,14 @@ export class DynamicMarket implements PathMarket {
     const nr = p.odds.length;
     const mix = this.mixCum;
     mix.fill(0, b0, b0 + nb);
-    let last = -1;
+    let last = NO_BAND;
     for (let r = 0; r < nr; r++) {
       const total = p.cumTotal[r]!;
       if (!(total > 0)) continue;
-      const pr = p.standard >= 0 ? (r === p.standard ? 0.6 : 0) + 0.4 / nr : 1 / nr;
+      const pr =
+        p.standard !== NO_RISK_LEVEL
+          ? (r === p.standard ? OTHERS_STANDARD_SHARE : 0) + OTHERS_ANY_SHARE / nr
+          : 1 / nr;
       const odds = p.odds[r]!;
       for (let i = 0; i < nb; i++)
         if (count[b0 + i]! > 0 && odds[i]! > 0) {
@@ -665,7 +750,6 @@ export class DynamicMarket implements PathMarket {
    * The card at `position` of band `bi` leaves pack p (the band's last card takes its position);
    * returns its value, and its id in `lastId`.
    */
-  private lastId = -1;
   private takeAt(p: PackState, bi: number, position: number): number {
     const g = p.b0 + bi;
     const n = this.count[g]! - 1;
@@ -719,19 +803,18 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * One pull from pack p at risk level r: chase, else band by renormalised odds, then a card
-   * uniformly. Returns the card's value (cents, ≥ 0), −1 for the chase, −2 when nothing can be
-   * drawn; `lastBand` says where from.
+   * uniformly. Returns the card's value (cents, ≥ 0), DRAW_CHASE or DRAW_NOTHING; `lastBand` says
+   * where from.
    */
-  private lastBand = -1;
   private draw(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
       this.hitChase(p);
-      this.lastBand = -1;
-      return -1;
+      this.lastBand = NO_BAND;
+      return DRAW_CHASE;
     }
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
-    if (!(total > 0)) return -2;
+    if (!(total > 0)) return DRAW_NOTHING;
     const chosen = pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
     const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(this.count[p.b0 + chosen]!));
     p.changes++;
@@ -773,14 +856,7 @@ export class DynamicMarket implements PathMarket {
     return false;
   }
 
-  /**
-   * Packs open to other users, in pack order: recomputed only when a band empties or refills, a
-   * chase is hit (or given back), or a chase's end time passes — the only ways it can change.
-   */
-  private openList = new Int32Array(0);
-  private openCount = 0;
-  private openDirty = true;
-  private openValidUntil = Number.NEGATIVE_INFINITY;
+  /** Rebuilds `openList` (see there). */
   private refreshOpenList(at: number): void {
     if (this.openList.length < this.packs.length) this.openList = new Int32Array(this.packs.length);
     let n = 0;
@@ -899,7 +975,8 @@ export class DynamicMarket implements PathMarket {
       for (let r = 0; r < p.t.pools.length; r++) if (this.drawable(p, r, now)) drawableNow = true;
       // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
-      const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
+      const enough =
+        p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
       let synced = p.ignored;
       const chase = this.chaseActive(p, now) ? p.t.chase : null;
@@ -966,7 +1043,7 @@ export class DynamicMarket implements PathMarket {
     const price = view.price * 100;
     if (!(price > 0)) return false;
     const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
-    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - 1e-6);
+    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN);
   }
 
   /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */
@@ -994,22 +1071,21 @@ export class DynamicMarket implements PathMarket {
     return Math.max(now + 1, this.rowsAt + this.rescoreMs);
   }
 
-  private readonly undo: number[] = [];
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number {
     const pi = this.poolPack[pool]!;
     const p = this.packs[pi];
     const modelPool = this.model.pools[pool]!;
-    if (!p || !modelPool.body.available) return -1;
+    if (!p || !modelPool.body.available) return ORDER_FAILED;
     const r = this.poolRisk[pool]!;
     this.undo.length = 0;
     for (let k = 0; k < qty; k++) {
       const got = this.draw(p, r, now, rng);
-      if (got === -2) {
+      if (got === DRAW_NOTHING) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
           const id = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (id === -1) {
+          if (id === NO_CARD) {
             p.chaseHit = false;
             this.openDirty = true;
           } else {
@@ -1020,10 +1096,10 @@ export class DynamicMarket implements PathMarket {
         // The bot re-reads the pools after a refunded order (account-bot onFailed): so does this.
         this.forceRescore = true;
         p.mustRescore = true;
-        return -1;
+        return ORDER_FAILED;
       }
-      const chase = got === -1;
-      this.undo.push(chase ? -1 : this.lastId, this.lastBand);
+      const chase = got === DRAW_CHASE;
+      this.undo.push(chase ? NO_CARD : this.lastId, this.lastBand);
       const value = chase ? toCents(p.t.chase!.card.market_value) : got;
       const sealed = !chase && this.sealed[p.b0 + this.lastBand] === 1;
       out[k] = this.model.plans.planFor(value, sealed);
@@ -1036,7 +1112,7 @@ export class DynamicMarket implements PathMarket {
   /** The value index of the category of listing l's pool (1 for a category the world does not move). */
   private indexOf(l: Listing): number {
     const c = this.poolCategory[l.pool]!;
-    return c < 0 ? 1 : this.index[c]!;
+    return c === NO_CATEGORY ? 1 : this.index[c]!;
   }
 
   /** What listing l's card is worth now (its value at listing moved by its category's index). */
@@ -1059,18 +1135,9 @@ export class DynamicMarket implements PathMarket {
     this.resolve(l, now);
   }
 
-  private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
-  private readonly listingView: ListingView = {
-    priceCents: 0,
-    listedAt: 0,
-    marketValueCents: 0,
-    basisValueCents: 0,
-    lockedValueUntil: 0,
-  };
-
   /** Listing l's card value after tick k (tick 0: the start), as `valueNow` gives it then. */
   private valueAfterTick(l: Listing, c: number, k: number): number {
-    return roundHalfAway((l.basisCents * (c < 0 ? 1 : this.indexAt(k, c))) / l.anchorIndex);
+    return roundHalfAway((l.basisCents * (c === NO_CATEGORY ? 1 : this.indexAt(k, c))) / l.anchorIndex);
   }
 
   /**
@@ -1101,7 +1168,7 @@ export class DynamicMarket implements PathMarket {
       // Past the first decision the value left its range or `until` came: the decision changes
       // (or, rarely, keeps with another range), so decideListing is asked first.
       let kept = first && keepRange(v, strategy, now, keep);
-      for (let i = 0; !kept && i < 4; i++) {
+      for (let i = 0; !kept && i < DECISIONS_PER_LOOK; i++) {
         const d = decideListing(v, strategy, now);
         if (d.action === 'delist_and_sell_back') {
           l.eventAt = now;
