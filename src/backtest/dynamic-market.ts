@@ -33,7 +33,7 @@ const NO_BAND = -1;
 const NO_RISK_LEVEL = -1;
 /** The id stored for a card of an ignored pack (which keeps counts, not cards) and for the chase. */
 const NO_CARD = -1;
-/** `draw`'s answers besides a card value (≥ 0): the chase was pulled, nothing can be drawn. */
+/** `drawBand`'s answers besides a band (≥ 0): the chase was pulled, nothing can be drawn. */
 const DRAW_CHASE = -1;
 const DRAW_NOTHING = -2;
 /** `open`'s answer when the order fails (PathMarket's contract). */
@@ -484,12 +484,9 @@ export class DynamicMarket implements PathMarket {
   private openCount = 0;
   private openDirty = true;
   private openValidUntil = Number.NEGATIVE_INFINITY;
-  /** `takeAt`'s and `draw`'s second answers: the id and band of the card just taken. */
-  private lastId = NO_CARD;
-  private lastBand = NO_BAND;
   /**
    * Scratch objects reused by every call (no allocation per order or listing): `open`'s pulls so
-   * far as (id, band) pairs, to put back if the order fails; `resolve`'s keep range and the
+   * far as (id, band) pairs, to put back if the order fails (band NO_BAND: the chase); `resolve`'s keep range and the
    * listing as `decideListing` sees it.
    */
   private readonly undo: number[] = [];
@@ -748,29 +745,34 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * The card at `position` of band `bi` leaves pack p (the band's last card takes its position);
-   * returns its value, and its id in `lastId`.
+   * returns its value id (NO_CARD in an ignored pack, which keeps no cards).
    */
   private takeAt(p: PackState, bi: number, position: number): number {
     const g = p.b0 + bi;
     const n = this.count[g]! - 1;
+    let id = NO_CARD;
     let value = 0;
     if (!p.ignored) {
       const ids = this.ids;
       const at = this.off[g]!;
-      const id = ids[at + position]!;
+      id = ids[at + position]!;
       ids[at + position] = ids[at + n]!;
       this.ver[g] = this.ver[g]! + 1;
       const v = 2 * (this.valOff[g]! + id);
       value = this.idTerms[v]!;
       // Back to an exact zero when the band empties: the running sum never drifts far.
       this.esum[g] = n === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
-      this.lastId = id;
     }
     this.count[g] = n;
     if (n === 0) this.liveChange(p, bi, -1);
     if (n < this.size[g]!) p.gap++;
     this.sum[g] = this.sum[g]! - value;
-    return value;
+    return id;
+  }
+
+  /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */
+  private valueOf(g: number, id: number): number {
+    return id === NO_CARD ? 0 : this.idTerms[2 * (this.valOff[g]! + id)]!;
   }
 
   /** Gives the pack's scorers the cards of every band that changed since they last had them. */
@@ -802,25 +804,27 @@ export class DynamicMarket implements PathMarket {
   }
 
   /**
-   * One pull from pack p at risk level r: chase, else band by renormalised odds, then a card
-   * uniformly. Returns the card's value (cents, ≥ 0), DRAW_CHASE or DRAW_NOTHING; `lastBand` says
-   * where from.
+   * Where one pull from pack p at risk level r comes from: the chase (DRAW_CHASE, hit at once), else
+   * a band by renormalised odds (its index in the pack), or DRAW_NOTHING when nothing can be drawn.
+   * The caller then takes a card of the band uniformly (`pullFrom`).
    */
-  private draw(p: PackState, r: number, now: number, rng: Rng): number {
+  private drawBand(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
       this.hitChase(p);
-      this.lastBand = NO_BAND;
       return DRAW_CHASE;
     }
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return DRAW_NOTHING;
-    const chosen = pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
-    const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(this.count[p.b0 + chosen]!));
+    return pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
+  }
+
+  /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
+  private pullFrom(p: PackState, bi: number, rng: Rng): number {
+    const id = this.takeAt(p, bi, p.ignored ? 0 : rng.int(this.count[p.b0 + bi]!));
     p.changes++;
     p.cardCount--;
-    this.lastBand = chosen;
-    return value;
+    return id;
   }
 
   /**
@@ -881,7 +885,7 @@ export class DynamicMarket implements PathMarket {
       const open = this.openCount;
       if (open === 0) return;
       const p = packs[this.openList[rng.int(open)]!]!;
-      // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
+      // As `drawBand` at a risk level chosen like the simulator (standard 60%, else any level at
       // random), with the risk level and the band drawn at once from the pack's mixture of them.
       if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
         this.hitChase(p);
@@ -893,9 +897,7 @@ export class DynamicMarket implements PathMarket {
       if (!(u < p.mixTotal)) continue;
       const b0 = p.b0;
       const chosen = pickBand(this.mixCum, b0, count, b0, p.nb, u, p.mixLast);
-      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
-      p.changes++;
-      p.cardCount--;
+      this.pullFrom(p, chosen, rng);
     }
   }
 
@@ -1079,13 +1081,13 @@ export class DynamicMarket implements PathMarket {
     const r = this.poolRisk[pool]!;
     this.undo.length = 0;
     for (let k = 0; k < qty; k++) {
-      const got = this.draw(p, r, now, rng);
-      if (got === DRAW_NOTHING) {
+      const band = this.drawBand(p, r, now, rng);
+      if (band === DRAW_NOTHING) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
           const id = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (id === NO_CARD) {
+          if (b === NO_BAND) {
             p.chaseHit = false;
             this.openDirty = true;
           } else {
@@ -1098,11 +1100,15 @@ export class DynamicMarket implements PathMarket {
         p.mustRescore = true;
         return ORDER_FAILED;
       }
-      const chase = got === DRAW_CHASE;
-      this.undo.push(chase ? NO_CARD : this.lastId, this.lastBand);
-      const value = chase ? toCents(p.t.chase!.card.market_value) : got;
-      const sealed = !chase && this.sealed[p.b0 + this.lastBand] === 1;
-      out[k] = this.model.plans.planFor(value, sealed);
+      if (band === DRAW_CHASE) {
+        this.undo.push(NO_CARD, NO_BAND);
+        out[k] = this.model.plans.planFor(toCents(p.t.chase!.card.market_value), false);
+        continue;
+      }
+      const g = p.b0 + band;
+      const id = this.pullFrom(p, band, rng);
+      this.undo.push(id, band);
+      out[k] = this.model.plans.planFor(this.valueOf(g, id), this.sealed[g] === 1);
     }
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
     if (!this.drawable(p, r, now)) this.forceRescore = true;
