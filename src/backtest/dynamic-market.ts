@@ -15,7 +15,7 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
-import { excludedBy, type ScoreRow } from '../strategy/score.js';
+import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { Listing, PathMarket } from './path-market.js';
 import { valueGrid } from './value-grid.js';
@@ -559,64 +559,68 @@ export class DynamicMarket implements PathMarket {
         this.poolPack[p.index] = pi;
         this.poolRisk[p.index] = r;
       });
-      const st = w.packs[pi]!;
-      const nb = t.bands.length;
-      const p: PackState = {
-        chaseP: t.chase ? t.chase.probability : 0,
-        chaseHit: false,
-        chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
-        cumDirty: true,
-        mixTotal: 0,
-        mixLast: NO_BAND,
-        ignored: st.ignored,
-        gap: 0,
-        cardCount: 0,
-        changes: 1,
-        b0: st.b0,
-        nb,
-        t,
-        countView: this.count.subarray(st.b0, st.b0 + nb),
-        esumView: this.esum.subarray(st.b0, st.b0 + nb),
-        odds: st.odds,
-        live: new Int32Array(t.pools.length),
-        cum: new Float64Array(t.pools.length * nb),
-        cumTotal: new Float64Array(t.pools.length),
-        lastLive: new Int32Array(t.pools.length),
-        standard: st.standard,
-        scorers: st.scorers.map((s) => {
-          const c = s.clone();
-          // decideOpen never reads a row's growth: only the decision computes it (same decisions).
-          c.growthOnDemand = false;
-          return c;
-        }),
-        riskScorer: st.riskScorer,
-        // Shared by the worker's paths, which run one after the other: `available` and `chase` are
-        // set before every read.
-        views: st.views,
-        wasDrawable: true,
-        mustRescore: false,
-        excluded: st.excluded,
-        riskRows: t.pools.map(() => undefined),
-        riskDrawable: new Uint8Array(t.pools.length),
-        scoredEv: 0,
-        rows: [],
-      };
-      for (let bi = 0; bi < nb; bi++) {
-        const g = p.b0 + bi;
-        if (this.count[g]! > 0) this.liveChange(p, bi, 1);
-        // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
-      }
-      p.gap = 0;
-      for (let g = p.b0; g < p.b0 + nb; g++) {
-        p.cardCount += this.count[g]!;
-        p.gap += Math.max(0, this.size[g]! - this.count[g]!);
-      }
-      return p;
+      return this.startPack(t, w.packs[pi]!);
     });
     this.start = model.startMs;
     this.tickMs = this.dyn.tick_seconds * 1000;
     this.nextTick = this.start + this.tickMs;
+  }
+
+  /** Pack t's state at the start of a path: its recorded cards, and its truncated bands filled. */
+  private startPack(t: PackTemplate, st: PackStart): PackState {
+    const nb = t.bands.length;
+    const p: PackState = {
+      chaseP: t.chase ? t.chase.probability : 0,
+      chaseHit: false,
+      chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
+      cumDirty: true,
+      mixTotal: 0,
+      mixLast: NO_BAND,
+      ignored: st.ignored,
+      gap: 0,
+      cardCount: 0,
+      changes: 1,
+      b0: st.b0,
+      nb,
+      t,
+      countView: this.count.subarray(st.b0, st.b0 + nb),
+      esumView: this.esum.subarray(st.b0, st.b0 + nb),
+      odds: st.odds,
+      live: new Int32Array(t.pools.length),
+      cum: new Float64Array(t.pools.length * nb),
+      cumTotal: new Float64Array(t.pools.length),
+      lastLive: new Int32Array(t.pools.length),
+      standard: st.standard,
+      scorers: st.scorers.map((s) => {
+        const c = s.clone();
+        // decideOpen never reads a row's growth: only the decision computes it (same decisions).
+        c.growthOnDemand = false;
+        return c;
+      }),
+      riskScorer: st.riskScorer,
+      // Shared by the worker's paths, which run one after the other: `available` and `chase` are
+      // set before every read.
+      views: st.views,
+      wasDrawable: true,
+      mustRescore: false,
+      excluded: st.excluded,
+      riskRows: t.pools.map(() => undefined),
+      riskDrawable: new Uint8Array(t.pools.length),
+      scoredEv: 0,
+      rows: [],
+    };
+    for (let bi = 0; bi < nb; bi++) {
+      const g = p.b0 + bi;
+      if (this.count[g]! > 0) this.liveChange(p, bi, 1);
+      // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
+      for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
+    }
+    p.gap = 0;
+    for (let g = p.b0; g < p.b0 + nb; g++) {
+      p.cardCount += this.count[g]!;
+      p.gap += Math.max(0, this.size[g]! - this.count[g]!);
+    }
+    return p;
   }
 
   /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */
@@ -975,47 +979,13 @@ export class DynamicMarket implements PathMarket {
       if (p.ignored && p.riskRows[0] !== undefined && this.rowsCache) continue;
       let drawableNow = false;
       for (let r = 0; r < p.t.pools.length; r++) if (this.drawable(p, r, now)) drawableNow = true;
-      // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
+      // Only a move of the pool's expected value by RESCORE_EV_MOVE (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
       const enough =
         p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
-      let synced = p.ignored;
-      const chase = this.chaseActive(p, now) ? p.t.chase : null;
-      const rows: ScoreRow[] = [];
-      let rescored = false;
-      for (let r = 0; r < p.t.pools.length; r++) {
-        const view = p.views[r]!;
-        const drawableR = this.drawable(p, r, now);
-        view.chase = chase;
-        const old = p.riskRows[r];
-        let row: ScoreRow | null;
-        if (
-          !p.mustRescore &&
-          old !== undefined &&
-          drawableR === (p.riskDrawable[r] === 1) &&
-          // An excluded risk level's row waits whatever its numbers: kept while drawability holds.
-          (old === null ||
-            p.excluded[r] === 1 ||
-            (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
-        )
-          row = old;
-        else {
-          view.available = p.t.pools[r]!.body.available && drawableR;
-          if (!synced) {
-            this.sync(p);
-            synced = true;
-          }
-          row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
-          p.riskRows[r] = row;
-          p.riskDrawable[r] = drawableR ? 1 : 0;
-          rescored = true;
-        }
-        if (row) rows.push(row);
-      }
       // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
-      if (!rescored) continue;
-      p.rows = rows;
+      if (!this.rescorePack(p, now, ctx)) continue;
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
@@ -1032,6 +1002,56 @@ export class DynamicMarket implements PathMarket {
     if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
+  }
+
+  /**
+   * Pack p's rows afresh, each risk level's from its scorer unless its last row stands
+   * (`rowStands`); sets `p.rows` and returns true if any row was made afresh, else changes nothing.
+   */
+  private rescorePack(p: PackState, now: number, ctx: ScoreContext): boolean {
+    let synced = p.ignored;
+    const chase = this.chaseActive(p, now) ? p.t.chase : null;
+    const rows: ScoreRow[] = [];
+    let rescored = false;
+    for (let r = 0; r < p.t.pools.length; r++) {
+      const view = p.views[r]!;
+      const drawableR = this.drawable(p, r, now);
+      view.chase = chase;
+      let row = p.riskRows[r];
+      if (row === undefined || !this.rowStands(p, r, row, drawableR, view)) {
+        view.available = p.t.pools[r]!.body.available && drawableR;
+        if (!synced) {
+          this.sync(p);
+          synced = true;
+        }
+        row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+        p.riskRows[r] = row;
+        p.riskDrawable[r] = drawableR ? 1 : 0;
+        rescored = true;
+      }
+      if (row) rows.push(row);
+    }
+    if (rescored) p.rows = rows;
+    return rescored;
+  }
+
+  /**
+   * Whether risk level r's last row `old` (view: its pool, chase set) still holds: no forced
+   * rescore, the same drawability, and nothing drawable then, or a risk level the strategy
+   * excludes (its row waits whatever its numbers), or a wait that `stillBelow` keeps.
+   */
+  private rowStands(
+    p: PackState,
+    r: number,
+    old: ScoreRow | null,
+    drawableR: boolean,
+    view: PackPool,
+  ): boolean {
+    return (
+      !p.mustRescore &&
+      drawableR === (p.riskDrawable[r] === 1) &&
+      (old === null || p.excluded[r] === 1 || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+    );
   }
 
   /**
