@@ -404,7 +404,7 @@ interface Settings {
 const settingsCache = new WeakMap<DynamicsInput, Settings>();
 const NO_OVERRIDES: DynamicsInput = {};
 
-/** Rates validated once per overrides object (zod per path cost as much as a day of the world). */
+/** Rates validated once per overrides object, not per path (validation is costly). */
 function settingsFor(overrides: DynamicsInput): Settings {
   const cached = settingsCache.get(overrides);
   if (cached) return cached;
@@ -838,8 +838,7 @@ export class DynamicMarket implements PathMarket {
    * value drift are applied, in that order. Between ticks the world's pools stand still (our own
    * pulls still take cards at once). The simulator applies openings and arrivals at exponential
    * times instead; counts per hour have the same Poisson law, only their order within the hour
-   * differs (documented in docs/backtest.md), and the event-by-event scheduling was about a
-   * third of a dynamic path's time.
+   * differs (documented in docs/backtest.md).
    */
   advance(now: number): void {
     const step = this.tickMs;
@@ -908,7 +907,7 @@ export class DynamicMarket implements PathMarket {
   /**
    * The simulator's tick refill (src/market/dynamics.ts `restock`): each band regains the share
    * 1 − e^(−rate·dt) of its gap to its recorded size, rounded stochastically, on top of the
-   * Poisson trickle of `restock()`. Without it backtests restocked slower than `packbot sim`.
+   * Poisson trickle of `restock()`, so the backtest restocks as fast as `packbot sim`.
    */
   private refillBands(dtHours: number): void {
     const rate = this.dyn.restock_fraction_per_hour;
@@ -992,9 +991,8 @@ export class DynamicMarket implements PathMarket {
       p.mustRescore = false;
       changed = true;
     }
-    // In pack order: decideOpen orders the rows itself (compareRows), so sorting here bought nothing.
+    // In pack order: decideOpen orders the rows itself (compareRows).
     if (changed || !this.rowsCache) {
-      // A loop, not flatMap (several times slower here).
       const all: ScoreRow[] = [];
       for (const p of this.packs) for (const row of p.rows) all.push(row);
       this.rowsCache = all;
