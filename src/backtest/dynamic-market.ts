@@ -216,10 +216,12 @@ interface WorldStart extends WorldBands {
 
 /** WorldStart's typed arrays (a pack's blocks of them while it is built). */
 interface WorldBands {
-  /** Per band: recorded size, where its cards start in `ids` and their room, kind. */
+  /** Per band: its recorded size (what restock fills it back to). */
   size: Int32Array;
+  /** Per band: where its cards start in `ids`, and their room there. */
   off: Int32Array;
   cap: Int32Array;
+  /** Per band: 1 if its cards are sealed packs (the consolation band). */
   sealed: Uint8Array;
   /**
    * Per band: where its values start in `idTerms`, whose entries 2·(valOff + id) and the next hold
@@ -498,17 +500,22 @@ export class DynamicMarket implements PathMarket {
     basisValueCents: 0,
     lockedValueUntil: 0,
   };
-  // Every pack's bands, pack p's at p.b0 … p.b0 + p.nb − 1 (WorldStart). Per path: card count,
-  // Σ value (cents, exact integers: the band mean without a scan), running Σ expected realised
-  // value, change counter and its value when the scorers last had the band, other users' running
-  // P(band); the cards (value ids by position). Shared by a worker's paths: the rest.
+  // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
+  // WorldStart). This path's own, changed by card changes:
+  /** Per band: its number of cards. */
   private readonly count: Int32Array;
+  /** Per band: Σ value (cents, exact integers: the band mean without a scan). */
   private readonly sum: Float64Array;
+  /** Per band: running Σ expected realised value. */
   private readonly esum: Float64Array;
+  /** Per band: a change counter, and its value when the scorers last had the band (`sync`). */
   private readonly ver: Int32Array;
   private readonly synced: Int32Array;
+  /** Per band: other users' running P(band) over the pack's bands (`rebuildCum`). */
   private readonly mixCum: Float64Array;
+  /** The cards: value ids by position, band g's from `off[g]`. */
   private readonly ids: Int32Array;
+  // Shared by a worker's paths, never written (WorldBands says what each holds):
   private readonly size: Int32Array;
   private readonly off: Int32Array;
   private readonly cap: Int32Array;
