@@ -303,83 +303,20 @@ function worldStart(model: BacktestModel): WorldStart {
   let values = 0;
   let gridPoints = 0;
   const packs = packTemplates(model).map((t): PackStart => {
-    const prices: number[] = [];
-    const scorers: IncrementalScorer[] = [];
-    const riskScorer = new Int32Array(t.pools.length);
-    t.pools.forEach((x, r) => {
-      const price = toCents(x.body.price);
-      let i = prices.indexOf(price);
-      if (i < 0) {
-        i = prices.length;
-        prices.push(price);
-        scorers.push(new IncrementalScorer(scorerTemplate(t, x), model.strategy));
-      }
-      riskScorer[r] = i;
-    });
-    const nb = t.bands.length;
-    const count = new Int32Array(nb);
-    const sum = new Float64Array(nb);
-    const esum = new Float64Array(nb);
-    // Ids are handed out in first-seen order per band and every scorer is fed the same values in
-    // the same order, so a value has the same id in each: one id per card serves them all.
-    const byId: number[][] = t.bands.map(() => []);
-    const idOf = (bi: number, v: number): number => {
-      const id = scorers[0]!.valueId(bi, v);
-      for (let i = 1; i < scorers.length; i++)
-        if (scorers[i]!.valueId(bi, v) !== id) throw new Error('scorers of one pack disagree on value ids');
-      byId[bi]![id] = v;
-      return id;
-    };
-    const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
-    const off = offsets(cap);
-    const ids = new Int32Array(total(cap));
-    t.bands.forEach((bt, bi) => {
-      for (const c of bt.cards) {
-        const v = toCents(c.market_value);
-        const id = idOf(bi, v);
-        for (const s of scorers) s.addId(bi, id);
-        ids[off[bi]! + count[bi]!] = id;
-        count[bi] = count[bi]! + 1;
-        sum[bi] = sum[bi]! + v;
-        esum[bi] = esum[bi]! + scorers[0]!.expectedOf(bi, id);
-      }
-    });
-    const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
-    const gridLen = Int32Array.from(grids, (g) => g.length);
-    const gridOff = offsets(gridLen);
-    const gridId = new Int32Array(total(gridLen));
-    grids.forEach((g, bi) => {
-      for (let k = 0; k < g.length; k++) gridId[gridOff[bi]! + k] = idOf(bi, g[k]!);
-    });
-    const valLen = Int32Array.from(byId, (x) => x.length);
-    const valOff = offsets(valLen);
-    const idTerms = new Float64Array(2 * total(valLen));
-    byId.forEach((x, bi) => {
-      for (let id = 0; id < x.length; id++) {
-        idTerms[2 * (valOff[bi]! + id)] = x[id]!;
-        idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
-      }
-    });
+    const { scorers, riskScorer } = packScorers(t, model.strategy);
+    const block = packBands(t, scorers);
+    // The block's offsets count from the pack's start: moved to where it lands in the world's arrays.
     blocks.push({
-      size: Int32Array.from(t.bands, (b) => b.size),
-      off: off.map((o) => o + cards),
-      cap,
-      sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
-      valOff: valOff.map((o) => o + values),
-      idTerms,
-      gridOff: gridOff.map((o) => o + gridPoints),
-      gridLen,
-      gridId,
-      ids,
-      count,
-      sum,
-      esum,
+      ...block,
+      off: block.off.map((o) => o + cards),
+      valOff: block.valOff.map((o) => o + values),
+      gridOff: block.gridOff.map((o) => o + gridPoints),
     });
     const b0 = bands;
-    bands += nb;
-    cards += ids.length;
-    values += idTerms.length / 2;
-    gridPoints += gridId.length;
+    bands += t.bands.length;
+    cards += block.ids.length;
+    values += block.idTerms.length / 2;
+    gridPoints += block.gridId.length;
     const excluded = Uint8Array.from(t.pools, (x) => (excludedBy(x.body, model.strategy) !== null ? 1 : 0));
     return {
       ignored: excluded.every((x) => x === 1),
@@ -395,6 +332,93 @@ function worldStart(model: BacktestModel): WorldStart {
   const start: WorldStart = { packs, ...concatBands(blocks) };
   starts.set(model, start);
   return start;
+}
+
+/** A pack's scorers, one per distinct price, and each risk level's (index in `scorers`). */
+function packScorers(
+  t: PackTemplate,
+  strategy: BacktestModel['strategy'],
+): { scorers: IncrementalScorer[]; riskScorer: Int32Array } {
+  const prices: number[] = [];
+  const scorers: IncrementalScorer[] = [];
+  const riskScorer = new Int32Array(t.pools.length);
+  t.pools.forEach((x, r) => {
+    const price = toCents(x.body.price);
+    let i = prices.indexOf(price);
+    if (i < 0) {
+      i = prices.length;
+      prices.push(price);
+      scorers.push(new IncrementalScorer(scorerTemplate(t, x), strategy));
+    }
+    riskScorer[r] = i;
+  });
+  return { scorers, riskScorer };
+}
+
+/**
+ * A pack's block of the world's band arrays (offsets from the pack's start): its recorded cards,
+ * also added to its scorers, and its value grids, each value given its id in the scorers.
+ */
+function packBands(t: PackTemplate, scorers: IncrementalScorer[]): WorldBands {
+  const nb = t.bands.length;
+  const count = new Int32Array(nb);
+  const sum = new Float64Array(nb);
+  const esum = new Float64Array(nb);
+  // Ids are handed out in first-seen order per band and every scorer is fed the same values in
+  // the same order, so a value has the same id in each: one id per card serves them all.
+  const byId: number[][] = t.bands.map(() => []);
+  const idOf = (bi: number, v: number): number => {
+    const id = scorers[0]!.valueId(bi, v);
+    for (let i = 1; i < scorers.length; i++)
+      if (scorers[i]!.valueId(bi, v) !== id) throw new Error('scorers of one pack disagree on value ids');
+    byId[bi]![id] = v;
+    return id;
+  };
+  const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
+  const off = offsets(cap);
+  const ids = new Int32Array(total(cap));
+  t.bands.forEach((bt, bi) => {
+    for (const c of bt.cards) {
+      const v = toCents(c.market_value);
+      const id = idOf(bi, v);
+      for (const s of scorers) s.addId(bi, id);
+      ids[off[bi]! + count[bi]!] = id;
+      count[bi] = count[bi]! + 1;
+      sum[bi] = sum[bi]! + v;
+      esum[bi] = esum[bi]! + scorers[0]!.expectedOf(bi, id);
+    }
+  });
+  const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
+  const gridLen = Int32Array.from(grids, (g) => g.length);
+  const gridOff = offsets(gridLen);
+  const gridId = new Int32Array(total(gridLen));
+  grids.forEach((g, bi) => {
+    for (let k = 0; k < g.length; k++) gridId[gridOff[bi]! + k] = idOf(bi, g[k]!);
+  });
+  const valLen = Int32Array.from(byId, (x) => x.length);
+  const valOff = offsets(valLen);
+  const idTerms = new Float64Array(2 * total(valLen));
+  byId.forEach((x, bi) => {
+    for (let id = 0; id < x.length; id++) {
+      idTerms[2 * (valOff[bi]! + id)] = x[id]!;
+      idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
+    }
+  });
+  return {
+    size: Int32Array.from(t.bands, (b) => b.size),
+    off,
+    cap,
+    sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
+    valOff,
+    idTerms,
+    gridOff,
+    gridLen,
+    gridId,
+    ids,
+    count,
+    sum,
+    esum,
+  };
 }
 
 interface Settings {
