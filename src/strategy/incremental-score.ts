@@ -599,33 +599,7 @@ export class IncrementalScorer {
     const priceCents = this.priceCents;
     const balance = ctx.balanceCents;
     const withGrowth = balance !== undefined && balance > priceCents && balance > 0;
-    let lazyGrowth: (() => number) | null = null;
-    if (withGrowth && !this.growthOnDemand) {
-      // Read only by the decision, synchronously, over the live outcomes: no copy to keep.
-      lazyGrowth = () =>
-        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
-    } else if (withGrowth) {
-      // Outcomes as they are now: the row stays right whatever the scorer sees later. They are
-      // copied only if the scorer changes before growth is read (copy on write, shared by the rows
-      // made since the last change); until then the live arrays are the same outcomes.
-      let hold = this.growthHold;
-      if (!hold) {
-        hold = { cards: null, counts: null };
-        this.growthHold = hold;
-      }
-      const h = hold;
-      lazyGrowth = () =>
-        growthOf(
-          balance,
-          priceCents,
-          chaseP,
-          chaseTerms,
-          each,
-          this.values,
-          h.cards ?? this.cards,
-          h.counts ?? this.count,
-        );
-    }
+    const lazyGrowth = withGrowth ? this.growthReader(balance, chaseP, chaseTerms, each) : null;
     const stats: RealizedStats = {
       mean,
       meanLow: mean,
@@ -653,6 +627,41 @@ export class IncrementalScorer {
     };
     const sign = withGrowth && t.nonNegative ? growthSign(mean, ex2, priceCents, balance) : 0;
     return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign, this.growthOnDemand);
+  }
+
+  /**
+   * The growth of a row being made (`each`: its per-card probabilities), read later: over the live
+   * cards when the decision reads it at once (`growthOnDemand` false), else over the cards as they
+   * are now, copied only if the scorer changes before growth is read (copy on write, shared by the
+   * rows made since the last change; until then the live arrays are the same outcomes).
+   */
+  private growthReader(
+    balance: number,
+    chaseP: number,
+    chaseTerms: Float64Array | null,
+    each: Float64Array,
+  ): () => number {
+    const priceCents = this.priceCents;
+    if (!this.growthOnDemand)
+      return () =>
+        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
+    let hold = this.growthHold;
+    if (!hold) {
+      hold = { cards: null, counts: null };
+      this.growthHold = hold;
+    }
+    const h = hold;
+    return () =>
+      growthOf(
+        balance,
+        priceCents,
+        chaseP,
+        chaseTerms,
+        each,
+        this.values,
+        h.cards ?? this.cards,
+        h.counts ?? this.count,
+      );
   }
 
   /** `scratchEach`, zeroed, for `n` bands. */
