@@ -856,6 +856,7 @@ export class DynamicMarket implements PathMarket {
 
   /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
   private pullFrom(p: PackState, bi: number, rng: Rng): number {
+    // An ignored pack keeps no cards, so no position is drawn (takeAt does not read it).
     const id = this.takeAt(p, bi, p.ignored ? 0 : rng.int(this.count[p.b0 + bi]!));
     p.changes++;
     p.cardCount--;
