@@ -15,7 +15,7 @@ import { fillRatePerDay } from '../market/dynamics.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
-import { excludedBy, type ScoreRow } from '../strategy/score.js';
+import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { Listing, PathMarket } from './path-market.js';
 import { valueGrid } from './value-grid.js';
@@ -24,6 +24,38 @@ export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
 
 /** The API's categories, in the order their value indexes draw their moves each tick. */
 const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
+
+/** Slot of a category the world does not move (its value index stays 1). */
+const NO_CATEGORY = -1;
+/** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
+const NO_PACK = -1;
+const NO_BAND = -1;
+const NO_RISK_LEVEL = -1;
+/** The id stored for a card of an ignored pack (which keeps counts, not cards) and for the chase. */
+const NO_CARD = -1;
+/** `drawBand`'s answers besides a band (≥ 0): the chase was pulled, nothing can be drawn. */
+const DRAW_CHASE = -1;
+const DRAW_NOTHING = -2;
+/** `open`'s answer when the order fails (PathMarket's contract). */
+const ORDER_FAILED = -1;
+/** `indexTicks` before any tick of the value drift is drawn. */
+const NO_TICK_DRAWN = -1;
+
+/** Salts of the world's two random streams, apart from the path's own and from each other. */
+const WORLD_STREAM_SALT = 0x6d2b79f5;
+const DRIFT_STREAM_SALT = 0x2545f491;
+/** Other users open the 'standard' risk level with this chance plus its share of the rest. */
+const OTHERS_STANDARD_SHARE = 0.6;
+/** …and every risk level (standard too) with an equal part of this (the simulator's choice). */
+const OTHERS_ANY_SHARE = 0.4;
+/** Rescore interval when `rescore_minutes` is not given. */
+const DEFAULT_RESCORE_MINUTES = 240;
+/** A pack is rescored when its quick EV moves by more than this share of the last one (taken as ≥ 1 cent). */
+const RESCORE_EV_MOVE = 0.005;
+/** `stillBelow`'s margin: a mean this close under the threshold is rescored to be sure. */
+const STILL_BELOW_MARGIN = 1e-6;
+/** Decisions tried at one look at a listing before giving up until the next tick. */
+const DECISIONS_PER_LOOK = 4;
 
 interface BandTemplate {
   band: Band;
@@ -99,10 +131,13 @@ interface PackState {
   // Read by every world card change: first, so they share the object's first cache lines.
   /** The chase's probability (0 without one). */
   chaseP: number;
+  /** Whether the chase was pulled (gone for everyone). */
   chaseHit: boolean;
+  /** When the chase ends (ms; +∞ if never). */
   chaseEndsAt: number;
+  /** Whether `cum`, `cumTotal`, `lastLive` and the pack's `mixCum` must be rebuilt before a draw. */
   cumDirty: boolean;
-  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band. */
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band (NO_BAND: none). */
   mixTotal: number;
   mixLast: number;
   /**
@@ -112,12 +147,14 @@ interface PackState {
   ignored: boolean;
   /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
   gap: number;
+  /** Cards in the pack, all bands. */
   cardCount: number;
   /** Cards taken or added since the pack was last scored. */
   changes: number;
   /** The pack's bands are the market's bands b0 … b0 + nb − 1 (see DynamicMarket's band arrays). */
   b0: number;
   nb: number;
+  /** What the snapshot records of the pack. */
   t: PackTemplate;
   /** The pack's slices of the market's `count` and `esum` (for `realizedMeanOf`). */
   countView: Int32Array;
@@ -128,14 +165,16 @@ interface PackState {
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
   cum: Float64Array;
+  /** Per risk level: the total of its `cum`, and its last band holding cards (NO_BAND: none). */
   cumTotal: Float64Array;
   lastLive: Int32Array;
-  /** Position of the 'standard' risk level in t.pools, −1 if none. */
+  /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
   scorers: IncrementalScorer[];
-  /** Per risk level: its scorer and the pool it stands for (available/chase set when scoring). */
+  /** Per risk level: its scorer (index in `scorers`). */
   riskScorer: Int32Array;
+  /** Per risk level: the pool its scorer stands for (`available` and `chase` set when scoring). */
   views: PackPool[];
   /** Whether the pack could be drawn at each of its risk levels when last scored. */
   wasDrawable: boolean;
@@ -143,15 +182,17 @@ interface PackState {
   mustRescore: boolean;
   /** Per risk level: 1 if the strategy excludes it (its rows wait whatever the pool holds). */
   excluded: Uint8Array;
-  /** Per risk level: its last row (null: nothing drawable; undefined: never scored) and drawability then. */
+  /** Per risk level: its last row (null: nothing drawable; undefined: never scored). */
   riskRows: (ScoreRow | null | undefined)[];
+  /** Per risk level: 1 if it was drawable when its row was made. */
   riskDrawable: Uint8Array;
   /** Expected pull value (summed over risk levels) when last scored. */
   scoredEv: number;
+  /** The pack's rows as last scored (its risk levels' non-null rows). */
   rows: ScoreRow[];
 }
 
-/** A pack's constant parts, built once per model: paths start from them. */
+/** A pack's constant parts, built once per model: paths start from them (fields as in PackState). */
 interface PackStart {
   ignored: boolean;
   excluded: Uint8Array;
@@ -159,6 +200,7 @@ interface PackStart {
   odds: Float64Array[];
   standard: number;
   views: PackPool[];
+  /** The scorers holding the recorded cards: each path starts from clones of them. */
   scorers: IncrementalScorer[];
   riskScorer: Int32Array;
 }
@@ -174,10 +216,12 @@ interface WorldStart extends WorldBands {
 
 /** WorldStart's typed arrays (a pack's blocks of them while it is built). */
 interface WorldBands {
-  /** Per band: recorded size, where its cards start in `ids` and their room, kind. */
+  /** Per band: its recorded size (what restock fills it back to). */
   size: Int32Array;
+  /** Per band: where its cards start in `ids`, and their room there. */
   off: Int32Array;
   cap: Int32Array;
+  /** Per band: 1 if its cards are sealed packs (the consolation band). */
   sealed: Uint8Array;
   /**
    * Per band: where its values start in `idTerms`, whose entries 2·(valOff + id) and the next hold
@@ -259,83 +303,20 @@ function worldStart(model: BacktestModel): WorldStart {
   let values = 0;
   let gridPoints = 0;
   const packs = packTemplates(model).map((t): PackStart => {
-    const prices: number[] = [];
-    const scorers: IncrementalScorer[] = [];
-    const riskScorer = new Int32Array(t.pools.length);
-    t.pools.forEach((x, r) => {
-      const price = toCents(x.body.price);
-      let i = prices.indexOf(price);
-      if (i < 0) {
-        i = prices.length;
-        prices.push(price);
-        scorers.push(new IncrementalScorer(scorerTemplate(t, x), model.strategy));
-      }
-      riskScorer[r] = i;
-    });
-    const nb = t.bands.length;
-    const count = new Int32Array(nb);
-    const sum = new Float64Array(nb);
-    const esum = new Float64Array(nb);
-    // Ids are handed out in first-seen order per band and every scorer is fed the same values in
-    // the same order, so a value has the same id in each: one id per card serves them all.
-    const byId: number[][] = t.bands.map(() => []);
-    const idOf = (bi: number, v: number): number => {
-      const id = scorers[0]!.valueId(bi, v);
-      for (let i = 1; i < scorers.length; i++)
-        if (scorers[i]!.valueId(bi, v) !== id) throw new Error('scorers of one pack disagree on value ids');
-      byId[bi]![id] = v;
-      return id;
-    };
-    const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
-    const off = offsets(cap);
-    const ids = new Int32Array(total(cap));
-    t.bands.forEach((bt, bi) => {
-      for (const c of bt.cards) {
-        const v = toCents(c.market_value);
-        const id = idOf(bi, v);
-        for (const s of scorers) s.addId(bi, id);
-        ids[off[bi]! + count[bi]!] = id;
-        count[bi] = count[bi]! + 1;
-        sum[bi] = sum[bi]! + v;
-        esum[bi] = esum[bi]! + scorers[0]!.expectedOf(bi, id);
-      }
-    });
-    const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
-    const gridLen = Int32Array.from(grids, (g) => g.length);
-    const gridOff = offsets(gridLen);
-    const gridId = new Int32Array(total(gridLen));
-    grids.forEach((g, bi) => {
-      for (let k = 0; k < g.length; k++) gridId[gridOff[bi]! + k] = idOf(bi, g[k]!);
-    });
-    const valLen = Int32Array.from(byId, (x) => x.length);
-    const valOff = offsets(valLen);
-    const idTerms = new Float64Array(2 * total(valLen));
-    byId.forEach((x, bi) => {
-      for (let id = 0; id < x.length; id++) {
-        idTerms[2 * (valOff[bi]! + id)] = x[id]!;
-        idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
-      }
-    });
+    const { scorers, riskScorer } = packScorers(t, model.strategy);
+    const block = packBands(t, scorers);
+    // The block's offsets count from the pack's start: moved to where it lands in the world's arrays.
     blocks.push({
-      size: Int32Array.from(t.bands, (b) => b.size),
-      off: off.map((o) => o + cards),
-      cap,
-      sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
-      valOff: valOff.map((o) => o + values),
-      idTerms,
-      gridOff: gridOff.map((o) => o + gridPoints),
-      gridLen,
-      gridId,
-      ids,
-      count,
-      sum,
-      esum,
+      ...block,
+      off: block.off.map((o) => o + cards),
+      valOff: block.valOff.map((o) => o + values),
+      gridOff: block.gridOff.map((o) => o + gridPoints),
     });
     const b0 = bands;
-    bands += nb;
-    cards += ids.length;
-    values += idTerms.length / 2;
-    gridPoints += gridId.length;
+    bands += t.bands.length;
+    cards += block.ids.length;
+    values += block.idTerms.length / 2;
+    gridPoints += block.gridId.length;
     const excluded = Uint8Array.from(t.pools, (x) => (excludedBy(x.body, model.strategy) !== null ? 1 : 0));
     return {
       ignored: excluded.every((x) => x === 1),
@@ -353,6 +334,93 @@ function worldStart(model: BacktestModel): WorldStart {
   return start;
 }
 
+/** A pack's scorers, one per distinct price, and each risk level's (index in `scorers`). */
+function packScorers(
+  t: PackTemplate,
+  strategy: BacktestModel['strategy'],
+): { scorers: IncrementalScorer[]; riskScorer: Int32Array } {
+  const prices: number[] = [];
+  const scorers: IncrementalScorer[] = [];
+  const riskScorer = new Int32Array(t.pools.length);
+  t.pools.forEach((x, r) => {
+    const price = toCents(x.body.price);
+    let i = prices.indexOf(price);
+    if (i < 0) {
+      i = prices.length;
+      prices.push(price);
+      scorers.push(new IncrementalScorer(scorerTemplate(t, x), strategy));
+    }
+    riskScorer[r] = i;
+  });
+  return { scorers, riskScorer };
+}
+
+/**
+ * A pack's block of the world's band arrays (offsets from the pack's start): its recorded cards,
+ * also added to its scorers, and its value grids, each value given its id in the scorers.
+ */
+function packBands(t: PackTemplate, scorers: IncrementalScorer[]): WorldBands {
+  const nb = t.bands.length;
+  const count = new Int32Array(nb);
+  const sum = new Float64Array(nb);
+  const esum = new Float64Array(nb);
+  // Ids are handed out in first-seen order per band and every scorer is fed the same values in
+  // the same order, so a value has the same id in each: one id per card serves them all.
+  const byId: number[][] = t.bands.map(() => []);
+  const idOf = (bi: number, v: number): number => {
+    const id = scorers[0]!.valueId(bi, v);
+    for (let i = 1; i < scorers.length; i++)
+      if (scorers[i]!.valueId(bi, v) !== id) throw new Error('scorers of one pack disagree on value ids');
+    byId[bi]![id] = v;
+    return id;
+  };
+  const cap = Int32Array.from(t.bands, (b) => Math.max(1, b.size, b.cards.length));
+  const off = offsets(cap);
+  const ids = new Int32Array(total(cap));
+  t.bands.forEach((bt, bi) => {
+    for (const c of bt.cards) {
+      const v = toCents(c.market_value);
+      const id = idOf(bi, v);
+      for (const s of scorers) s.addId(bi, id);
+      ids[off[bi]! + count[bi]!] = id;
+      count[bi] = count[bi]! + 1;
+      sum[bi] = sum[bi]! + v;
+      esum[bi] = esum[bi]! + scorers[0]!.expectedOf(bi, id);
+    }
+  });
+  const grids = t.bands.map((bt) => valueGrid(bt.minCents, bt.maxCents));
+  const gridLen = Int32Array.from(grids, (g) => g.length);
+  const gridOff = offsets(gridLen);
+  const gridId = new Int32Array(total(gridLen));
+  grids.forEach((g, bi) => {
+    for (let k = 0; k < g.length; k++) gridId[gridOff[bi]! + k] = idOf(bi, g[k]!);
+  });
+  const valLen = Int32Array.from(byId, (x) => x.length);
+  const valOff = offsets(valLen);
+  const idTerms = new Float64Array(2 * total(valLen));
+  byId.forEach((x, bi) => {
+    for (let id = 0; id < x.length; id++) {
+      idTerms[2 * (valOff[bi]! + id)] = x[id]!;
+      idTerms[2 * (valOff[bi]! + id) + 1] = scorers[0]!.expectedOf(bi, id);
+    }
+  });
+  return {
+    size: Int32Array.from(t.bands, (b) => b.size),
+    off,
+    cap,
+    sealed: Uint8Array.from(t.bands, (b) => (b.sealed ? 1 : 0)),
+    valOff,
+    idTerms,
+    gridOff,
+    gridLen,
+    gridId,
+    ids,
+    count,
+    sum,
+    esum,
+  };
+}
+
 interface Settings {
   dyn: Dynamics;
   rules: Rules;
@@ -362,7 +430,7 @@ interface Settings {
 const settingsCache = new WeakMap<DynamicsInput, Settings>();
 const NO_OVERRIDES: DynamicsInput = {};
 
-/** Rates validated once per overrides object (zod per path cost as much as a day of the world). */
+/** Rates validated once per overrides object, not per path (validation is costly). */
 function settingsFor(overrides: DynamicsInput): Settings {
   const cached = settingsCache.get(overrides);
   if (cached) return cached;
@@ -370,7 +438,7 @@ function settingsFor(overrides: DynamicsInput): Settings {
   const s = {
     dyn: DynamicsSpec.parse(rates),
     rules: RulesSpec.parse({}),
-    rescoreMs: (rescore_minutes ?? 240) * 60_000,
+    rescoreMs: (rescore_minutes ?? DEFAULT_RESCORE_MINUTES) * 60_000,
   };
   settingsCache.set(overrides, s);
   return s;
@@ -379,6 +447,7 @@ function settingsFor(overrides: DynamicsInput): Settings {
 /**
  * The first band i (< nb) holding cards (`count[b0 + i]`) whose running weight (`cum[base + i]`)
  * exceeds x, or `fallback` (the last such band) when rounding leaves x at or above the total.
+ * Arguments rather than a pack object: the caller passes whichever running weights it draws from.
  */
 function pickBand(
   cum: Float64Array,
@@ -394,15 +463,30 @@ function pickBand(
 }
 
 export class DynamicMarket implements PathMarket {
+  /** The world's rates (the validated `dynamics`). */
   private readonly dyn: Dynamics;
+  /** The API's money rules (seller fee, sell-back rates). */
   private readonly rules: Rules;
+  /** Least time between two rescores of a pack (`rescore_minutes`). */
   private readonly rescoreMs: number;
+  /** The world's draws: other users' openings, arrivals, refills, generated cards' values. */
   private readonly rng: Rng;
+  /** The value drift's draws (their own stream: drawing ahead shifts no other draw). */
+  private readonly driftRng: Rng;
+  /** The path's start (ms): tick k is at start + k · tickMs. */
+  private readonly start: number;
+  /** The world's tick (ms). */
+  private readonly tickMs: number;
+  /** When the next tick is due (ms). */
+  private nextTick: number;
+  /** Every pack's state, in `packTemplates` order. */
   private readonly packs: PackState[];
-  /** Model pool index → pack, and position of its risk level in the pack's pools. */
+  /** Model pool index → pack (NO_PACK: none), and position of its risk level in the pack's pools. */
   private readonly poolPack: Int32Array;
   private readonly poolRisk: Int32Array;
-  /** Category value indexes (they start at 1), by position in CATEGORY_SLOT; each model pool's position (−1: none). */
+  /** Model pool index → its category's position in CATEGORY_SLOT (NO_CATEGORY: none). */
+  private readonly poolCategory: Int32Array;
+  /** Category value indexes after the last tick (they start at 1), by position in CATEGORY_SLOT. */
   private readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
   /**
    * The indexes after each tick (tick k at `indexPath[k · categories + c]`, tick 0 the start),
@@ -410,24 +494,52 @@ export class DynamicMarket implements PathMarket {
    * the range its decision holds over, or where it sells, instead of being stepped every tick.
    */
   private indexPath = new Float64Array(0);
-  private indexTicks = -1;
-  private readonly driftRng: Rng;
-  private readonly poolCategory: Int32Array;
-  private nextTick: number;
+  /** The last tick drawn into `indexPath` (NO_TICK_DRAWN: none). */
+  private indexTicks = NO_TICK_DRAWN;
+  /** The rows last returned by `rows`, and when the last rescore interval began. */
   private rowsCache: readonly ScoreRow[] | null = null;
   private rowsAt = Number.NEGATIVE_INFINITY;
+  /** Rescore at the next `rows` whatever the interval (a pack emptied, an order was refunded). */
   private forceRescore = true;
-  // Every pack's bands, pack p's at p.b0 … p.b0 + p.nb − 1 (WorldStart). Per path: card count,
-  // Σ value (cents, exact integers: the band mean without a scan), running Σ expected realised
-  // value, change counter and its value when the scorers last had the band, other users' running
-  // P(band); the cards (value ids by position). Shared by a worker's paths: the rest.
+  /**
+   * Packs open to other users (indexes into `packs`, the first `openCount`), in pack order, and
+   * until when they hold: recomputed only when a band empties or refills, a chase is hit (or given
+   * back), or a chase's end time passes — the only ways the list can change.
+   */
+  private openList = new Int32Array(0);
+  private openCount = 0;
+  private openDirty = true;
+  private openValidUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * Scratch objects reused by every call (no allocation per order or listing): `open`'s pulls so
+   * far as (id, band) pairs, to put back if the order fails (band NO_BAND: the chase); `resolve`'s keep range and the
+   * listing as `decideListing` sees it.
+   */
+  private readonly undo: number[] = [];
+  private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
+  private readonly listingView: ListingView = {
+    priceCents: 0,
+    listedAt: 0,
+    marketValueCents: 0,
+    basisValueCents: 0,
+    lockedValueUntil: 0,
+  };
+  // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
+  // WorldStart). This path's own, changed by card changes:
+  /** Per band: its number of cards. */
   private readonly count: Int32Array;
+  /** Per band: Σ value (cents, exact integers: the band mean without a scan). */
   private readonly sum: Float64Array;
+  /** Per band: running Σ expected realised value. */
   private readonly esum: Float64Array;
+  /** Per band: a change counter, and its value when the scorers last had the band (`sync`). */
   private readonly ver: Int32Array;
   private readonly synced: Int32Array;
+  /** Per band: other users' running P(band) over the pack's bands (`rebuildCum`). */
   private readonly mixCum: Float64Array;
+  /** The cards: value ids by position, band g's from `off[g]`. */
   private readonly ids: Int32Array;
+  // Shared by a worker's paths, never written (WorldBands says what each holds):
   private readonly size: Int32Array;
   private readonly off: Int32Array;
   private readonly cap: Int32Array;
@@ -449,13 +561,14 @@ export class DynamicMarket implements PathMarket {
     this.rules = settings.rules;
     this.rescoreMs = settings.rescoreMs;
     // The world's own stream: separate from the path's draws so one cannot shift the other.
-    this.rng = new Rng((seed ^ 0x6d2b79f5) >>> 0).fork(pathIndex);
-    this.driftRng = new Rng((seed ^ 0x2545f491) >>> 0).fork(pathIndex);
+    this.rng = new Rng((seed ^ WORLD_STREAM_SALT) >>> 0).fork(pathIndex);
+    this.driftRng = new Rng((seed ^ DRIFT_STREAM_SALT) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
     const w = worldStart(model);
     this.count = w.count.slice();
     this.sum = w.sum.slice();
     this.esum = w.esum.slice();
+    // Versions start ahead of what the scorers have: every band is handed over at its first row.
     this.ver = new Int32Array(w.count.length).fill(1);
     this.synced = new Int32Array(w.count.length);
     this.mixCum = new Float64Array(w.count.length);
@@ -469,76 +582,77 @@ export class DynamicMarket implements PathMarket {
     this.gridOff = w.gridOff;
     this.gridLen = w.gridLen;
     this.gridId = w.gridId;
-    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? -1);
-    this.poolPack = new Int32Array(model.pools.length).fill(-1);
-    this.poolRisk = new Int32Array(model.pools.length).fill(-1);
+    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? NO_CATEGORY);
+    this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
+    this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
     this.packs = tpl.map((t, pi) => {
       t.pools.forEach((p, r) => {
         this.poolPack[p.index] = pi;
         this.poolRisk[p.index] = r;
       });
-      const st = w.packs[pi]!;
-      const nb = t.bands.length;
-      const p: PackState = {
-        chaseP: t.chase ? t.chase.probability : 0,
-        chaseHit: false,
-        chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
-        cumDirty: true,
-        mixTotal: 0,
-        mixLast: -1,
-        ignored: st.ignored,
-        gap: 0,
-        cardCount: 0,
-        changes: 1,
-        b0: st.b0,
-        nb,
-        t,
-        countView: this.count.subarray(st.b0, st.b0 + nb),
-        esumView: this.esum.subarray(st.b0, st.b0 + nb),
-        odds: st.odds,
-        live: new Int32Array(t.pools.length),
-        cum: new Float64Array(t.pools.length * nb),
-        cumTotal: new Float64Array(t.pools.length),
-        lastLive: new Int32Array(t.pools.length),
-        standard: st.standard,
-        scorers: st.scorers.map((s) => {
-          const c = s.clone();
-          // decideOpen never reads a row's growth: only the decision computes it (same decisions).
-          c.growthOnDemand = false;
-          return c;
-        }),
-        riskScorer: st.riskScorer,
-        // Shared by the worker's paths, which run one after the other: `available` and `chase` are
-        // set before every read.
-        views: st.views,
-        wasDrawable: true,
-        mustRescore: false,
-        excluded: st.excluded,
-        riskRows: t.pools.map(() => undefined),
-        riskDrawable: new Uint8Array(t.pools.length),
-        scoredEv: 0,
-        rows: [],
-      };
-      for (let bi = 0; bi < nb; bi++) {
-        const g = p.b0 + bi;
-        if (this.count[g]! > 0) this.liveChange(p, bi, 1);
-        // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
-        for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
-      }
-      p.gap = 0;
-      for (let g = p.b0; g < p.b0 + nb; g++) {
-        p.cardCount += this.count[g]!;
-        p.gap += Math.max(0, this.size[g]! - this.count[g]!);
-      }
-      return p;
+      return this.startPack(t, w.packs[pi]!);
     });
     this.start = model.startMs;
     this.tickMs = this.dyn.tick_seconds * 1000;
     this.nextTick = this.start + this.tickMs;
   }
 
-  private readonly start: number;
-  private readonly tickMs: number;
+  /** Pack t's state at the start of a path: its recorded cards, and its truncated bands filled. */
+  private startPack(t: PackTemplate, st: PackStart): PackState {
+    const nb = t.bands.length;
+    const p: PackState = {
+      chaseP: t.chase ? t.chase.probability : 0,
+      chaseHit: false,
+      chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
+      cumDirty: true,
+      mixTotal: 0,
+      mixLast: NO_BAND,
+      ignored: st.ignored,
+      gap: 0,
+      cardCount: 0,
+      changes: 1,
+      b0: st.b0,
+      nb,
+      t,
+      countView: this.count.subarray(st.b0, st.b0 + nb),
+      esumView: this.esum.subarray(st.b0, st.b0 + nb),
+      odds: st.odds,
+      live: new Int32Array(t.pools.length),
+      cum: new Float64Array(t.pools.length * nb),
+      cumTotal: new Float64Array(t.pools.length),
+      lastLive: new Int32Array(t.pools.length),
+      standard: st.standard,
+      scorers: st.scorers.map((s) => {
+        const c = s.clone();
+        // decideOpen never reads a row's growth: only the decision computes it (same decisions).
+        c.growthOnDemand = false;
+        return c;
+      }),
+      riskScorer: st.riskScorer,
+      // Shared by the worker's paths, which run one after the other: `available` and `chase` are
+      // set before every read.
+      views: st.views,
+      wasDrawable: true,
+      mustRescore: false,
+      excluded: st.excluded,
+      riskRows: t.pools.map(() => undefined),
+      riskDrawable: new Uint8Array(t.pools.length),
+      scoredEv: 0,
+      rows: [],
+    };
+    for (let bi = 0; bi < nb; bi++) {
+      const g = p.b0 + bi;
+      if (this.count[g]! > 0) this.liveChange(p, bi, 1);
+      // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
+      for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
+    }
+    p.gap = 0;
+    for (let g = p.b0; g < p.b0 + nb; g++) {
+      p.cardCount += this.count[g]!;
+      p.gap += Math.max(0, this.size[g]! - this.count[g]!);
+    }
+    return p;
+  }
 
   /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */
   private indexAt(k: number, c: number): number {
@@ -557,7 +671,7 @@ export class DynamicMarket implements PathMarket {
       path = new Float64Array(Math.max((upTo + 1) * nc, 2 * path.length));
       if (this.indexTicks >= 0) path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
     }
-    if (this.indexTicks < 0) {
+    if (this.indexTicks === NO_TICK_DRAWN) {
       path.fill(1, 0, nc);
       this.indexTicks = 0;
     }
@@ -578,7 +692,7 @@ export class DynamicMarket implements PathMarket {
   private newCard(p: PackState, bi: number): void {
     const g = p.b0 + bi;
     // An ignored pack keeps no cards: no value is drawn for it.
-    this.put(p, bi, p.ignored ? -1 : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
+    this.put(p, bi, p.ignored ? NO_CARD : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
   }
 
   /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
@@ -589,7 +703,7 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) {
       const odds = p.odds[r]!;
       let acc = 0;
-      let last = -1;
+      let last = NO_BAND;
       for (let i = 0; i < nb; i++) {
         if (count[b0 + i]! > 0 && odds[i]! > 0) {
           acc += odds[i]!;
@@ -604,11 +718,14 @@ export class DynamicMarket implements PathMarket {
     const nr = p.odds.length;
     const mix = this.mixCum;
     mix.fill(0, b0, b0 + nb);
-    let last = -1;
+    let last = NO_BAND;
     for (let r = 0; r < nr; r++) {
       const total = p.cumTotal[r]!;
       if (!(total > 0)) continue;
-      const pr = p.standard >= 0 ? (r === p.standard ? 0.6 : 0) + 0.4 / nr : 1 / nr;
+      const pr =
+        p.standard !== NO_RISK_LEVEL
+          ? (r === p.standard ? OTHERS_STANDARD_SHARE : 0) + OTHERS_ANY_SHARE / nr
+          : 1 / nr;
       const odds = p.odds[r]!;
       for (let i = 0; i < nb; i++)
         if (count[b0 + i]! > 0 && odds[i]! > 0) {
@@ -663,30 +780,34 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * The card at `position` of band `bi` leaves pack p (the band's last card takes its position);
-   * returns its value, and its id in `lastId`.
+   * returns its value id (NO_CARD in an ignored pack, which keeps no cards).
    */
-  private lastId = -1;
   private takeAt(p: PackState, bi: number, position: number): number {
     const g = p.b0 + bi;
     const n = this.count[g]! - 1;
+    let id = NO_CARD;
     let value = 0;
     if (!p.ignored) {
       const ids = this.ids;
       const at = this.off[g]!;
-      const id = ids[at + position]!;
+      id = ids[at + position]!;
       ids[at + position] = ids[at + n]!;
       this.ver[g] = this.ver[g]! + 1;
       const v = 2 * (this.valOff[g]! + id);
       value = this.idTerms[v]!;
       // Back to an exact zero when the band empties: the running sum never drifts far.
       this.esum[g] = n === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
-      this.lastId = id;
     }
     this.count[g] = n;
     if (n === 0) this.liveChange(p, bi, -1);
     if (n < this.size[g]!) p.gap++;
     this.sum[g] = this.sum[g]! - value;
-    return value;
+    return id;
+  }
+
+  /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */
+  private valueOf(g: number, id: number): number {
+    return id === NO_CARD ? 0 : this.idTerms[2 * (this.valOff[g]! + id)]!;
   }
 
   /** Gives the pack's scorers the cards of every band that changed since they last had them. */
@@ -718,26 +839,28 @@ export class DynamicMarket implements PathMarket {
   }
 
   /**
-   * One pull from pack p at risk level r: chase, else band by renormalised odds, then a card
-   * uniformly. Returns the card's value (cents, ≥ 0), −1 for the chase, −2 when nothing can be
-   * drawn; `lastBand` says where from.
+   * Where one pull from pack p at risk level r comes from: the chase (DRAW_CHASE, hit at once), else
+   * a band by renormalised odds (its index in the pack), or DRAW_NOTHING when nothing can be drawn.
+   * The caller then takes a card of the band uniformly (`pullFrom`).
    */
-  private lastBand = -1;
-  private draw(p: PackState, r: number, now: number, rng: Rng): number {
+  private drawBand(p: PackState, r: number, now: number, rng: Rng): number {
     if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
       this.hitChase(p);
-      this.lastBand = -1;
-      return -1;
+      return DRAW_CHASE;
     }
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
-    if (!(total > 0)) return -2;
-    const chosen = pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
-    const value = this.takeAt(p, chosen, p.ignored ? 0 : rng.int(this.count[p.b0 + chosen]!));
+    if (!(total > 0)) return DRAW_NOTHING;
+    return pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
+  }
+
+  /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
+  private pullFrom(p: PackState, bi: number, rng: Rng): number {
+    // An ignored pack keeps no cards, so no position is drawn (takeAt does not read it).
+    const id = this.takeAt(p, bi, p.ignored ? 0 : rng.int(this.count[p.b0 + bi]!));
     p.changes++;
     p.cardCount--;
-    this.lastBand = chosen;
-    return value;
+    return id;
   }
 
   /**
@@ -747,8 +870,7 @@ export class DynamicMarket implements PathMarket {
    * value drift are applied, in that order. Between ticks the world's pools stand still (our own
    * pulls still take cards at once). The simulator applies openings and arrivals at exponential
    * times instead; counts per hour have the same Poisson law, only their order within the hour
-   * differs (documented in docs/backtest.md), and the event-by-event scheduling was about a
-   * third of a dynamic path's time.
+   * differs (documented in docs/backtest.md).
    */
   advance(now: number): void {
     const step = this.tickMs;
@@ -773,14 +895,7 @@ export class DynamicMarket implements PathMarket {
     return false;
   }
 
-  /**
-   * Packs open to other users, in pack order: recomputed only when a band empties or refills, a
-   * chase is hit (or given back), or a chase's end time passes — the only ways it can change.
-   */
-  private openList = new Int32Array(0);
-  private openCount = 0;
-  private openDirty = true;
-  private openValidUntil = Number.NEGATIVE_INFINITY;
+  /** Rebuilds `openList` (see there). */
   private refreshOpenList(at: number): void {
     if (this.openList.length < this.packs.length) this.openList = new Int32Array(this.packs.length);
     let n = 0;
@@ -805,7 +920,7 @@ export class DynamicMarket implements PathMarket {
       const open = this.openCount;
       if (open === 0) return;
       const p = packs[this.openList[rng.int(open)]!]!;
-      // As `draw` at a risk level chosen like the simulator (standard 60%, else any level at
+      // As `drawBand` at a risk level chosen like the simulator (standard 60%, else any level at
       // random), with the risk level and the band drawn at once from the pack's mixture of them.
       if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
         this.hitChase(p);
@@ -817,6 +932,7 @@ export class DynamicMarket implements PathMarket {
       if (!(u < p.mixTotal)) continue;
       const b0 = p.b0;
       const chosen = pickBand(this.mixCum, b0, count, b0, p.nb, u, p.mixLast);
+      // `pullFrom` by hand: the world's hottest loop (see docs/backtest.md, Performance design).
       this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
       p.changes++;
       p.cardCount--;
@@ -826,7 +942,7 @@ export class DynamicMarket implements PathMarket {
   /**
    * The simulator's tick refill (src/market/dynamics.ts `restock`): each band regains the share
    * 1 − e^(−rate·dt) of its gap to its recorded size, rounded stochastically, on top of the
-   * Poisson trickle of `restock()`. Without it backtests restocked slower than `packbot sim`.
+   * Poisson trickle of `restock()`, so the backtest restocks as fast as `packbot sim`.
    */
   private refillBands(dtHours: number): void {
     const rate = this.dyn.restock_fraction_per_hour;
@@ -897,55 +1013,21 @@ export class DynamicMarket implements PathMarket {
       if (p.ignored && p.riskRows[0] !== undefined && this.rowsCache) continue;
       let drawableNow = false;
       for (let r = 0; r < p.t.pools.length; r++) if (this.drawable(p, r, now)) drawableNow = true;
-      // Only a move of the pool's expected value by 0.5% (or the chase going) is worth a rescore.
+      // Only a move of the pool's expected value by RESCORE_EV_MOVE (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
-      const enough = p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > 0.005 * Math.max(1, p.scoredEv);
+      const enough =
+        p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
-      let synced = p.ignored;
-      const chase = this.chaseActive(p, now) ? p.t.chase : null;
-      const rows: ScoreRow[] = [];
-      let rescored = false;
-      for (let r = 0; r < p.t.pools.length; r++) {
-        const view = p.views[r]!;
-        const drawableR = this.drawable(p, r, now);
-        view.chase = chase;
-        const old = p.riskRows[r];
-        let row: ScoreRow | null;
-        if (
-          !p.mustRescore &&
-          old !== undefined &&
-          drawableR === (p.riskDrawable[r] === 1) &&
-          // An excluded risk level's row waits whatever its numbers: kept while drawability holds.
-          (old === null ||
-            p.excluded[r] === 1 ||
-            (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
-        )
-          row = old;
-        else {
-          view.available = p.t.pools[r]!.body.available && drawableR;
-          if (!synced) {
-            this.sync(p);
-            synced = true;
-          }
-          row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
-          p.riskRows[r] = row;
-          p.riskDrawable[r] = drawableR ? 1 : 0;
-          rescored = true;
-        }
-        if (row) rows.push(row);
-      }
       // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
-      if (!rescored) continue;
-      p.rows = rows;
+      if (!this.rescorePack(p, now, ctx)) continue;
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
       p.mustRescore = false;
       changed = true;
     }
-    // In pack order: decideOpen orders the rows itself (compareRows), so sorting here bought nothing.
+    // In pack order: decideOpen orders the rows itself (compareRows).
     if (changed || !this.rowsCache) {
-      // A loop, not flatMap (several times slower here).
       const all: ScoreRow[] = [];
       for (const p of this.packs) for (const row of p.rows) all.push(row);
       this.rowsCache = all;
@@ -953,6 +1035,56 @@ export class DynamicMarket implements PathMarket {
     if (due) this.rowsAt = now;
     this.forceRescore = false;
     return this.rowsCache;
+  }
+
+  /**
+   * Pack p's rows afresh, each risk level's from its scorer unless its last row stands
+   * (`rowStands`); sets `p.rows` and returns true if any row was made afresh, else changes nothing.
+   */
+  private rescorePack(p: PackState, now: number, ctx: ScoreContext): boolean {
+    let synced = p.ignored;
+    const chase = this.chaseActive(p, now) ? p.t.chase : null;
+    const rows: ScoreRow[] = [];
+    let rescored = false;
+    for (let r = 0; r < p.t.pools.length; r++) {
+      const view = p.views[r]!;
+      const drawableR = this.drawable(p, r, now);
+      view.chase = chase;
+      let row = p.riskRows[r];
+      if (row === undefined || !this.rowStands(p, r, row, drawableR, view)) {
+        view.available = p.t.pools[r]!.body.available && drawableR;
+        if (!synced) {
+          this.sync(p);
+          synced = true;
+        }
+        row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+        p.riskRows[r] = row;
+        p.riskDrawable[r] = drawableR ? 1 : 0;
+        rescored = true;
+      }
+      if (row) rows.push(row);
+    }
+    if (rescored) p.rows = rows;
+    return rescored;
+  }
+
+  /**
+   * Whether risk level r's last row `old` (view: its pool, chase set) still holds: no forced
+   * rescore, the same drawability, and nothing drawable then, or a risk level the strategy
+   * excludes (its row waits whatever its numbers), or a wait that `stillBelow` keeps.
+   */
+  private rowStands(
+    p: PackState,
+    r: number,
+    old: ScoreRow | null,
+    drawableR: boolean,
+    view: PackPool,
+  ): boolean {
+    return (
+      !p.mustRescore &&
+      drawableR === (p.riskDrawable[r] === 1) &&
+      (old === null || p.excluded[r] === 1 || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+    );
   }
 
   /**
@@ -966,7 +1098,7 @@ export class DynamicMarket implements PathMarket {
     const price = view.price * 100;
     if (!(price > 0)) return false;
     const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
-    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - 1e-6);
+    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN);
   }
 
   /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */
@@ -994,22 +1126,21 @@ export class DynamicMarket implements PathMarket {
     return Math.max(now + 1, this.rowsAt + this.rescoreMs);
   }
 
-  private readonly undo: number[] = [];
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number {
     const pi = this.poolPack[pool]!;
     const p = this.packs[pi];
     const modelPool = this.model.pools[pool]!;
-    if (!p || !modelPool.body.available) return -1;
+    if (!p || !modelPool.body.available) return ORDER_FAILED;
     const r = this.poolRisk[pool]!;
     this.undo.length = 0;
     for (let k = 0; k < qty; k++) {
-      const got = this.draw(p, r, now, rng);
-      if (got === -2) {
+      const band = this.drawBand(p, r, now, rng);
+      if (band === DRAW_NOTHING) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) {
           const id = this.undo[j]!;
           const b = this.undo[j + 1]!;
-          if (id === -1) {
+          if (b === NO_BAND) {
             p.chaseHit = false;
             this.openDirty = true;
           } else {
@@ -1020,13 +1151,17 @@ export class DynamicMarket implements PathMarket {
         // The bot re-reads the pools after a refunded order (account-bot onFailed): so does this.
         this.forceRescore = true;
         p.mustRescore = true;
-        return -1;
+        return ORDER_FAILED;
       }
-      const chase = got === -1;
-      this.undo.push(chase ? -1 : this.lastId, this.lastBand);
-      const value = chase ? toCents(p.t.chase!.card.market_value) : got;
-      const sealed = !chase && this.sealed[p.b0 + this.lastBand] === 1;
-      out[k] = this.model.plans.planFor(value, sealed);
+      if (band === DRAW_CHASE) {
+        this.undo.push(NO_CARD, NO_BAND);
+        out[k] = this.model.plans.planFor(toCents(p.t.chase!.card.market_value), false);
+        continue;
+      }
+      const g = p.b0 + band;
+      const id = this.pullFrom(p, band, rng);
+      this.undo.push(id, band);
+      out[k] = this.model.plans.planFor(this.valueOf(g, id), this.sealed[g] === 1);
     }
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
     if (!this.drawable(p, r, now)) this.forceRescore = true;
@@ -1036,7 +1171,7 @@ export class DynamicMarket implements PathMarket {
   /** The value index of the category of listing l's pool (1 for a category the world does not move). */
   private indexOf(l: Listing): number {
     const c = this.poolCategory[l.pool]!;
-    return c < 0 ? 1 : this.index[c]!;
+    return c === NO_CATEGORY ? 1 : this.index[c]!;
   }
 
   /** What listing l's card is worth now (its value at listing moved by its category's index). */
@@ -1059,18 +1194,9 @@ export class DynamicMarket implements PathMarket {
     this.resolve(l, now);
   }
 
-  private readonly keep: KeepRange = { lo: 0, hi: 0, until: 0 };
-  private readonly listingView: ListingView = {
-    priceCents: 0,
-    listedAt: 0,
-    marketValueCents: 0,
-    basisValueCents: 0,
-    lockedValueUntil: 0,
-  };
-
   /** Listing l's card value after tick k (tick 0: the start), as `valueNow` gives it then. */
   private valueAfterTick(l: Listing, c: number, k: number): number {
-    return roundHalfAway((l.basisCents * (c < 0 ? 1 : this.indexAt(k, c))) / l.anchorIndex);
+    return roundHalfAway((l.basisCents * (c === NO_CATEGORY ? 1 : this.indexAt(k, c))) / l.anchorIndex);
   }
 
   /**
@@ -1101,7 +1227,7 @@ export class DynamicMarket implements PathMarket {
       // Past the first decision the value left its range or `until` came: the decision changes
       // (or, rarely, keeps with another range), so decideListing is asked first.
       let kept = first && keepRange(v, strategy, now, keep);
-      for (let i = 0; !kept && i < 4; i++) {
+      for (let i = 0; !kept && i < DECISIONS_PER_LOOK; i++) {
         const d = decideListing(v, strategy, now);
         if (d.action === 'delist_and_sell_back') {
           l.eventAt = now;

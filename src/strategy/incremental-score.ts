@@ -5,7 +5,7 @@
  * turns them into the same `ScoreRow` as `scorePool` on the equivalent pool body in
  * O(bands) — the decision code is `score.ts`'s own (`rowFromStats`).
  *
- * The equivalent pool (what `body()` returns, and what the dynamic market used to score): the
+ * The equivalent pool (what `body()` returns): the
  * template's metadata, `available` and `chase` as set, and per band the template's odds if the
  * band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such a pool
  * is never truncated, so `estimated` is false and the low/high bounds equal the values.
@@ -59,6 +59,19 @@ const T = 8;
 
 /** Entries of the evaluator's direct-mapped cache (a power of two). */
 const CACHE = 2048;
+/** The key of an empty cache entry: NaN equals no key, so an empty entry never hits. */
+const EMPTY_KEY = Number.NaN;
+
+/** `slots` entry of a card added without a slot, and `pos` entry of a slot not in the band. */
+const NO_SLOT = -1;
+
+/** `stale` flags: a band's `sum` is current, or must be taken afresh before it is read. */
+const FRESH = 0;
+const STALE = 1;
+
+/** Starting room of a band's values table and of its cards (both double when full). */
+const FIRST_VALUES_ROOM = 16;
+const FIRST_CARDS_ROOM = 8;
 
 /**
  * Realised outcome of one pull by value (cents) and kind (card or sealed pack), evaluated with the
@@ -68,10 +81,13 @@ const CACHE = 2048;
 export class OutcomeEvaluator {
   /** Whether every outcome evaluated so far is ≥ 0 (what `growthSign`'s lower bound assumes). */
   nonNegative = true;
-  private readonly keys = new Float64Array(CACHE).fill(Number.NaN);
+  /** Per cache entry, the key (see `write`) whose terms it holds. */
+  private readonly keys = new Float64Array(CACHE).fill(EMPTY_KEY);
   /** Per cache entry, the terms T_EXPECTED..T_F2 at the same offsets (stride T). */
   private readonly data = new Float64Array(CACHE * T);
+  /** The strategy's pull policy, compiled once. */
   private readonly policy;
+  /** The policy's working memory, reused by every evaluation (no allocation per value). */
   private readonly scratch = newScratch();
 
   constructor(private readonly strategy: Strategy) {
@@ -80,7 +96,9 @@ export class OutcomeEvaluator {
 
   /** Writes the price-independent terms of `valueCents` into `dest` at `at` (a T-stride record). */
   write(valueCents: number, sealed: boolean, dest: Float64Array, at: number): void {
+    // A sealed pack's key is negative (−1 − value), so it never meets a card of the same value.
     const key = sealed ? -1 - valueCents : valueCents;
+    // The high bits folded in: values that differ by a multiple of CACHE spread over entries.
     const h = ((key | 0) ^ ((key | 0) >>> 11)) & (CACHE - 1);
     const data = this.data;
     const c = h * T;
@@ -152,11 +170,14 @@ const K = 6;
  * valid and clones share it.
  */
 class BandValues {
-  terms = new Float64Array(16 * T);
+  /** Each id's terms (stride T). */
+  terms = new Float64Array(FIRST_VALUES_ROOM * T);
   /** Value and expected realised value by id, apart: what every card change reads (cache-dense). */
-  value = new Float64Array(16);
-  expected = new Float64Array(16);
+  value = new Float64Array(FIRST_VALUES_ROOM);
+  expected = new Float64Array(FIRST_VALUES_ROOM);
+  /** Ids handed out so far (the next id). */
   size = 0;
+  /** Id by value (cents). */
   private readonly ids = new Map<number, number>();
 
   constructor(
@@ -192,33 +213,55 @@ export class IncrementalScorer {
   /**
    * Whether rows whose decision did not need `growth` compute it when read (default, exact like
    * `scorePool`), or carry `growth: null` (set false by callers that never read it, e.g. the
-   * backtest's decisions: a lazy accessor costs ~1 µs per row and a copy of the outcomes).
+   * backtest's decisions, which then skip the lazy accessor and its copy of the outcomes).
    * Decisions are identical either way.
    */
   growthOnDemand = true;
   /** Set by the owner: the equivalent pool's `available` and (active) `chase`. */
   available: boolean;
   chase: PackPool['chase'];
+  /** The strategy's outcome evaluator (one per strategy and thread, see `outcomeEvaluator`). */
   private readonly table: OutcomeEvaluator;
+  /** The pool's price (cents): the loss terms depend on it, so every view scored must have it. */
   private readonly priceCents: number;
-  /** Per band, K sums over its cards; valid while the band's `stale` flag is 0. */
+  /** Per band, K sums over its cards; valid while the band's `stale` flag is FRESH. */
   private readonly sum: Float64Array;
+  /** Per band, FRESH or STALE (its `sum` must be taken afresh before it is read). */
   private readonly stale: Uint8Array;
   /** Per band, running Σ expected realised value (for `realizedMean`, a cheap change detector). */
   private readonly expectedSum: Float64Array;
+  /** Per band, its number of cards. */
   private readonly count: Int32Array;
-  /** Per band: its values table (shared with clones), value id per position, slot per position, position per slot (−1: absent). */
+  /** Per band, its values table (shared with clones). */
   private readonly values: BandValues[];
+  /** Per band, the value id of the card at each position. */
   private readonly cards: Int32Array[];
+  /** Per band, the slot of the card at each position (NO_SLOT: added without one). */
   private readonly slots: Int32Array[];
   /** Whether any card was added with a slot (else slots and positions are not kept: positional use). */
   private bySlot = false;
+  /** Per band, the position of each slot (NO_SLOT: not in the band). */
   private pos: Int32Array[];
   /**
    * Each view's band-bounds and EV-gap check, made at its first row (shared with clones): once per
    * pool, off the hot path. The EV it compares is the cards' EV then, i.e. the snapshot's.
    */
   private readonly dataIssues: WeakMap<PackPool, IntegrityIssue | null>;
+  /**
+   * Scratch arrays reused by `realizedMeanOf` and by rows whose growth is read at once
+   * (`growthOnDemand` false), so that neither allocates: per band the probability of each of its
+   * cards, and the chase's terms.
+   */
+  private scratchEach = new Float64Array(0);
+  private scratchChase = new Float64Array(T);
+  /** The pool header `poolHeader` last made, and the `available` and `chase` it was made with. */
+  private header: PackPool | null = null;
+  private headerFor: { available: boolean; chase: PackPool['chase'] } | null = null;
+  /**
+   * Rows made since the last change whose growth is not read yet (null: none): at the next change
+   * they get a copy of the card ids (`detachGrowth`).
+   */
+  private growthHold: { cards: Int32Array[] | null; counts: Int32Array | null } | null = null;
 
   /**
    * @param template metadata and bands (their order, odds and kinds) of the pool; its cards are
@@ -243,9 +286,9 @@ export class IncrementalScorer {
     this.values = copyOf
       ? copyOf.values
       : template.bands.map((b) => new BandValues(this.table, b.is_consolation, this.priceCents));
-    this.cards = template.bands.map(() => new Int32Array(8));
-    this.slots = template.bands.map(() => new Int32Array(8));
-    this.pos = template.bands.map(() => new Int32Array(8).fill(-1));
+    this.cards = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
+    this.slots = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
+    this.pos = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM).fill(NO_SLOT));
     if (copyOf) {
       this.growthOnDemand = copyOf.growthOnDemand;
       this.available = copyOf.available;
@@ -282,20 +325,20 @@ export class IncrementalScorer {
 
   has(band: number, slot: number): boolean {
     const p = this.pos[band]!;
-    return slot < p.length && p[slot]! >= 0;
+    return slot < p.length && p[slot]! !== NO_SLOT;
   }
 
   /** Adds card `slot` (any non-negative id unique within the band) worth `valueCents` to `band`. */
   add(band: number, slot: number, valueCents: number): void {
     if (slot < 0 || this.has(band, slot)) throw new RangeError(`card ${slot} is already in band ${band}`);
     if (slot >= this.pos[band]!.length) {
-      const g = new Int32Array(Math.max(slot + 1, this.pos[band]!.length * 2)).fill(-1);
+      const g = new Int32Array(Math.max(slot + 1, this.pos[band]!.length * 2)).fill(NO_SLOT);
       g.set(this.pos[band]!);
       this.pos[band] = g;
     }
     if (!this.bySlot) {
       // From positional to slotted use: cards added so far have no slot.
-      for (let b = 0; b < this.slots.length; b++) this.slots[b]!.fill(-1, 0, this.count[b]!);
+      for (let b = 0; b < this.slots.length; b++) this.slots[b]!.fill(NO_SLOT, 0, this.count[b]!);
       this.bySlot = true;
     }
     const n = this.count[band]!;
@@ -324,9 +367,9 @@ export class IncrementalScorer {
     const n = this.count[band]!;
     if (n === this.cards[band]!.length) this.growBand(band);
     this.cards[band]![n] = id;
-    if (this.bySlot) this.slots[band]![n] = -1;
+    if (this.bySlot) this.slots[band]![n] = NO_SLOT;
     this.count[band] = n + 1;
-    this.stale[band] = 1;
+    this.stale[band] = STALE;
     this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
   }
 
@@ -340,7 +383,7 @@ export class IncrementalScorer {
     while (this.cards[band]!.length < n) this.growBand(band);
     const cards = this.cards[band]!;
     for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
-    if (this.bySlot) this.slots[band]!.fill(-1, 0, n);
+    if (this.bySlot) this.slots[band]!.fill(NO_SLOT, 0, n);
     this.count[band] = n;
     // Summed at once (a row is about to be asked for): one pass over the band's terms.
     this.refresh(band);
@@ -372,11 +415,11 @@ export class IncrementalScorer {
       const slot = slots[position]!;
       const lastSlot = slots[last]!;
       slots[position] = lastSlot;
-      if (lastSlot >= 0) this.pos[band]![lastSlot] = position;
-      if (slot >= 0) this.pos[band]![slot] = -1;
+      if (lastSlot !== NO_SLOT) this.pos[band]![lastSlot] = position;
+      if (slot !== NO_SLOT) this.pos[band]![slot] = NO_SLOT;
     }
     this.count[band] = last;
-    this.stale[band] = 1;
+    this.stale[band] = STALE;
   }
 
   /** A card's value changed (e.g. value drift). */
@@ -385,8 +428,7 @@ export class IncrementalScorer {
     this.add(band, slot, valueCents);
   }
 
-  /** Rows made since the last change whose growth is not read yet: they get a copy of the card ids. */
-  private growthHold: { cards: Int32Array[] | null; counts: Int32Array | null } | null = null;
+  /** Gives the rows in `growthHold` their own copy of the cards as they are now. */
   private detachGrowth(): void {
     const h = this.growthHold!;
     // One buffer for every band (views into it): one allocation instead of one per band.
@@ -445,7 +487,7 @@ export class IncrementalScorer {
     sum[k + S_EX2] = ex2;
     sum[k + S_LOSS] = loss;
     sum[k + S_SOLD] = sold;
-    this.stale[band] = 0;
+    this.stale[band] = FRESH;
   }
 
   /**
@@ -493,8 +535,7 @@ export class IncrementalScorer {
 
   /** An independent copy (same cards, same sums): cheaper than adding the cards again. */
   clone(): IncrementalScorer {
-    // Through the constructor: an Object.assign'ed copy was a dictionary-mode object, and every
-    // property access on the hot path paid for it (~4x slower card changes).
+    // Through the constructor, so the copy keeps the class's fast object shape.
     return new IncrementalScorer(this.template, this.strategy, this);
   }
 
@@ -546,7 +587,7 @@ export class IncrementalScorer {
       const e = each[b]!;
       if (!(e > 0)) continue;
       const k = b * K;
-      if (this.stale[b] === 1) this.refresh(b);
+      if (this.stale[b] === STALE) this.refresh(b);
       const sum = this.sum;
       ev += e * sum[k + S_VALUE]!;
       ev2 += e * sum[k + S_VALUE2]!;
@@ -558,33 +599,7 @@ export class IncrementalScorer {
     const priceCents = this.priceCents;
     const balance = ctx.balanceCents;
     const withGrowth = balance !== undefined && balance > priceCents && balance > 0;
-    let lazyGrowth: (() => number) | null = null;
-    if (withGrowth && !this.growthOnDemand) {
-      // Read only by the decision, synchronously, over the live outcomes: no copy to keep.
-      lazyGrowth = () =>
-        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
-    } else if (withGrowth) {
-      // Outcomes as they are now: the row stays right whatever the scorer sees later. They are
-      // copied only if the scorer changes before growth is read (copy on write, shared by the rows
-      // made since the last change); until then the live arrays are the same outcomes.
-      let hold = this.growthHold;
-      if (!hold) {
-        hold = { cards: null, counts: null };
-        this.growthHold = hold;
-      }
-      const h = hold;
-      lazyGrowth = () =>
-        growthOf(
-          balance,
-          priceCents,
-          chaseP,
-          chaseTerms,
-          each,
-          this.values,
-          h.cards ?? this.cards,
-          h.counts ?? this.count,
-        );
-    }
+    const lazyGrowth = withGrowth ? this.growthReader(balance, chaseP, chaseTerms, each) : null;
     const stats: RealizedStats = {
       mean,
       meanLow: mean,
@@ -614,15 +629,47 @@ export class IncrementalScorer {
     return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign, this.growthOnDemand);
   }
 
-  private scratchEach = new Float64Array(0);
-  private scratchChase = new Float64Array(T);
+  /**
+   * The growth of a row being made (`each`: its per-card probabilities), read later: over the live
+   * cards when the decision reads it at once (`growthOnDemand` false), else over the cards as they
+   * are now, copied only if the scorer changes before growth is read (copy on write, shared by the
+   * rows made since the last change; until then the live arrays are the same outcomes).
+   */
+  private growthReader(
+    balance: number,
+    chaseP: number,
+    chaseTerms: Float64Array | null,
+    each: Float64Array,
+  ): () => number {
+    const priceCents = this.priceCents;
+    if (!this.growthOnDemand)
+      return () =>
+        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
+    let hold = this.growthHold;
+    if (!hold) {
+      hold = { cards: null, counts: null };
+      this.growthHold = hold;
+    }
+    const h = hold;
+    return () =>
+      growthOf(
+        balance,
+        priceCents,
+        chaseP,
+        chaseTerms,
+        each,
+        this.values,
+        h.cards ?? this.cards,
+        h.counts ?? this.count,
+      );
+  }
+
+  /** `scratchEach`, zeroed, for `n` bands. */
   private scratch(n: number): Float64Array {
     if (this.scratchEach.length !== n) this.scratchEach = new Float64Array(n);
     return this.scratchEach.fill(0);
   }
 
-  private header: PackPool | null = null;
-  private headerFor: { available: boolean; chase: PackPool['chase'] } | null = null;
   /** The template with the current `available` and `chase` (what `rowFromStats` reads of the pool). */
   private poolHeader(): PackPool {
     if (!this.header || this.headerFor?.available !== this.available || this.headerFor.chase !== this.chase) {
