@@ -4,7 +4,7 @@
  * every pool is validated with the API's own schema.
  */
 import { z } from 'zod';
-import { Account, PackList, PackPool, Timestamp } from '../api/schemas.js';
+import { Account, PackList, PackPool, Timestamp } from './schemas.js';
 
 export const SNAPSHOT_FORMAT = 'packbot.snapshot/v1';
 
