@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import type { PackPool } from '../src/api/schemas.js';
 import { SNAPSHOT_FORMAT, type SnapshotFile } from '../src/api/snapshot-schema.js';
 import { Engine, runChunk } from '../src/backtest/engine.js';
+import { roundHalfAway } from '../src/core/money.js';
 import { Rng } from '../src/core/prng.js';
 import { AliasTable } from '../src/market/sampler.js';
 import { pullDistribution } from '../src/strategy/distribution.js';
@@ -56,6 +57,8 @@ const pool: PackPool = {
   ],
   cards,
 };
+// The server's figure, as a real pool carries it (a pool far from it is refused as a price lie).
+pool.expected_value = roundHalfAway(pullDistribution(pool).evCents) / 100;
 const snapshot: SnapshotFile = {
   format: SNAPSHOT_FORMAT,
   taken_at: '2026-03-02T00:00:00.000Z',
