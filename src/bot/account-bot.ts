@@ -52,6 +52,8 @@ export interface AccountBotOptions extends AccountContext {
   evidence?: Partial<EvidenceOptions>;
   /** Take over vault cards from no order of ours (config `orders.adopt_unknown_cards`). */
   adoptUnknownCards?: boolean;
+  /** The key has `read:pulls`: the purchase report may be read as evidence (default true). */
+  readsPurchaseReport?: boolean;
 }
 
 export class AccountBot {
@@ -100,6 +102,7 @@ export class AccountBot {
       ...o,
       executor: this.executor,
       recheckMs: Math.min(o.cadence.vaultMs, 5 * o.cadence.accountMs),
+      readsReport: o.readsPurchaseReport !== false,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
   }

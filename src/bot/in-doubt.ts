@@ -41,6 +41,8 @@ export interface InDoubtOptions extends AccountContext {
   evidence?: Partial<EvidenceOptions>;
   /** How soon a parked intent's evidence is looked at again (ms). */
   recheckMs: number;
+  /** The key has `read:pulls` (default true); without it the report is never read. */
+  readsReport?: boolean;
 }
 
 export class InDoubtResolver {
@@ -52,6 +54,7 @@ export class InDoubtResolver {
 
   constructor(private readonly o: InDoubtOptions) {
     this.opts = { ...DEFAULT_EVIDENCE_OPTIONS, ...o.evidence };
+    this.reportDenied = o.readsReport === false;
   }
 
   /**

@@ -213,7 +213,7 @@ async function checkIdentity(
   account: string,
   needs: ScopeNeeds,
   log: Logger,
-): Promise<void> {
+): Promise<readonly string[]> {
   const me = await api.getIdentity();
   if (!me.linked)
     throw new UserInputError(`account '${account}': the API key is not linked to a user account (GET /me)`);
@@ -227,6 +227,7 @@ async function checkIdentity(
       { account, key_name: me.key.name, missing: missing.optional },
       'API key lacks read:pulls: orders in doubt cannot be checked against the purchase report',
     );
+  return me.key.scopes;
 }
 
 /**
@@ -367,7 +368,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
     });
     https.push(http);
     env.cleanups.push(() => http.close());
-    await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
+    const scopes = await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
     const api: PartnerApi =
       config.mode === 'dry-run'
         ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
@@ -387,6 +388,8 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
         batchSize: config.sellback.batchSize,
         evidence: config.orders,
         adoptUnknownCards: config.orders.adoptUnknownCards,
+        // Without the scope a report read is a 403, which stops the runner: never ask.
+        readsPurchaseReport: scopes.includes('read:pulls'),
         killSwitch,
         onFatal: env.fail,
         ...(options.crashAt ? { crashAt: options.crashAt } : {}),
