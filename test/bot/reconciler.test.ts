@@ -8,12 +8,43 @@ import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
 import { contextOf, type Fixture, fixture, testWorld } from './helpers.js';
 
+const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+
+/** An order of 3 at 10 USD recorded and marked sent (what the executor does before a request). */
+function sentIntent(f: Fixture, key: string) {
+  const intent = f.ledger.recordIntent({
+    key,
+    account: 'main',
+    operation: 'pack',
+    body: BODY,
+    unitPriceCents: 1000,
+  });
+  f.ledger.markIntentSent(intent.key);
+  return intent;
+}
+
+/** An order the service charged whose answer was lost, settled (as the resolver does) by its pulls. */
+async function settledByItsPulls(f: Fixture, key: string) {
+  const intent = sentIntent(f, key);
+  const answer = await f.api.purchasePacks(BODY, `service-side-${key}`);
+  f.ledger.markInDoubt(intent.key, 'TRANSPORT_RESET');
+  const ids = answer.pulls.map((p) => p.pull_id);
+  const vault = (await f.api.getVault({ category: 'pokemon' })).cards;
+  f.ledger.confirmBySettlement(intent.key, {
+    quantity: 3,
+    totalChargedCents: 3000,
+    pulls: vault.filter((c) => ids.includes(c.pull_id!)).map(pullOf),
+    by: 'evidence: 3 pull(s) in the vault',
+  });
+  return intent;
+}
+
 async function buyAndSettle(f: Fixture, orders: number) {
   const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
   const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
   for (let i = 0; i < orders; i++) {
     const out = await ex.open({
-      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+      body: BODY,
     });
     expect(out.status).toBe('confirmed');
     await sell.process();
@@ -38,7 +69,7 @@ describe('reconciler and listing watch', () => {
     const f = fixture();
     const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
     const out = await ex.open({
-      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+      body: BODY,
     });
     if (out.status !== 'confirmed') throw new Error('purchase failed');
     const pull = out.confirmed.pulls[0]!;
@@ -104,23 +135,15 @@ describe('reconciler and listing watch', () => {
   it('adopts vault cards pulled by our own attempts (a charge the ledger missed) and sells them', async () => {
     const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
     const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
-    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
     // An order re-sent once, confirmed; then a service that forgot the key ran a second copy of it.
-    const intent = f.ledger.recordIntent({
-      key: 'pb_main_twice00',
-      account: 'main',
-      operation: 'pack',
-      body,
-      unitPriceCents: 1000,
-    });
-    f.ledger.markIntentSent(intent.key);
+    const intent = sentIntent(f, 'pb_main_twice00');
     f.ledger.markInDoubt(intent.key, 'TRANSPORT_RESET');
     expect((await ex.send(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
     await f.clock.advance(20_000);
-    await f.api.purchasePacks(body, 'forgotten-copy-1');
+    await f.api.purchasePacks(BODY, 'forgotten-copy-1');
     // Someone else's pack, opened in the app an hour later: not ours.
     await f.clock.advance(3_600_000);
-    await f.api.purchasePacks(body, 'owner-in-the-app');
+    await f.api.purchasePacks(BODY, 'owner-in-the-app');
     await f.clock.advance(1000);
     const r = await reconcile(contextOf(f));
     expect(r.adopted).toHaveLength(3);
@@ -152,7 +175,7 @@ describe('reconciler and listing watch', () => {
     const ctx = contextOf(f, api);
     const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
     const out = await ex.open({
-      body: { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' },
+      body: BODY,
     });
     if (out.status !== 'confirmed') throw new Error('purchase failed');
     const sell = new SellSide({ ...ctx, batchSize: 10 });
@@ -197,42 +220,15 @@ describe('reconciler and listing watch', () => {
 
   it('gives late pulls to the attempt that has room for them, not to the next order in the window', async () => {
     const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
-    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
-    const vaultPulls = async (ids: readonly string[]) =>
-      (await f.api.getVault({ category: 'pokemon' })).cards
-        .filter((c) => ids.includes(c.pull_id!))
-        .map(pullOf);
     // A timed out and was judged not charged too early; the service ran it a moment later.
-    const a = f.ledger.recordIntent({
-      key: 'pb_main_lateA000',
-      account: 'main',
-      operation: 'pack',
-      body,
-      unitPriceCents: 1000,
-    });
-    f.ledger.markIntentSent(a.key);
+    const a = sentIntent(f, 'pb_main_lateA000');
     f.ledger.markInDoubt(a.key, 'TRANSPORT_TIMEOUT');
     f.ledger.failIntent(a.key, 'NOT_CHARGED', 'too early', undefined, 'evidence: too early');
     await f.clock.advance(100);
     // B, sent next, was settled by evidence with its own three pulls.
-    const b = f.ledger.recordIntent({
-      key: 'pb_main_nextB000',
-      account: 'main',
-      operation: 'pack',
-      body,
-      unitPriceCents: 1000,
-    });
-    f.ledger.markIntentSent(b.key);
-    const bAnswer = await f.api.purchasePacks(body, 'service-side-B');
-    f.ledger.markInDoubt(b.key, 'TRANSPORT_RESET');
-    f.ledger.confirmBySettlement(b.key, {
-      quantity: 3,
-      totalChargedCents: 3000,
-      pulls: await vaultPulls(bAnswer.pulls.map((p) => p.pull_id)),
-      by: 'evidence: 3 pull(s) in the vault',
-    });
+    const b = await settledByItsPulls(f, 'pb_main_nextB000');
     await f.clock.advance(400);
-    const aAnswer = await f.api.purchasePacks(body, 'service-side-A');
+    const aAnswer = await f.api.purchasePacks(BODY, 'service-side-A');
     await f.clock.advance(2000);
     const r = await reconcile(contextOf(f));
     expect(r.adopted.sort()).toEqual(aAnswer.pulls.map((p) => p.pull_id).sort());
@@ -243,36 +239,12 @@ describe('reconciler and listing watch', () => {
 
   it('leaves an order in doubt its own cards, and never books a second charge of a single send', async () => {
     const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
-    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
     // Y: sent once, its answer lost, settled by its three pulls.
-    const y = f.ledger.recordIntent({
-      key: 'pb_main_settledY',
-      account: 'main',
-      operation: 'pack',
-      body,
-      unitPriceCents: 1000,
-    });
-    f.ledger.markIntentSent(y.key);
-    const yAnswer = await f.api.purchasePacks(body, 'service-side-Y');
-    f.ledger.markInDoubt(y.key, 'TRANSPORT_RESET');
-    const vault = (await f.api.getVault({ category: 'pokemon' })).cards;
-    f.ledger.confirmBySettlement(y.key, {
-      quantity: 3,
-      totalChargedCents: 3000,
-      pulls: vault.filter((c) => yAnswer.pulls.some((p) => p.pull_id === c.pull_id)).map(pullOf),
-      by: 'evidence',
-    });
+    const y = await settledByItsPulls(f, 'pb_main_settledY');
     // X, sent 5 s later inside Y's window, is in doubt: its cards are in the vault.
     await f.clock.advance(5000);
-    const x = f.ledger.recordIntent({
-      key: 'pb_main_doubtX00',
-      account: 'main',
-      operation: 'pack',
-      body,
-      unitPriceCents: 1000,
-    });
-    f.ledger.markIntentSent(x.key);
-    await f.api.purchasePacks(body, 'service-side-X');
+    const x = sentIntent(f, 'pb_main_doubtX00');
+    await f.api.purchasePacks(BODY, 'service-side-X');
     f.ledger.markInDoubt(x.key, 'TRANSPORT_RESET');
     await f.clock.advance(1000);
     const r = await reconcile(contextOf(f));
