@@ -3,7 +3,7 @@
  * FORMATS; `packbot validate` and the JSON Schema generator pick it up from here.
  */
 import type { z } from 'zod';
-import { SNAPSHOT_FORMAT, SnapshotFile } from '../api/snapshot-schema.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_V1, SnapshotFile } from '../api/snapshot-schema.js';
 import { WORLD_FORMAT, WorldFile } from '../market/world-schema.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../strategy/strategy-schema.js';
 import { BOT_CONFIG_FORMAT, BotConfigFile } from './bot-config.js';
@@ -18,6 +18,7 @@ export interface FileFormat {
 export const FORMATS: Readonly<Record<string, FileFormat>> = {
   [STRATEGY_FORMAT]: { kind: 'strategy', schema: StrategyFile },
   [SNAPSHOT_FORMAT]: { kind: 'snapshot', schema: SnapshotFile },
+  [SNAPSHOT_FORMAT_V1]: { kind: 'snapshot', schema: SnapshotFile },
   [BOT_CONFIG_FORMAT]: { kind: 'bot-config', schema: BotConfigFile },
   [WORLD_FORMAT]: { kind: 'world', schema: WorldFile },
 };

@@ -13,6 +13,8 @@ import { FORMATS } from './formats.js';
 export function generateJsonSchemas(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [format, def] of Object.entries(FORMATS)) {
+    // One schema per kind: older formats of a kind share the newest one's schema (listed first).
+    if (out[`${def.kind}.schema.json`] !== undefined) continue;
     // `input`: the shape a person writes, where every defaulted field is optional.
     const schema = z.toJSONSchema(def.schema, { io: 'input', unrepresentable: 'any' });
     const doc = { ...schema, title: `packbot ${format}` };
