@@ -63,6 +63,8 @@ export interface ChunkResult {
 }
 
 export const TOTALS = 8;
+/** Per path and pool: packs, spend, value realised, and the scorer's realized EV of what was opened (cents). */
+export const POOL_FIELDS = 4;
 
 export function runChunk(engine: Engine, from: number, to: number, stop?: () => boolean): ChunkResult {
   const days = engine.spec.days;
@@ -70,7 +72,7 @@ export function runChunk(engine: Engine, from: number, to: number, stop?: () => 
   const n = to - from;
   const totals = new Float64Array(n * TOTALS);
   const equity = new Float64Array(n * (days + 1));
-  const pools = new Float64Array(n * nPools * 3);
+  const pools = new Float64Array(n * nPools * POOL_FIELDS);
   const maxDaily = new Float64Array(n);
   let count = 0;
   for (let i = from; i < to; i++) {
@@ -92,10 +94,11 @@ export function runChunk(engine: Engine, from: number, to: number, stop?: () => 
     );
     equity.set(r.equity, k * (days + 1));
     for (let p = 0; p < nPools; p++) {
-      const o = (k * nPools + p) * 3;
+      const o = (k * nPools + p) * POOL_FIELDS;
       pools[o] = r.poolPacks[p]!;
       pools[o + 1] = r.poolSpend[p]!;
       pools[o + 2] = r.poolValue[p]!;
+      pools[o + 3] = r.poolExpected[p]!;
     }
     let m = 0;
     for (const v of r.packsByUtcDay) if (v !== undefined && v > m) m = v;
@@ -107,7 +110,7 @@ export function runChunk(engine: Engine, from: number, to: number, stop?: () => 
     count,
     totals: totals.subarray(0, count * TOTALS),
     equity: equity.subarray(0, count * (days + 1)),
-    pools: pools.subarray(0, count * nPools * 3),
+    pools: pools.subarray(0, count * nPools * POOL_FIELDS),
     maxDaily: maxDaily.subarray(0, count),
   };
 }

@@ -75,6 +75,8 @@ export interface PathResult {
   poolPacks: Float64Array;
   poolSpend: Float64Array;
   poolValue: Float64Array;
+  /** Per pool: Σ over orders of quantity × the realized EV of the row the order was opened on (cents). */
+  poolExpected: Float64Array;
   /** Purchases per UTC day (index: day since the start's UTC day). */
   packsByUtcDay: number[];
 }
@@ -108,6 +110,7 @@ export function runPath(
   const poolPacks = new Float64Array(nPools);
   const poolSpend = new Float64Array(nPools);
   const poolValue = new Float64Array(nPools);
+  const poolExpected = new Float64Array(nPools);
   const packsByUtcDay: number[] = [];
   const firstUtcDay = Math.floor(start / DAY_MS);
   const out = new Int32Array(10);
@@ -228,6 +231,7 @@ export function runPath(
     packs += d.quantity;
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
+    poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
     const day = Math.floor(t / DAY_MS) - firstUtcDay;
     packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
@@ -297,6 +301,7 @@ export function runPath(
     poolPacks,
     poolSpend,
     poolValue,
+    poolExpected,
     packsByUtcDay,
   };
 }

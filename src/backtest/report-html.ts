@@ -161,7 +161,7 @@ ${statRow('net P&L', s.net_pnl_usd)}
 ${statRow('ROI', s.roi, pct)}
 ${statRow('max drawdown', s.max_drawdown_usd)}
 </tbody></table>
-<p class="meta">Scorer: EV ${a.ev_per_pack === null ? '–' : esc(money(a.ev_per_pack))} per pack, realized EV ${a.realized_ev_per_pack === null ? '–' : esc(money(a.realized_ev_per_pack))};
+<p class="meta">Scorer: EV ${a.ev_per_pack === null ? '–' : esc(money(a.ev_per_pack))} per pack, realized EV ${a.realized_ev_per_pack === null ? '–' : esc(money(a.realized_ev_per_pack))} at the orders (${a.realized_ev_at_snapshot_per_pack === null ? '–' : esc(money(a.realized_ev_at_snapshot_per_pack))} on the snapshot);
 backtest value per pack ${a.backtest_value_per_pack === null ? '–' : `${esc(money(a.backtest_value_per_pack))} ± ${esc(money(a.backtest_value_per_pack_stderr ?? 0))}`}.
 Most packs opened on one UTC day: ${s.max_packs_per_utc_day} (ceiling ${r.limits.max_packs_per_day}).</p>
 <h2>Per pack</h2>

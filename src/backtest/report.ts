@@ -6,7 +6,7 @@
  */
 import { roundHalfAway } from '../core/money.js';
 import type { Engine } from './engine.js';
-import { TOTALS } from './engine.js';
+import { POOL_FIELDS, TOTALS } from './engine.js';
 import { describe, quantile, type Stat } from './stats.js';
 
 export const BACKTEST_FORMAT = 'packbot.backtest/v1';
@@ -18,6 +18,8 @@ export interface PackBreakdown {
   price_usd: number;
   ev_usd: number | null;
   realized_ev_usd: number | null;
+  /** The scorer's realized EV per pack of this pool when the paths opened it (its rows then). */
+  realized_ev_at_open_usd: number | null;
   /** What the scorer decided without a balance (open or wait: reason). */
   decision: string;
   packs_opened_mean: number;
@@ -54,12 +56,21 @@ export interface BacktestReport {
     max_packs_per_utc_day: number;
   };
   analytic: {
-    /** The scorer's EV and realized EV per pack, weighted by the packs the paths opened. */
+    /** The scorer's EV per pack on the snapshot's pools, weighted by the packs the paths opened. */
     ev_per_pack: number | null;
+    /**
+     * The scorer's realized EV per pack of what the paths opened, each order at the row it was
+     * opened on (the pools as they were then): what the strategy expected to realise.
+     */
     realized_ev_per_pack: number | null;
+    /** The same on the snapshot's pools (what `packbot score` shows), weighted by packs opened. */
+    realized_ev_at_snapshot_per_pack: number | null;
     /** The backtest's own value per pack opened, and its standard error. */
     backtest_value_per_pack: number | null;
     backtest_value_per_pack_stderr: number | null;
+    /** backtest value − scorer realized EV per pack (both of the same orders), and its standard error. */
+    scorer_gap_per_pack: number | null;
+    scorer_gap_per_pack_stderr: number | null;
   };
   per_pack: PackBreakdown[];
   equity_by_day: { day: number; mean: number; p5: number; p50: number; p95: number }[];
@@ -117,18 +128,21 @@ export function buildReport(input: ReportInput): BacktestReport {
   const pPacks = new Float64Array(nPools);
   const pSpend = new Float64Array(nPools);
   const pValue = new Float64Array(nPools);
+  const pExpected = new Float64Array(nPools);
   for (const i of idx)
     for (let p = 0; p < nPools; p++) {
-      const o = (i * nPools + p) * 3;
+      const o = (i * nPools + p) * POOL_FIELDS;
       pPacks[p] = pPacks[p]! + c.pools[o]!;
       pSpend[p] = pSpend[p]! + c.pools[o + 1]!;
       pValue[p] = pValue[p]! + c.pools[o + 2]!;
+      pExpected[p] = pExpected[p]! + c.pools[o + 3]!;
     }
   let allPacks = 0;
   for (let p = 0; p < nPools; p++) allPacks += pPacks[p]!;
   let evW = 0;
   let revW = 0;
   let valueAll = 0;
+  let expectedAll = 0;
   const perPack: PackBreakdown[] = model.pools.map((pool, p) => {
     const row = pool.row;
     const k = pPacks[p]!;
@@ -137,6 +151,7 @@ export function buildReport(input: ReportInput): BacktestReport {
       revW += row.realized_ev * k;
     }
     valueAll += pValue[p]!;
+    expectedAll += pExpected[p]!;
     return {
       category: pool.category,
       pack_type: pool.packType,
@@ -144,6 +159,7 @@ export function buildReport(input: ReportInput): BacktestReport {
       price_usd: usd(pool.priceCents),
       ev_usd: row?.ev ?? null,
       realized_ev_usd: row?.realized_ev ?? null,
+      realized_ev_at_open_usd: k > 0 ? r6(pExpected[p]! / k / 100) : null,
       decision: !row
         ? 'wait: nothing can be pulled'
         : row.decision.action === 'open'
@@ -157,23 +173,8 @@ export function buildReport(input: ReportInput): BacktestReport {
     };
   });
 
-  // Standard error of value per pack (ratio estimator over paths).
-  let stderr: number | null = null;
-  if (allPacks > 0 && n > 1) {
-    const ratio = valueAll / allPacks;
-    const meanPacks = allPacks / n;
-    let ss = 0;
-    for (const i of idx) {
-      let v = 0;
-      let k = 0;
-      for (let p = 0; p < nPools; p++) {
-        k += c.pools[(i * nPools + p) * 3]!;
-        v += c.pools[(i * nPools + p) * 3 + 2]!;
-      }
-      ss += (v - ratio * k) ** 2;
-    }
-    stderr = r6(Math.sqrt(ss / (n - 1) / n) / meanPacks / 100);
-  }
+  const stderr = perPackStderr(c, idx, nPools, 2);
+  const gapStderr = perPackStderr(c, idx, nPools, 2, 3);
 
   const equity: BacktestReport['equity_by_day'] = [];
   for (let d = 0; d <= days; d++) {
@@ -212,9 +213,12 @@ export function buildReport(input: ReportInput): BacktestReport {
     },
     analytic: {
       ev_per_pack: allPacks > 0 ? r6(evW / allPacks) : null,
-      realized_ev_per_pack: allPacks > 0 ? r6(revW / allPacks) : null,
+      realized_ev_per_pack: allPacks > 0 ? r6(expectedAll / allPacks / 100) : null,
+      realized_ev_at_snapshot_per_pack: allPacks > 0 ? r6(revW / allPacks) : null,
       backtest_value_per_pack: allPacks > 0 ? r6(valueAll / allPacks / 100) : null,
       backtest_value_per_pack_stderr: stderr,
+      scorer_gap_per_pack: allPacks > 0 ? r6((valueAll - expectedAll) / allPacks / 100) : null,
+      scorer_gap_per_pack_stderr: gapStderr,
     },
     per_pack: perPack,
     equity_by_day: equity,
@@ -222,6 +226,39 @@ export function buildReport(input: ReportInput): BacktestReport {
     elapsed_ms: input.elapsedMs,
     partial: input.partial,
   };
+}
+
+/**
+ * Standard error (USD) of a per-pack ratio Σ x / Σ packs over paths (ratio estimator), where x is
+ * pool field `field`, less field `minus` when given; null with fewer than two paths or no pack.
+ */
+function perPackStderr(
+  c: Collected,
+  idx: number[],
+  nPools: number,
+  field: number,
+  minus?: number,
+): number | null {
+  const n = idx.length;
+  if (n < 2) return null;
+  const x = new Float64Array(n);
+  const k = new Float64Array(n);
+  let sx = 0;
+  let sk = 0;
+  idx.forEach((i, j) => {
+    for (let p = 0; p < nPools; p++) {
+      const o = (i * nPools + p) * POOL_FIELDS;
+      k[j] = k[j]! + c.pools[o]!;
+      x[j] = x[j]! + c.pools[o + field]! - (minus === undefined ? 0 : c.pools[o + minus]!);
+    }
+    sx += x[j]!;
+    sk += k[j]!;
+  });
+  if (!(sk > 0)) return null;
+  const ratio = sx / sk;
+  let ss = 0;
+  for (let j = 0; j < n; j++) ss += (x[j]! - ratio * k[j]!) ** 2;
+  return r6(Math.sqrt(ss / (n - 1) / n) / (sk / n) / 100);
 }
 
 /** Final P&L in about 30 bins between the 0.5th and 99.5th percentiles (tails go to the end bins). */

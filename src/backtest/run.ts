@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../config/package-root.js';
-import { type ChunkResult, Engine, type EngineSpec, runChunk, TOTALS } from './engine.js';
+import { type ChunkResult, Engine, type EngineSpec, POOL_FIELDS, runChunk, TOTALS } from './engine.js';
 import { type BacktestReport, buildReport, type Collected } from './report.js';
 
 export interface BacktestOptions extends EngineSpec {
@@ -53,14 +53,14 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestReport
     done: new Uint8Array(total),
     totals: new Float64Array(total * TOTALS),
     equity: new Float64Array(total * (opts.days + 1)),
-    pools: new Float64Array(total * nPools * 3),
+    pools: new Float64Array(total * nPools * POOL_FIELDS),
     maxDaily: new Float64Array(total),
   };
   let finished = 0;
   const store = (r: ChunkResult) => {
     col.totals.set(r.totals, r.from * TOTALS);
     col.equity.set(r.equity, r.from * (opts.days + 1));
-    col.pools.set(r.pools, r.from * nPools * 3);
+    col.pools.set(r.pools, r.from * nPools * POOL_FIELDS);
     col.maxDaily.set(r.maxDaily, r.from);
     col.done.fill(1, r.from, r.from + r.count);
     finished += r.count;

@@ -29,8 +29,17 @@ export function terminalSummary(r: BacktestReport): string {
     `  P(loss) ${pct(s.p_loss)}   P(ruin) ${pct(s.p_ruin)}   most packs on one UTC day ${s.max_packs_per_utc_day}`,
     a.realized_ev_per_pack === null
       ? '  no pack was opened'
-      : `  per pack: scorer realized EV ${money(a.realized_ev_per_pack)}, backtest ${money(a.backtest_value_per_pack ?? 0)} ± ${money(a.backtest_value_per_pack_stderr ?? 0)}`,
+      : `  per pack: scorer realized EV ${money(a.realized_ev_per_pack)} at the orders (${money(a.realized_ev_at_snapshot_per_pack ?? 0)} on the snapshot), backtest ${money(a.backtest_value_per_pack ?? 0)} ± ${money(a.backtest_value_per_pack_stderr ?? 0)} (${gap(a)})`,
     `  elapsed ${(r.elapsed_ms / 1000).toFixed(1)} s`,
   ];
   return `${out.join('\n')}\n`;
+}
+
+/** The backtest's departure from the scorer, as a share of the scorer's number. */
+function gap(a: BacktestReport['analytic']): string {
+  const expected = a.realized_ev_per_pack ?? 0;
+  const diff = a.scorer_gap_per_pack ?? 0;
+  if (!(expected > 0)) return `gap ${money(diff)}`;
+  const sign = diff >= 0 ? '+' : '';
+  return `gap ${sign}${((100 * diff) / expected).toFixed(1)}% ± ${((100 * (a.scorer_gap_per_pack_stderr ?? 0)) / expected).toFixed(1)}%`;
 }

@@ -46,6 +46,8 @@ export type OpenDecision =
       risk_level: string;
       quantity: number;
       priceCents: Cents;
+      /** What the scorer expects one pack to realise (the row's `realized_ev`, cents). */
+      realizedEvCents: Cents;
     }
   | { action: 'wait'; reason: string; until?: number };
 
@@ -114,6 +116,7 @@ export function decideOpen(
       risk_level: best.risk_level,
       quantity: bestQuantity,
       priceCents: bestPrice,
+      realizedEvCents: toCents(best.realized_ev),
     };
   const until = guardLiftsAt(headroom.limitedBy, now);
   return {
