@@ -8,7 +8,7 @@ import type { Pull } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, roundHalfAway } from '../core/money.js';
 import { decidePull } from '../strategy/decide-pull.js';
-import { FRESH_RATE, LATE_RATE, netOfFeeCents } from '../strategy/listing-model.js';
+import { FRESH_RATE, LATE_RATE } from '../strategy/listing-model.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 
@@ -62,8 +62,8 @@ export class PullPlans {
       this.action[i] = ACT_LIST;
       this.listPrice[i] = decision.priceCents;
       this.fill[i] = decision.fill;
-      this.fallback[i] = applyRate(cents, LATE_RATE);
-      this.sale[i] = netOfFeeCents(decision.priceCents, this.strategy);
+      this.fallback[i] = decision.fallbackCents;
+      this.sale[i] = decision.saleCents;
     } else {
       // Sealed packs (and anything the bot holds) are worth what the strategy says they are;
       // the unrounded atom value keeps static means identical to the scorer's.

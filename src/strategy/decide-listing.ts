@@ -29,6 +29,13 @@ export type ListingDecision =
   | { action: 'reprice'; priceCents: Cents; reason: string }
   | { action: 'delist_and_sell_back'; reason: string };
 
+/**
+ * How long after the lock's end a listing that waited for it is sold back: the offer is the
+ * locked one up to and including `locked_value_until` (spec), so selling at that instant would
+ * forgo the market value the wait was for; a minute also covers a small clock difference.
+ */
+export const AFTER_LOCK_MS = MINUTE_MS;
+
 /** When the listing should give up and sell back, given the value lock. */
 export function sellBackDeadline(listing: ListingView, strategy: Strategy, now: number): number {
   return deadlineOnSide(
@@ -43,9 +50,11 @@ export function sellBackDeadline(listing: ListingView, strategy: Strategy, now: 
 function deadlineOnSide(listing: ListingView, strategy: Strategy, now: number, side: number): number {
   const maxEnd = listing.listedAt + strategy.sell.list.max_days * DAY_MS;
   const lockEnd = listing.lockedValueUntil;
-  if (lockEnd === null || now >= lockEnd) return maxEnd;
+  if (lockEnd === null) return maxEnd;
+  const over = lockEnd + AFTER_LOCK_MS;
+  if (now >= over) return maxEnd;
   if (side < 0) return Math.min(maxEnd, lockEnd - strategy.sell.list.lock_margin_minutes * MINUTE_MS);
-  if (side > 0) return Math.max(maxEnd, lockEnd);
+  if (side > 0) return Math.max(maxEnd, over);
   return maxEnd;
 }
 

@@ -16,7 +16,15 @@ export type PullDecision =
       rate: number;
       reason: 'below_threshold' | 'not_listable' | 'listing_not_better';
     }
-  | { action: 'list'; priceCents: Cents; fill: number; expectedCents: number }
+  | {
+      action: 'list';
+      priceCents: Cents;
+      fill: number;
+      /** Expected pay if it sells, and if it is delisted and sold back (pull-policy.ts). */
+      saleCents: Cents;
+      fallbackCents: Cents;
+      expectedCents: number;
+    }
   | { action: 'hold'; reason: string };
 
 export function decidePull(pull: Pull, strategy: Strategy, now: number): PullDecision {
@@ -32,6 +40,8 @@ export function decidePull(pull: Pull, strategy: Strategy, now: number): PullDec
       action: 'list',
       priceCents: plan.priceCents,
       fill: plan.fill,
+      saleCents: plan.saleCents,
+      fallbackCents: plan.fallbackCents,
       expectedCents: plan.expectedCents,
     };
   const deadline = fresh ? freshUntil : Date.parse(offer.after.valid_until);

@@ -5,13 +5,8 @@
  */
 import { type Cents, toCents } from '../core/money.js';
 import { fastRate, fastRound } from './cents.js';
-import {
-  FRESH_RATE,
-  fillProbability,
-  LATE_RATE,
-  minListingCents,
-  priceWithinRules,
-} from './listing-model.js';
+import { listingLife } from './listing-life.js';
+import { FRESH_RATE, minListingCents, priceWithinRules } from './listing-model.js';
 import type { Strategy } from './strategy-schema.js';
 
 export type PullPlan =
@@ -23,11 +18,11 @@ export type PullPlan =
   | {
       action: 'list';
       priceCents: Cents;
-      /** Probability the listing sells within max_days. */
+      /** Probability the listing sells before it is delisted (listing-life.ts). */
       fill: number;
-      /** Paid when it sells (after the seller fee). */
+      /** Expected pay when it sells (after the seller fee, repricing and value drift included). */
       saleCents: Cents;
-      /** Paid when it does not: delisted and sold back at 0.8. */
+      /** Expected pay when it does not: delisted and sold back at 0.8 (of the locked value or the market's). */
       fallbackCents: Cents;
       /** fill × sale + (1 − fill) × fallback. */
       expectedCents: number;
@@ -68,7 +63,7 @@ export function compilePolicy(strategy: Strategy): PullPolicy {
   const list = strategy.sell.list;
   const threshold = toCents(strategy.sell.threshold_usd);
   const floor = minListingCents(strategy);
-  const fee = list.seller_fee_rate;
+  const life = listingLife(strategy);
   const evaluate = (valueCents: number, sellBackRate: number, out: PlanScratch): PlanScratch => {
     const payoutCents = fastRate(valueCents, sellBackRate);
     out.payoutCents = payoutCents;
@@ -83,9 +78,9 @@ export function compilePolicy(strategy: Strategy): PullPolicy {
       out.reason = 'not_listable';
       return out;
     }
-    const fill = fillProbability(priceCents, valueCents, list.fill, list.max_days);
-    const saleCents = fee === 0 ? priceCents : priceCents - fastRound(priceCents * fee);
-    const fallbackCents = fastRate(valueCents, LATE_RATE);
+    const fill = life.fill;
+    const saleCents = fastRound(valueCents * life.saleYield);
+    const fallbackCents = fastRound(valueCents * life.fallbackYield);
     const expectedCents = fill * saleCents + (1 - fill) * fallbackCents;
     if (list.only_when_better && expectedCents <= payoutCents) {
       out.reason = 'listing_not_better';

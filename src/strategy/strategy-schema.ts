@@ -60,6 +60,22 @@ export const FillModel = z
   .describe('probability that a listing sells within max_days, as a function of price / market value');
 export type FillModel = z.output<typeof FillModel>;
 
+/**
+ * How card values move while a card is listed (the simulator's value index: log-normal steps on
+ * its hourly tick). The scorer needs it because the sell-back deadline depends on which side of
+ * the locked value the market is: a listing above it stays up until the lock ends.
+ */
+export const ValueDrift = z.strictObject({
+  daily_volatility: z
+    .number()
+    .finite()
+    .nonnegative()
+    .max(1)
+    .default(0.02)
+    .describe('standard deviation of the daily log change of a card value'),
+  daily_trend: z.number().finite().min(-1).max(1).default(0).describe('expected daily change of card values'),
+});
+
 export const StrategyFile = z.strictObject({
   format: z.literal(STRATEGY_FORMAT),
   name: z.string().min(1).default('unnamed'),
@@ -151,6 +167,7 @@ export const StrategyFile = z.strictObject({
             .default(60)
             .describe('sell this long before the value lock ends when the market fell'),
           fill: FillModel.prefault({ model: 'hazard' }),
+          value_drift: ValueDrift.prefault({}),
         })
         .prefault({}),
     })

@@ -235,12 +235,13 @@ interface Case {
 const CASES: Case[] = [
   // Half-Kelly on promo_pikachu (Hot): 500 USD a UTC day = 20 packs of 25 USD, below the 100-pack ceiling.
   { name: 'balanced, budget-bound', strategy: 'balanced.yaml', snapshot: SNAPSHOT, perDay: 20 },
-  // Fixed orders of 5 on Hot packs; 300 USD a day would be 12 packs, the account ceiling of 10 binds.
+  // Fixed orders of 5, best first: the vault (500 USD) never fits the 300 USD daily budget, the
+  // premium pack (150 USD) would twice a day; the account ceiling of 1 pack binds first.
   {
-    name: 'chase, 10-pack daily ceiling',
+    name: 'chase, 1-pack daily ceiling',
     strategy: 'chase.yaml',
-    snapshot: withCeiling(SNAPSHOT, 10),
-    perDay: 10,
+    snapshot: withCeiling(SNAPSHOT, 1),
+    perDay: 1,
   },
   // The world moving: other users' openings and restock (Poisson arrivals and the tick refill).
   // The simulator runs them event by event, the backtest in hourly batches (docs/backtest.md).

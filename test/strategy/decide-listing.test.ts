@@ -43,9 +43,15 @@ describe('decideListing: deadlines against the value lock', () => {
       'keep',
     ],
     [
-      'market rose: sell once the lock has ended',
+      'market rose: still listed at the lock end itself (the offer is still the locked one)',
       view({ marketValueCents: 12000, priceCents: 14400, lockedValueUntil: T0 + 5 * DAY_MS }),
-      T0 + 5 * DAY_MS,
+      T0 + 5 * DAY_MS + MINUTE_MS - 1,
+      'keep',
+    ],
+    [
+      'market rose: sell a minute after the lock has ended',
+      view({ marketValueCents: 12000, priceCents: 14400, lockedValueUntil: T0 + 5 * DAY_MS }),
+      T0 + 5 * DAY_MS + MINUTE_MS,
       'delist_and_sell_back',
     ],
     [

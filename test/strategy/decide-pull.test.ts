@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pull } from '../../src/api/schemas.js';
 import { decidePull } from '../../src/strategy/decide-pull.js';
 import { fillProbability, listingPriceCents } from '../../src/strategy/listing-model.js';
-import { linearFill, strategy } from './helpers.js';
+import { flatLife, linearFill, strategy } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const FRESH_END = T0 + 5 * 60_000;
@@ -56,12 +56,14 @@ describe('decidePull', () => {
 
   it('sells back when the listing is not expected to beat 0.9 now', () => {
     // markup 2 → fill 0 → 0.8 fallback < 0.9: sell back.
-    const greedy = strategy({ sell: { list: { markup: 2, fill: linearFill } } });
+    const greedy = strategy({ sell: { list: { ...flatLife, markup: 2, fill: linearFill } } });
     expect(decidePull(cardPull(100), greedy, T0)).toMatchObject({
       action: 'sell_back',
       reason: 'listing_not_better',
     });
-    const stubborn = strategy({ sell: { list: { markup: 2, fill: linearFill, only_when_better: false } } });
+    const stubborn = strategy({
+      sell: { list: { ...flatLife, markup: 2, fill: linearFill, only_when_better: false } },
+    });
     expect(decidePull(cardPull(100), stubborn, T0)).toMatchObject({ action: 'list', priceCents: 20000 });
   });
 
