@@ -9,13 +9,13 @@ const ratio = (x: number | null): string => (x === null ? '-' : x.toFixed(3));
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const growth = (x: number | null): string => (x === null ? '-' : x.toExponential(2));
 
-interface Column {
+export interface Column<T> {
   head: string;
   right: boolean;
-  cell(r: ScoreRow): string;
+  cell(r: T): string;
 }
 
-const COLUMNS: Column[] = [
+const COLUMNS: Column<ScoreRow>[] = [
   { head: 'category', right: false, cell: (r) => r.category },
   { head: 'pack', right: false, cell: (r) => r.pack_type },
   { head: 'risk', right: false, cell: (r) => r.risk_level },
@@ -37,28 +37,36 @@ const COLUMNS: Column[] = [
   },
 ];
 
-export function renderScoreTable(rows: readonly ScoreRow[]): string {
-  if (rows.length === 0) return 'no pools to score\n';
-  const cells = rows.map((r) => COLUMNS.map((c) => c.cell(r)));
-  const widths = COLUMNS.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[], mark: string) =>
-    `${mark} ${values
+/** Rows as aligned columns under their heads, each line led by its one-character mark. */
+export function alignColumns<T>(
+  columns: Column<T>[],
+  rows: readonly T[],
+  mark: (i: number) => string,
+): string[] {
+  const cells = rows.map((r) => columns.map((c) => c.cell(r)));
+  const widths = columns.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[], m: string) =>
+    `${m} ${values
       .map((v, i) => {
         const last = i === values.length - 1;
         if (last) return v;
-        return COLUMNS[i]!.right ? v.padStart(widths[i]!) : v.padEnd(widths[i]!);
+        return columns[i]!.right ? v.padStart(widths[i]!) : v.padEnd(widths[i]!);
       })
       .join('  ')}`.trimEnd();
-  const out = [
+  return [
     line(
-      COLUMNS.map((c) => c.head),
+      columns.map((c) => c.head),
       ' ',
     ),
+    ...cells.map((values, i) => line(values, mark(i))),
   ];
-  cells.forEach((values, i) => {
-    const best = i === 0 && rows[0]!.decision.action === 'open';
-    out.push(line(values, best ? '*' : ' '));
-  });
+}
+
+export function renderScoreTable(rows: readonly ScoreRow[]): string {
+  if (rows.length === 0) return 'no pools to score\n';
+  const out = alignColumns(COLUMNS, rows, (i) =>
+    i === 0 && rows[0]!.decision.action === 'open' ? '*' : ' ',
+  );
   const notes: string[] = [];
   if (rows[0]?.decision.action === 'open') notes.push('* best: the pack the strategy would open now');
   if (rows.some((r) => r.estimated))

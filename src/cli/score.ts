@@ -3,26 +3,31 @@
  * politely, one request at a time), scored with a strategy. Table for people, `--json` for tools.
  */
 import { join } from 'node:path';
+import { iterShopCards } from '../api/paginate.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import { CATEGORIES, type Category, type PackPool } from '../api/schemas.js';
-import { SnapshotFile } from '../api/snapshot-schema.js';
+import { CATEGORIES, type Category, type PackPool, type ShopCard } from '../api/schemas.js';
+import { type ShopStock, SnapshotFile } from '../api/snapshot-schema.js';
 import { repoRoot } from '../config/json-schemas.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
 import { UsageError } from '../core/errors.js';
 import { toCents } from '../core/money.js';
+import { scoreShop } from '../strategy/card-score.js';
 import { type ScoreContext, type ScoreRow, scorePools } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { parseFlags } from './args.js';
+import { renderCardTable } from './card-table.js';
 import type { Command } from './command.js';
 import { renderScoreTable } from './score-table.js';
 
-const USAGE = 'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--json]';
+const USAGE = 'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--cards] [--json]';
 
 export const DEFAULT_STRATEGY = (): string => join(repoRoot(), 'strategies', 'balanced.yaml');
 
 interface Inputs {
   pools: PackPool[];
+  /** Shop stock per category: read with --cards, else the snapshot's (null when it has none). */
+  shop: ShopStock[] | null;
   balanceCents: number | undefined;
   maxQuantity: Map<string, number>;
   /** `category/pack_type` → the pack list's price in cents; empty for a snapshot (pools only). */
@@ -34,6 +39,7 @@ function fromSnapshot(file: string): Inputs {
   const snap = loadFile(file, SnapshotFile);
   return {
     pools: [...snap.pools],
+    shop: snap.shop ?? null,
     balanceCents: snap.account ? toCents(snap.account.balance) : undefined,
     maxQuantity: new Map(),
     listPriceCents: new Map(),
@@ -45,7 +51,7 @@ function fromSnapshot(file: string): Inputs {
 export async function readPools(
   api: PartnerApi,
   categories: readonly Category[],
-): Promise<Omit<Inputs, 'strategyPath'>> {
+): Promise<Omit<Inputs, 'strategyPath' | 'shop'>> {
   const account = await api.getAccount();
   const pools: PackPool[] = [];
   const maxQuantity = new Map<string, number>();
@@ -75,6 +81,7 @@ async function loadConfigAccount(file: string) {
 async function fromConfig(
   { config, account }: Awaited<ReturnType<typeof loadConfigAccount>>,
   categories: readonly Category[],
+  shopCategories: readonly Category[] | null,
 ): Promise<Inputs> {
   const { createHttpClient } = await import('../api/client.js');
   const { WallClock } = await import('../core/clock.js');
@@ -94,10 +101,22 @@ async function fromConfig(
       clock,
       timeouts: { requestMs: config.api.timeoutMs },
     });
-    return { ...(await readPools(api, categories)), strategyPath: account.strategyPath };
+    const shop = shopCategories ? await readShop(api, shopCategories) : null;
+    return { ...(await readPools(api, categories)), shop, strategyPath: account.strategyPath };
   } finally {
     await close?.();
   }
+}
+
+/** Every shop card of the given categories, page after page (reads are paced by the client). */
+export async function readShop(api: PartnerApi, categories: readonly Category[]): Promise<ShopStock[]> {
+  const out: ShopStock[] = [];
+  for (const category of categories) {
+    const cards: ShopCard[] = [];
+    for await (const c of iterShopCards(api, { category })) cards.push(c);
+    out.push({ category, total: cards.length, cards });
+  }
+  return out;
 }
 
 function parseCategory(value: string | undefined): Category | undefined {
@@ -119,6 +138,24 @@ export function scoreInputs(inputs: Inputs, strategy: Strategy, category: Catego
   return scorePools(pools, strategy, ctx);
 }
 
+function printCards(
+  inputs: Inputs,
+  strategy: Strategy,
+  category: Category | undefined,
+  snapshot: string | undefined,
+  json: boolean,
+): number {
+  if (inputs.shop === null)
+    throw new UsageError(
+      `${snapshot}: shop: this snapshot holds no shop stock (format v1, or recorded with --no-shop); record one with packbot snapshot`,
+    );
+  const shop = category ? inputs.shop.filter((s) => s.category === category) : inputs.shop;
+  const rows = scoreShop(shop, strategy);
+  if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else process.stdout.write(`strategy: ${strategy.name}   cards: ${rows.length}\n\n${renderCardTable(rows)}`);
+  return 0;
+}
+
 export const command: Command = {
   summary: 'score every pack x risk level',
   usage: USAGE,
@@ -130,6 +167,7 @@ export const command: Command = {
         snapshot: { type: 'string' },
         strategy: { type: 'string' },
         category: { type: 'string' },
+        cards: { type: 'boolean' },
         json: { type: 'boolean' },
       },
       'score',
@@ -150,8 +188,14 @@ export const command: Command = {
     } else {
       const target = await loadConfigAccount(values.config!);
       strategy = loadStrategy(values.strategy ?? target.account.strategyPath);
-      inputs = await fromConfig(target, category ? [category] : strategy.packs.categories);
+      const shopCategories = category ? [category] : strategy.cards.categories;
+      inputs = await fromConfig(
+        target,
+        category ? [category] : strategy.packs.categories,
+        values.cards ? shopCategories : null,
+      );
     }
+    if (values.cards) return printCards(inputs, strategy, category, values.snapshot, values.json === true);
     const rows = scoreInputs(inputs, strategy, category);
     if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else {

@@ -39,14 +39,47 @@ const SPREAD_SD = 8;
 /** Mass below which a lattice node is taken as empty. */
 const EMPTY = 1e-14;
 
-const lives = new WeakMap<Strategy, ListingLife>();
+/** Lock bases are priced on a grid of this share of the value, linearly in between. */
+const BASIS_STEP = 0.02;
 
-/** The listing life of a strategy (computed once per strategy object). */
-export function listingLife(strategy: Strategy): ListingLife {
-  let life = lives.get(strategy);
+const lives = new WeakMap<Strategy, Map<number, ListingLife>>();
+
+/**
+ * The listing life of a strategy, for a card whose sell-back offer is locked to `basisRatio` ×
+ * its value at listing for the 7-day lock: 1 for a pull (value at pull), min(price paid, value) /
+ * value for a bought card (spec, card purchase). Computed once per strategy and basis.
+ */
+export function listingLife(strategy: Strategy, basisRatio = 1): ListingLife {
+  const x = Math.min(1, Math.max(BASIS_STEP, basisRatio)) / BASIS_STEP;
+  const k = Math.floor(x + 1e-9);
+  const w = x - k;
+  const lo = lifeAt(strategy, k);
+  if (w < 1e-9) return lo;
+  const hi = lifeAt(strategy, k + 1);
+  const mix = (a: number, b: number) => a + w * (b - a);
+  const fill = mix(lo.fill, hi.fill);
+  const sale = mix(lo.fill * lo.saleYield, hi.fill * hi.saleYield);
+  const fallback = mix((1 - lo.fill) * lo.fallbackYield, (1 - hi.fill) * hi.fallbackYield);
+  return {
+    fill,
+    saleYield: fill > 0 ? sale / fill : lo.saleYield,
+    fallbackYield: fill < 1 ? fallback / (1 - fill) : lo.fallbackYield,
+    expectedYield: sale + fallback,
+    meanDays: mix(lo.meanDays, hi.meanDays),
+  };
+}
+
+/** The life at basis k · BASIS_STEP, computed once per strategy and grid point. */
+function lifeAt(strategy: Strategy, k: number): ListingLife {
+  let byBasis = lives.get(strategy);
+  if (!byBasis) {
+    byBasis = new Map();
+    lives.set(strategy, byBasis);
+  }
+  let life = byBasis.get(k);
   if (!life) {
-    life = computeLife(strategy);
-    lives.set(strategy, life);
+    life = computeLife(strategy, k * BASIS_STEP);
+    byBasis.set(k, life);
   }
   return life;
 }
@@ -78,13 +111,17 @@ function events(strategy: Strategy, horizon: number): LifeEvent[] {
   const period = list.reprice_every_hours * HOUR_MS;
   for (let n = 1; n * period <= horizon; n++) out.push({ at: n * period, tick: false });
   const maxEnd = list.max_days * DAY_MS;
-  for (const at of [maxEnd, VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS, VALUE_LOCK_MS + AFTER_LOCK_MS])
+  for (const at of [
+    maxEnd,
+    VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS,
+    VALUE_LOCK_MS + AFTER_LOCK_MS,
+  ])
     if (at > 0 && at <= horizon) out.push({ at, tick: false });
   // A tick and a decision at the same instant: the tick (fills at the new value) comes first.
   return out.sort((a, b) => a.at - b.at || Number(b.tick) - Number(a.tick));
 }
 
-function computeLife(strategy: Strategy): ListingLife {
+function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
   const list = strategy.sell.list;
   const { daily_volatility: vol, daily_trend: trend } = list.value_drift;
   const dtDays = TICK_MS / DAY_MS;
@@ -114,7 +151,7 @@ function computeLife(strategy: Strategy): ListingLife {
     priceCents: 0,
     listedAt: 0,
     marketValueCents: BASIS_CENTS,
-    basisValueCents: BASIS_CENTS,
+    basisValueCents: Math.round(BASIS_CENTS * basisRatio),
     lockedValueUntil: VALUE_LOCK_MS,
   };
 
@@ -163,7 +200,7 @@ function computeLife(strategy: Strategy): ListingLife {
       if (d.action === 'delist_and_sell_back') {
         const locked = e.at <= VALUE_LOCK_MS;
         ended += m;
-        fallback += (m * LATE_RATE * (locked ? BASIS_CENTS : value)) / BASIS_CENTS;
+        fallback += (m * LATE_RATE * (locked ? view.basisValueCents : value)) / BASIS_CENTS;
         days += (m * e.at) / DAY_MS;
         mass[j] = 0;
       } else {

@@ -76,6 +76,46 @@ export const ValueDrift = z.strictObject({
   daily_trend: z.number().finite().min(-1).max(1).default(0).describe('expected daily change of card values'),
 });
 
+/** A wanted card: by id, or by name (case-insensitive substring) with optional grading filters. */
+export const WatchEntry = z
+  .strictObject({
+    card_id: z.string().min(1).optional(),
+    name: z.string().min(1).optional().describe('case-insensitive part of the card name'),
+    grading_company: z.string().min(1).optional().describe('e.g. PSA; case-insensitive'),
+    min_grade: z.number().finite().optional().describe('lowest grading_rank accepted'),
+    max_price_usd: Usd.describe('buy whenever the shop price is at or under this, whatever the edge'),
+  })
+  .refine((w) => (w.card_id === undefined) !== (w.name === undefined), {
+    message: 'give exactly one of card_id or name',
+  });
+export type WatchEntry = z.output<typeof WatchEntry>;
+
+/** Buying shop cards (`POST /cards/purchase`): off unless enabled. */
+export const CardsSpec = z.strictObject({
+  enabled: z.boolean().default(false),
+  categories: z.array(z.enum(CATEGORIES)).min(1).default(['pokemon']),
+  min_edge_ratio: z
+    .number()
+    .finite()
+    .min(1)
+    .default(1.1)
+    .describe('buy when the expected realisable value / (price + fee) reaches this'),
+  max_price_usd: Usd.default(500).describe('never pay more for one card (watchlist entries excepted)'),
+  max_per_day: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(5)
+    .describe('cards bought per UTC day, watchlist included'),
+  max_daily_spend_usd: Usd.default(500).describe('card prices plus fees per UTC day'),
+  exit: z
+    .enum(['list', 'hold', 'sell_back'])
+    .default('list')
+    .describe('list: as a pull at or above the threshold; hold: keep at market value; sell_back: at once'),
+  watchlist: z.array(WatchEntry).default([]),
+});
+export type CardsSpec = z.output<typeof CardsSpec>;
+
 export const StrategyFile = z.strictObject({
   format: z.literal(STRATEGY_FORMAT),
   name: z.string().min(1).default('unnamed'),
@@ -172,6 +212,7 @@ export const StrategyFile = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  cards: CardsSpec.prefault({}),
 });
 
 export type Strategy = z.output<typeof StrategyFile>;

@@ -134,3 +134,66 @@ describe('packbot score on a pool that prices its pack at 0', () => {
     }
   });
 });
+
+describe('packbot score --cards', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'packbot-cards-'));
+  const strategyFile = join(dir, 'cards.yaml');
+  writeFileSync(
+    strategyFile,
+    'format: packbot.strategy/v1\ncards:\n  enabled: true\n  categories: [pokemon]\n  min_edge_ratio: 1.2\n',
+  );
+  const shopCard = (id: string, price: number, value: number) => ({
+    id,
+    name: `Card ${id}`,
+    market_value: value,
+    price,
+    sale_status: 'shop',
+  });
+  const snap = JSON.parse(readFileSync(SNAP, 'utf8'));
+  const withShop = join(dir, 'shop.json');
+  writeFileSync(
+    withShop,
+    JSON.stringify({
+      ...snap,
+      format: 'packbot.snapshot/v2',
+      shop: [
+        { category: 'pokemon', total: 2, cards: [shopCard('cheap', 30, 100), shopCard('dear', 120, 100)] },
+        { category: 'sports', total: 1, cards: [shopCard('other', 10, 100)] },
+      ],
+    }),
+  );
+
+  it('scores the snapshot shop: buys the underpriced card only, in the strategy categories', async () => {
+    const { code, stdout } = await runCli([
+      'score',
+      '--cards',
+      '--snapshot',
+      withShop,
+      '--strategy',
+      strategyFile,
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as { card_id: string; decision: { action: string; reason?: string } }[];
+    expect(rows.map((r) => [r.card_id, r.decision.action])).toEqual([
+      ['cheap', 'buy'],
+      ['other', 'skip'],
+      ['dear', 'skip'],
+    ]);
+    const table = await runCli(['score', '--cards', '--snapshot', withShop, '--strategy', strategyFile]);
+    expect(table.stdout).toMatch(/\* pokemon\s+cheap/);
+  });
+
+  it('says so when the snapshot has no shop stock (exit 2)', async () => {
+    const { code, stderr } = await runCli([
+      'score',
+      '--cards',
+      '--snapshot',
+      SNAP,
+      '--strategy',
+      strategyFile,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/snapshot-hand\.json: shop: this snapshot holds no shop stock/);
+  });
+});
