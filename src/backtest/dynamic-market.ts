@@ -147,11 +147,10 @@ interface PackState {
   chaseHit: boolean;
   /** When the chase ends (ms; +∞ if never). */
   chaseEndsAt: number;
-  /** Whether `cum`, `cumTotal`, `lastLive` and the pack's `mixCum` must be rebuilt before a draw. */
+  /** Whether `cum`, `cumTotal` and the pack's `mixCum` must be rebuilt before a draw. */
   cumDirty: boolean;
-  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band (NO_BAND: none). */
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty). */
   mixTotal: number;
-  mixLast: number;
   /**
    * The strategy excludes every risk level of the pack: its rows wait whatever it holds, so only
    * its band counts are kept (other users still open it while it has cards), not its cards.
@@ -177,9 +176,8 @@ interface PackState {
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
   cum: Float64Array;
-  /** Per risk level: the total of its `cum`, and its last band holding cards (NO_BAND: none). */
+  /** Per risk level: the total of its `cum`. */
   cumTotal: Float64Array;
-  lastLive: Int32Array;
   /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
@@ -600,7 +598,6 @@ export class DynamicMarket implements PathMarket {
       chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
       cumDirty: true,
       mixTotal: 0,
-      mixLast: NO_BAND,
       ignored: st.ignored,
       gap: 0,
       cardCount: 0,
@@ -614,7 +611,6 @@ export class DynamicMarket implements PathMarket {
       live: new Int32Array(t.pools.length),
       cum: new Float64Array(t.pools.length * nb),
       cumTotal: new Float64Array(t.pools.length),
-      lastLive: new Int32Array(t.pools.length),
       standard: st.standard,
       scorers: st.scorers.map((s) => {
         const c = s.clone();
@@ -694,25 +690,18 @@ export class DynamicMarket implements PathMarket {
     for (let r = 0; r < p.odds.length; r++) {
       const odds = p.odds[r]!;
       p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
-      let last = NO_BAND;
-      for (let i = 0; i < nb; i++) if (count[b0 + i]! > 0 && odds[i]! > 0) last = i;
-      p.lastLive[r] = last;
     }
     // Other users' mixture: P(risk level) × its band odds among live bands.
     const nr = p.odds.length;
     const mix = this.mixCum;
     mix.fill(0, b0, b0 + nb);
-    let last = NO_BAND;
     for (let r = 0; r < nr; r++) {
       const total = p.cumTotal[r]!;
       if (!(total > 0)) continue;
       const pr = othersRiskShare(r, nr, p.standard);
       const odds = p.odds[r]!;
       for (let i = 0; i < nb; i++)
-        if (count[b0 + i]! > 0 && odds[i]! > 0) {
-          mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
-          if (i > last) last = i;
-        }
+        if (count[b0 + i]! > 0 && odds[i]! > 0) mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
     }
     let acc = 0;
     for (let i = 0; i < nb; i++) {
@@ -720,7 +709,6 @@ export class DynamicMarket implements PathMarket {
       mix[b0 + i] = acc;
     }
     p.mixTotal = acc;
-    p.mixLast = last;
     p.cumDirty = false;
   }
 
@@ -832,7 +820,7 @@ export class DynamicMarket implements PathMarket {
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return DRAW_NOTHING;
-    return pickRunning(rng.next() * total, p.cum, r * p.nb, p.nb, p.lastLive[r]!);
+    return pickRunning(rng.next() * total, p.cum, r * p.nb, p.nb);
   }
 
   /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
@@ -912,7 +900,7 @@ export class DynamicMarket implements PathMarket {
       // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
       if (!(u < p.mixTotal)) continue;
       const b0 = p.b0;
-      const chosen = pickRunning(u, this.mixCum, b0, p.nb, p.mixLast);
+      const chosen = pickRunning(u, this.mixCum, b0, p.nb);
       // `pullFrom` by hand: the world's hottest loop (see docs/backtest.md, Performance design).
       this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
       p.changes++;

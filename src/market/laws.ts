@@ -47,18 +47,13 @@ export function pickWeighted(
 /**
  * The same choice as `pickWeighted` from running sums of the weights (`running[base + i]` =
  * Σ weights of entries 0 … i, an entry of weight 0 repeating its predecessor's sum): the first
- * entry whose running sum exceeds x (it has a positive weight), else `fallback` (the last entry
- * with a positive weight). For callers that keep the running sums between draws.
+ * entry whose running sum exceeds x (it has a positive weight), else the last entry whose sum
+ * rises (NO_CHOICE if none). For callers that keep the running sums between draws.
  */
-export function pickRunning(
-  x: number,
-  running: ArrayLike<number>,
-  base: number,
-  n: number,
-  fallback: number,
-): number {
+export function pickRunning(x: number, running: ArrayLike<number>, base: number, n: number): number {
   for (let i = 0; i < n; i++) if (x < running[base + i]!) return i;
-  return fallback;
+  for (let i = n - 1; i >= 0; i--) if (running[base + i]! > (i > 0 ? running[base + i - 1]! : 0)) return i;
+  return NO_CHOICE;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +79,7 @@ export function liveOdds(odds: number, cards: number): number {
 /**
  * Running `liveOdds` of bands `countBase` … `countBase + n − 1` (odds `odds[i]`, cards
  * `count[countBase + i]`) into `out[outBase + i]`; returns their total (0: nothing to draw).
- * With `pickRunning(u · total, out, outBase, n, last live band)` it draws as `pickWeighted`.
+ * With `pickRunning(u · total, out, outBase, n)` it draws as `pickWeighted`.
  */
 export function runningLiveOdds(
   odds: ArrayLike<number>,
