@@ -6,12 +6,28 @@
  * Pools are rescored from their current contents only when they changed and at most every
  * `rescore_minutes`, like a bot that refreshes its catalog a few times an hour.
  */
-import { VALUE_LOCK_MS } from '../api/rules.js';
 import { type Band, CATEGORIES, type PackPool, type PoolCard } from '../api/schemas.js';
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
-import { fillRatePerDay } from '../market/dynamics.js';
+import {
+  bandGap,
+  fillRatePerDay,
+  freshEnds,
+  indexFactor,
+  lockEnds,
+  othersRiskShare,
+  pickByGap,
+  pickEqual,
+  pickRunning,
+  poissonCount,
+  pullsChase,
+  refillCount,
+  refillShare,
+  runningLiveOdds,
+  sellBackAmount,
+  valueStep,
+} from '../market/laws.js';
 import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
 import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
 import { IncrementalScorer } from '../strategy/incremental-score.js';
@@ -44,10 +60,6 @@ const NO_TICK_DRAWN = -1;
 /** Salts of the world's two random streams, apart from the path's own and from each other. */
 const WORLD_STREAM_SALT = 0x6d2b79f5;
 const DRIFT_STREAM_SALT = 0x2545f491;
-/** Other users open the 'standard' risk level with this chance plus its share of the rest. */
-const OTHERS_STANDARD_SHARE = 0.6;
-/** …and every risk level (standard too) with an equal part of this (the simulator's choice). */
-const OTHERS_ANY_SHARE = 0.4;
 /** Rescore interval when `rescore_minutes` is not given. */
 const DEFAULT_RESCORE_MINUTES = 240;
 /** A pack is rescored when its quick EV moves by more than this share of the last one (taken as ≥ 1 cent). */
@@ -135,11 +147,10 @@ interface PackState {
   chaseHit: boolean;
   /** When the chase ends (ms; +∞ if never). */
   chaseEndsAt: number;
-  /** Whether `cum`, `cumTotal`, `lastLive` and the pack's `mixCum` must be rebuilt before a draw. */
+  /** Whether `cum`, `cumTotal` and the pack's `mixCum` must be rebuilt before a draw. */
   cumDirty: boolean;
-  /** Other users' openings: total of `mixCum` (< 1 when a level is empty) and its last band (NO_BAND: none). */
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty). */
   mixTotal: number;
-  mixLast: number;
   /**
    * The strategy excludes every risk level of the pack: its rows wait whatever it holds, so only
    * its band counts are kept (other users still open it while it has cards), not its cards.
@@ -165,9 +176,8 @@ interface PackState {
   live: Int32Array;
   /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
   cum: Float64Array;
-  /** Per risk level: the total of its `cum`, and its last band holding cards (NO_BAND: none). */
+  /** Per risk level: the total of its `cum`. */
   cumTotal: Float64Array;
-  lastLive: Int32Array;
   /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
@@ -444,24 +454,6 @@ function settingsFor(overrides: DynamicsInput): Settings {
   return s;
 }
 
-/**
- * The first band i (< nb) holding cards (`count[b0 + i]`) whose running weight (`cum[base + i]`)
- * exceeds x, or `fallback` (the last such band) when rounding leaves x at or above the total.
- * Arguments rather than a pack object: the caller passes whichever running weights it draws from.
- */
-function pickBand(
-  cum: Float64Array,
-  base: number,
-  count: Int32Array,
-  b0: number,
-  nb: number,
-  x: number,
-  fallback: number,
-): number {
-  for (let i = 0; i < nb; i++) if (x < cum[base + i]! && count[b0 + i]! > 0) return i;
-  return fallback;
-}
-
 export class DynamicMarket implements PathMarket {
   /** The world's rates (the validated `dynamics`). */
   private readonly dyn: Dynamics;
@@ -606,7 +598,6 @@ export class DynamicMarket implements PathMarket {
       chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
       cumDirty: true,
       mixTotal: 0,
-      mixLast: NO_BAND,
       ignored: st.ignored,
       gap: 0,
       cardCount: 0,
@@ -620,7 +611,6 @@ export class DynamicMarket implements PathMarket {
       live: new Int32Array(t.pools.length),
       cum: new Float64Array(t.pools.length * nb),
       cumTotal: new Float64Array(t.pools.length),
-      lastLive: new Int32Array(t.pools.length),
       standard: st.standard,
       scorers: st.scorers.map((s) => {
         const c = s.clone();
@@ -675,15 +665,12 @@ export class DynamicMarket implements PathMarket {
       path.fill(1, 0, nc);
       this.indexTicks = 0;
     }
-    const dt = this.tickMs / DAY_MS;
-    const sd = this.dyn.value_daily_volatility;
-    const drift = (this.dyn.value_daily_trend - (sd * sd) / 2) * dt;
-    const scale = sd * Math.sqrt(dt);
+    const step = valueStep(this.dyn.value_daily_trend, this.dyn.value_daily_volatility, this.tickMs / DAY_MS);
     // The normals first, in the array's new part, then turned into the indexes in place.
     const from = (this.indexTicks + 1) * nc;
     const to = (upTo + 1) * nc;
     this.driftRng.normals(path, from, to);
-    for (let i = from; i < to; i++) path[i] = path[i - nc]! * Math.exp(drift + scale * path[i]!);
+    for (let i = from; i < to; i++) path[i] = path[i - nc]! * indexFactor(step, path[i]!);
     this.indexPath = path;
     this.indexTicks = upTo;
   }
@@ -702,36 +689,19 @@ export class DynamicMarket implements PathMarket {
     const b0 = p.b0;
     for (let r = 0; r < p.odds.length; r++) {
       const odds = p.odds[r]!;
-      let acc = 0;
-      let last = NO_BAND;
-      for (let i = 0; i < nb; i++) {
-        if (count[b0 + i]! > 0 && odds[i]! > 0) {
-          acc += odds[i]!;
-          last = i;
-        }
-        p.cum[r * nb + i] = acc;
-      }
-      p.cumTotal[r] = acc;
-      p.lastLive[r] = last;
+      p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
     }
     // Other users' mixture: P(risk level) × its band odds among live bands.
     const nr = p.odds.length;
     const mix = this.mixCum;
     mix.fill(0, b0, b0 + nb);
-    let last = NO_BAND;
     for (let r = 0; r < nr; r++) {
       const total = p.cumTotal[r]!;
       if (!(total > 0)) continue;
-      const pr =
-        p.standard !== NO_RISK_LEVEL
-          ? (r === p.standard ? OTHERS_STANDARD_SHARE : 0) + OTHERS_ANY_SHARE / nr
-          : 1 / nr;
+      const pr = othersRiskShare(r, nr, p.standard);
       const odds = p.odds[r]!;
       for (let i = 0; i < nb; i++)
-        if (count[b0 + i]! > 0 && odds[i]! > 0) {
-          mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
-          if (i > last) last = i;
-        }
+        if (count[b0 + i]! > 0 && odds[i]! > 0) mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
     }
     let acc = 0;
     for (let i = 0; i < nb; i++) {
@@ -739,7 +709,6 @@ export class DynamicMarket implements PathMarket {
       mix[b0 + i] = acc;
     }
     p.mixTotal = acc;
-    p.mixLast = last;
     p.cumDirty = false;
   }
 
@@ -844,14 +813,14 @@ export class DynamicMarket implements PathMarket {
    * The caller then takes a card of the band uniformly (`pullFrom`).
    */
   private drawBand(p: PackState, r: number, now: number, rng: Rng): number {
-    if (this.chaseActive(p, now) && rng.next() < p.chaseP) {
+    if (this.chaseActive(p, now) && pullsChase(rng.next(), p.chaseP)) {
       this.hitChase(p);
       return DRAW_CHASE;
     }
     if (p.cumDirty) this.rebuildCum(p);
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return DRAW_NOTHING;
-    return pickBand(p.cum, r * p.nb, this.count, p.b0, p.nb, rng.next() * total, p.lastLive[r]!);
+    return pickRunning(rng.next() * total, p.cum, r * p.nb, p.nb);
   }
 
   /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
@@ -877,9 +846,8 @@ export class DynamicMarket implements PathMarket {
     const dtHours = step / HOUR_MS;
     while (this.nextTick <= now) {
       const at = this.nextTick;
-      const opens = this.rng.poisson(this.dyn.others_pack_openings_per_hour * dtHours);
-      this.otherOpenings(opens, at);
-      this.arrivals(this.dyn.restock_cards_per_hour_per_pack * dtHours);
+      this.otherOpenings(poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.rng), at);
+      this.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
       const k = Math.round((at - this.start) / step);
       const index = this.index;
       for (let c = 0; c < index.length; c++) index[c] = this.indexAt(k, c);
@@ -919,10 +887,11 @@ export class DynamicMarket implements PathMarket {
       if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
       const open = this.openCount;
       if (open === 0) return;
-      const p = packs[this.openList[rng.int(open)]!]!;
-      // As `drawBand` at a risk level chosen like the simulator (standard 60%, else any level at
-      // random), with the risk level and the band drawn at once from the pack's mixture of them.
-      if (this.chaseActive(p, at) && rng.next() < p.chaseP) {
+      // By popularity: a snapshot records none, so every pack has the same (the world's default).
+      const p = packs[this.openList[pickEqual(open, rng)]!]!;
+      // As `drawBand` at a risk level chosen like the simulator (`othersRiskShare`), with the risk
+      // level and the band drawn at once from the pack's mixture of them.
+      if (this.chaseActive(p, at) && pullsChase(rng.next(), p.chaseP)) {
         this.hitChase(p);
         continue;
       }
@@ -931,7 +900,7 @@ export class DynamicMarket implements PathMarket {
       // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
       if (!(u < p.mixTotal)) continue;
       const b0 = p.b0;
-      const chosen = pickBand(this.mixCum, b0, count, b0, p.nb, u, p.mixLast);
+      const chosen = pickRunning(u, this.mixCum, b0, p.nb);
       // `pullFrom` by hand: the world's hottest loop (see docs/backtest.md, Performance design).
       this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
       p.changes++;
@@ -945,17 +914,12 @@ export class DynamicMarket implements PathMarket {
    * Poisson trickle of `restock()`, so the backtest restocks as fast as `packbot sim`.
    */
   private refillBands(dtHours: number): void {
-    const rate = this.dyn.restock_fraction_per_hour;
-    if (!(rate > 0)) return;
-    const share = 1 - Math.exp(-rate * dtHours);
+    const share = refillShare(this.dyn.restock_fraction_per_hour, dtHours);
+    if (!(share > 0)) return;
     for (const p of this.packs) {
       if (p.gap <= 0) continue;
       for (let bi = 0; bi < p.nb; bi++) {
-        const gap = this.size[p.b0 + bi]! - this.count[p.b0 + bi]!;
-        if (gap <= 0) continue;
-        const expected = gap * share;
-        const whole = Math.floor(expected);
-        const n = Math.min(gap, whole + (this.rng.next() < expected - whole ? 1 : 0));
+        const n = refillCount(bandGap(this.size[p.b0 + bi]!, this.count[p.b0 + bi]!), share, this.rng);
         for (let i = 0; i < n; i++) {
           this.newCard(p, bi);
           p.changes++;
@@ -970,8 +934,8 @@ export class DynamicMarket implements PathMarket {
    * into a band drawn in proportion to the band's gap (arrivals to a full pack are lost, as in the
    * simulator's `arrival`).
    */
-  private arrivals(perPack: number): void {
-    if (!(perPack > 0)) return;
+  private arrivals(ratePerHour: number, dtHours: number): void {
+    if (!(ratePerHour > 0)) return;
     const rng = this.rng;
     const packs = this.packs;
     const count = this.count;
@@ -981,16 +945,9 @@ export class DynamicMarket implements PathMarket {
       if (p.gap <= 0) continue;
       const b0 = p.b0;
       const nb = p.nb;
-      for (let k = rng.poisson(perPack); k > 0 && p.gap > 0; k--) {
-        let x = rng.int(p.gap);
-        let bi = 0;
-        for (; bi < nb; bi++) {
-          const g = size[b0 + bi]! - count[b0 + bi]!;
-          if (g <= 0) continue;
-          if (x < g) break;
-          x -= g;
-        }
-        if (bi === nb) break; // cannot happen: the gap is the sum of the bands' gaps
+      for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
+        const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
+        if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
         this.newCard(p, bi);
         p.changes++;
         p.cardCount++;
@@ -1211,7 +1168,7 @@ export class DynamicMarket implements PathMarket {
     const v = this.listingView;
     v.listedAt = l.listedAt;
     v.basisValueCents = l.basisCents;
-    v.lockedValueUntil = l.pulledAt + VALUE_LOCK_MS;
+    v.lockedValueUntil = lockEnds(l.pulledAt, this.rules);
     const keep = this.keep;
     const step = this.tickMs;
     const dtDays = step / DAY_MS;
@@ -1267,16 +1224,18 @@ export class DynamicMarket implements PathMarket {
     }
   }
 
+  /**
+   * Equity marks a listed card at what selling it back pays once the pull's fresh window is over
+   * (the locked rate of its basis, then the market rate of its value), as the bot's budget marks
+   * its holdings (src/bot/budget-state.ts), even inside the fresh window.
+   */
   holdValue(l: Listing, now: number): number {
-    return this.holdValueAt(l, now, this.valueNow(l));
+    const past = Math.max(now, freshEnds(l.pulledAt, this.rules) + 1);
+    return this.holdValueAt(l, past, this.valueNow(l));
   }
 
-  /** What selling the card back pays at `at` when it is worth `valueCents` then. */
+  /** What selling the card back pays at `at` when it is worth `valueCents` then (`sellBackAmount`). */
   private holdValueAt(l: Listing, at: number, valueCents: number): number {
-    const locked = at <= l.pulledAt + VALUE_LOCK_MS;
-    return applyRate(
-      locked ? l.basisCents : valueCents,
-      locked ? this.rules.locked_rate : this.rules.market_rate,
-    );
+    return sellBackAmount('pull', l.pulledAt, l.basisCents, valueCents, at, this.rules);
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Sell-back offers (spec "States and transitions"), pure. A pulled card pays the fresh rate of its
- * value at pull inside the fresh window, then the locked rate of that value until the lock ends,
- * then the market rate of the current value. A bought card's basis is the lower of price paid and
- * value at purchase until the lock ends.
+ * Sell-back offers of the simulator's acquisitions (spec "States and transitions"): the law is
+ * `sellBackOffer` (src/market/laws.ts). A bought card's basis is the lower of price paid and value
+ * at purchase until the lock ends.
  */
-import { applyRate, type Cents } from '../core/money.js';
+import type { Cents } from '../core/money.js';
+import { type Offer, sellBackOffer } from './laws.js';
 import type { Rules } from './world-schema.js';
 
 export interface Acquisition {
@@ -20,39 +20,9 @@ export interface Acquisition {
   sale: { transactionId: string; payoutCents: Cents; rate: number; at: number } | null;
 }
 
-export interface Offer {
-  rate: number;
-  basisCents: Cents;
-  amountCents: Cents;
-  lockedUntil: number | null;
-}
+export type { Offer } from './laws.js';
 
-export function lockEnds(a: Acquisition, rules: Rules): number {
-  return a.at + rules.lock_days * 86_400_000;
-}
-
-export function freshEnds(a: Acquisition, rules: Rules): number {
-  return a.at + rules.fresh_window_seconds * 1000;
-}
-
+/** The offer for acquisition `a` at `now` when the card is worth `currentValueCents` (`sellBackOffer`). */
 export function offerAt(a: Acquisition, currentValueCents: Cents, now: number, rules: Rules): Offer {
-  const lockUntil = lockEnds(a, rules);
-  let rate: number;
-  let basis: Cents;
-  if (a.kind === 'pull' && now <= freshEnds(a, rules)) {
-    rate = rules.fresh_rate;
-    basis = a.basisCents;
-  } else if (now <= lockUntil) {
-    rate = a.kind === 'pull' ? rules.locked_rate : rules.purchased_card_rate;
-    basis = a.basisCents;
-  } else {
-    rate = rules.market_rate;
-    basis = currentValueCents;
-  }
-  return {
-    rate,
-    basisCents: basis,
-    amountCents: applyRate(basis, rate),
-    lockedUntil: now <= lockUntil ? lockUntil : null,
-  };
+  return sellBackOffer(a.kind, a.at, a.basisCents, currentValueCents, now, rules);
 }

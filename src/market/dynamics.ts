@@ -3,7 +3,8 @@
  * shop cards (Poisson processes); on a fixed tick new cards arrive (each band and shop refills a
  * share of its gap to its initial size), market values drift and simulated buyers fill listings at
  * a price-sensitive rate. Events are applied in time
- * order and never before the last synced time, so a closed report window never changes.
+ * order and never before the last synced time, so a closed report window never changes. The laws of
+ * each event are src/market/laws.ts (shared with the backtest's fast world); this file schedules them.
  */
 import { CATEGORIES, type Category, type RiskLevel } from '../api/schemas.js';
 import { applyRate } from '../core/money.js';
@@ -15,9 +16,23 @@ import {
   generateShopCard,
   type PoolState,
 } from './inventory.js';
+import {
+  bandGap,
+  fillProbability,
+  fillRatePerDay,
+  indexFactor,
+  NO_CHOICE,
+  nextEventDelayMs,
+  othersRiskLevel,
+  pickByGap,
+  pickByPopularity,
+  pickEqual,
+  refillCount,
+  refillShare,
+  valueStep,
+} from './laws.js';
 import { addOtherListing, type MarketState, record } from './state.js';
 
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 type Process = 'open' | 'shop_buy' | 'arrival';
@@ -37,8 +52,7 @@ function ratePerHour(s: MarketState, p: Process): number {
 const PROCESSES: Process[] = ['open', 'shop_buy', 'arrival'];
 
 function schedule(s: MarketState, p: Process, from: number): number {
-  const r = ratePerHour(s, p);
-  return r > 0 ? from + Math.max(1, Math.round(s.dyn.exponential(r) * HOUR)) : Number.POSITIVE_INFINITY;
+  return from + nextEventDelayMs(ratePerHour(s, p), s.dyn);
 }
 
 export function advanceDynamics(s: MarketState, to: number): void {
@@ -83,26 +97,17 @@ function fire(s: MarketState, p: Process, at: number): void {
 
 function otherOpening(s: MarketState, at: number): void {
   const candidates: PoolState[] = [];
-  let total = 0;
+  const popularity: number[] = [];
   for (const pool of s.inv.pools) {
     if (!pool.spec.purchasable || !pool.spec.available || pool.spec.popularity <= 0) continue;
     if (!drawable(pool, at)) continue;
     candidates.push(pool);
-    total += pool.spec.popularity;
+    popularity.push(pool.spec.popularity);
   }
   if (candidates.length === 0) return;
-  let x = s.dyn.next() * total;
-  let pool = candidates[candidates.length - 1]!;
-  for (const c of candidates) {
-    if (x < c.spec.popularity) {
-      pool = c;
-      break;
-    }
-    x -= c.spec.popularity;
-  }
+  const pool = candidates[pickByPopularity(s.dyn.next(), popularity)]!;
   const risks = pool.spec.risk_levels;
-  const risk: RiskLevel =
-    risks.includes('standard') && s.dyn.next() < 0.6 ? 'standard' : risks[s.dyn.int(risks.length)]!;
+  const risk: RiskLevel = risks[othersRiskLevel(risks.length, risks.indexOf('standard'), s.dyn)]!;
   const d = drawPull(s.inv, pool, risk, at, s.dyn);
   if (!d) return;
   const card = s.inv.cards[d.slot]!;
@@ -147,41 +152,29 @@ function otherShopPurchase(s: MarketState, _at: number): void {
 /** One new card in a random pack's band that is below its initial size (continuous arrivals). */
 function arrival(s: MarketState): void {
   if (s.inv.pools.length === 0) return;
-  const pool = s.inv.pools[s.dyn.int(s.inv.pools.length)]!;
+  // Every pack's arrivals at the same rate: the superposed process picks the pack uniformly.
+  const pool = s.inv.pools[pickEqual(s.inv.pools.length, s.dyn)]!;
+  const size = pool.bands.map((b) => b.initialCount);
+  const count = pool.bands.map((b) => b.bag.count);
   let total = 0;
-  for (const b of pool.bands) total += Math.max(0, b.initialCount - b.bag.count);
+  for (let i = 0; i < size.length; i++) total += bandGap(size[i]!, count[i]!);
   if (total <= 0) return;
-  let x = s.dyn.int(total);
-  for (const b of pool.bands) {
-    const gap = Math.max(0, b.initialCount - b.bag.count);
-    if (x < gap) {
-      generateBandCard(s.inv, pool, b, s.dyn);
-      return;
-    }
-    x -= gap;
-  }
-}
-
-/** Whole number of new cards for a gap: expected gap·(1−e^(−rate·dt)), rounded stochastically. */
-function refillCount(s: MarketState, gap: number, ratePerHour: number, dtHours: number): number {
-  if (gap <= 0 || ratePerHour <= 0) return 0;
-  const expected = gap * (1 - Math.exp(-ratePerHour * dtHours));
-  const whole = Math.floor(expected);
-  return Math.min(gap, whole + (s.dyn.next() < expected - whole ? 1 : 0));
+  const bi = pickByGap(s.dyn.int(total), size, count, 0, size.length);
+  if (bi !== NO_CHOICE) generateBandCard(s.inv, pool, pool.bands[bi]!, s.dyn);
 }
 
 /** New cards arrive: each band and each shop refills part of its gap to its initial size. */
 function restock(s: MarketState, dtHours: number): void {
-  const rate = s.world.dynamics.restock_fraction_per_hour;
+  const share = refillShare(s.world.dynamics.restock_fraction_per_hour, dtHours);
   for (const pool of s.inv.pools)
     for (const b of pool.bands) {
-      const n = refillCount(s, b.initialCount - b.bag.count, rate, dtHours);
+      const n = refillCount(bandGap(b.initialCount, b.bag.count), share, s.dyn);
       for (let i = 0; i < n; i++) generateBandCard(s.inv, pool, b, s.dyn);
     }
-  const shopRate = s.world.dynamics.shop_restock_fraction_per_hour;
+  const shopShare = refillShare(s.world.dynamics.shop_restock_fraction_per_hour, dtHours);
   for (const c of CATEGORIES) {
     const target = s.world.categories[c]?.shop.generate?.count ?? 0;
-    const n = refillCount(s, target - s.inv.shop[c].size, shopRate, dtHours);
+    const n = refillCount(bandGap(target, s.inv.shop[c].size), shopShare, s.dyn);
     for (let i = 0; i < n; i++) generateShopCard(s.inv, c, s.dyn);
   }
 }
@@ -189,12 +182,8 @@ function restock(s: MarketState, dtHours: number): void {
 function tick(s: MarketState, at: number): void {
   const d = s.world.dynamics;
   const dtDays = (d.tick_seconds * 1000) / DAY;
-  const sigma = d.value_daily_volatility;
-  for (const c of CATEGORIES) {
-    const step =
-      (d.value_daily_trend - (sigma * sigma) / 2) * dtDays + sigma * Math.sqrt(dtDays) * s.dyn.normal();
-    s.inv.index[c] *= Math.exp(step);
-  }
+  const step = valueStep(d.value_daily_trend, d.value_daily_volatility, dtDays);
+  for (const c of CATEGORIES) s.inv.index[c] *= indexFactor(step, s.dyn.normal());
   restock(s, dtDays * 24);
   fillListings(s, at, dtDays);
   for (const c of CATEGORIES) {
@@ -204,17 +193,6 @@ function tick(s: MarketState, at: number): void {
     if (shop && (shop.generate?.count ?? 0) + shop.cards.length > 0)
       for (; have < d.others_listings_per_category; have++) addOtherListing(s, c, at);
   }
-}
-
-/** Fill hazard per day: base × exp(−sensitivity × (price/value − 1)); cheap listings sell fast. */
-export function fillRatePerDay(
-  priceCents: number,
-  valueCents: number,
-  base: number,
-  sensitivity: number,
-): number {
-  if (valueCents <= 0) return 0;
-  return base * Math.exp(-sensitivity * (priceCents / valueCents - 1));
 }
 
 function fillListings(s: MarketState, at: number, dtDays: number): void {
@@ -228,7 +206,7 @@ function fillListings(s: MarketState, at: number, dtDays: number): void {
       d.listing_fills_per_day_at_value,
       d.listing_price_sensitivity,
     );
-    if (s.dyn.next() >= 1 - Math.exp(-rate * dtDays)) continue;
+    if (s.dyn.next() >= fillProbability(rate, dtDays)) continue;
     s.inv.listings.delete(slot);
     if (l.seller !== null) {
       record(s, l.seller, at, 'listing_sale', l.priceCents, l.id);

@@ -7,6 +7,7 @@ import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/s
 import type { Cents } from '../core/money.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
+import { liveOdds, pickWeighted, pullsChase } from './laws.js';
 import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
 import { UniformBag } from './sampler.js';
 import type { BandSpec, CardSpec, PackSpec, World } from './world-schema.js';
@@ -313,9 +314,9 @@ export function chaseActive(pool: PoolState, now: number): boolean {
   return ch !== null && !ch.hit && ch.probability > 0 && (ch.endsAt === null || now < ch.endsAt);
 }
 
-/** Effective weight of a band at a risk level: its odds, or 0 once it has no cards. */
+/** Effective weight of a band at a risk level: its odds, or 0 once it has no cards (`liveOdds`). */
 export function bandWeight(band: BandState, risk: RiskLevel): number {
-  return band.bag.count > 0 ? band.weights[risk] : 0;
+  return liveOdds(band.weights[risk], band.bag.count);
 }
 
 export function totalWeight(pool: PoolState, risk: RiskLevel): number {
@@ -365,7 +366,7 @@ export function drawPull(
   now: number,
   rng: Rng,
 ): Draw | undefined {
-  if (chaseActive(pool, now) && rng.next() < pool.chase!.probability) {
+  if (chaseActive(pool, now) && pullsChase(rng.next(), pool.chase!.probability)) {
     const ch = pool.chase!;
     ch.hit = true;
     const c = inv.cards[ch.slot]!;
@@ -373,18 +374,11 @@ export function drawPull(
     anchor(inv, c);
     return { slot: ch.slot, band: -1, odds: ch.probability };
   }
-  const t = totalWeight(pool, risk);
+  const weights = pool.bands.map((b) => bandWeight(b, risk));
+  let t = 0;
+  for (const w of weights) t += w;
   if (!(t > 0)) return undefined;
-  let x = rng.next() * t;
-  let chosen: BandState | undefined;
-  for (const b of pool.bands) {
-    const w = bandWeight(b, risk);
-    if (w <= 0) continue;
-    chosen = b;
-    if (x < w) break;
-    x -= w;
-  }
-  const band = chosen!;
+  const band = pool.bands[pickWeighted(rng.next() * t, weights)]!;
   const slot = band.bag.pick(rng);
   const odds = bandWeight(band, risk) / t;
   takeFromBand(inv, band, inv.cards[slot]!);

@@ -61,6 +61,7 @@ import {
   totalWeight,
   undoDraw,
 } from './inventory.js';
+import { freshEnds, lockEnds, sellBackOffer } from './laws.js';
 import {
   decodeState,
   encodeState,
@@ -429,16 +430,19 @@ export class Market {
       totalValue += value;
       let buyback: Json | null = null;
       if (c.kind === 'card') {
-        const fresh = applyRate(value, rules.fresh_rate);
-        buybackNow += fresh;
+        // The offer now (fresh window) and right after it (locked), by the law of sell-back.
+        const freshUntil = freshEnds(now, rules);
+        const fresh = sellBackOffer('pull', now, value, value, now, rules);
+        const after = sellBackOffer('pull', now, value, value, freshUntil + 1, rules);
+        buybackNow += fresh.amountCents;
         buyback = {
-          amount: toUsd(fresh),
-          rate: rules.fresh_rate,
-          valid_until: iso(now + rules.fresh_window_seconds * 1000),
+          amount: toUsd(fresh.amountCents),
+          rate: fresh.rate,
+          valid_until: iso(freshUntil),
           after: {
-            amount: toUsd(applyRate(value, rules.locked_rate)),
-            rate: rules.locked_rate,
-            valid_until: iso(now + rules.lock_days * DAY_MS),
+            amount: toUsd(after.amountCents),
+            rate: after.rate,
+            valid_until: iso(lockEnds(now, rules)),
           },
         };
       }
