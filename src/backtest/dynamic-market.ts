@@ -10,6 +10,9 @@ import { type Band, CATEGORIES, type PackPool, type PoolCard } from '../api/sche
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
+import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
+import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
+import { IncrementalScorer } from '../strategy/incremental-score.js';
 import {
   bandGap,
   fillRatePerDay,
@@ -27,10 +30,7 @@ import {
   runningLiveOdds,
   sellBackAmount,
   valueStep,
-} from '../market/laws.js';
-import { type Dynamics, DynamicsSpec, type Rules, RulesSpec } from '../market/world-schema.js';
-import { decideListing, type KeepRange, keepRange, type ListingView } from '../strategy/decide-listing.js';
-import { IncrementalScorer } from '../strategy/incremental-score.js';
+} from '../strategy/market-laws.js';
 import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { Listing, PathMarket } from './path-market.js';

@@ -1,10 +1,10 @@
 /**
  * Sell-back offers of the simulator's acquisitions (spec "States and transitions"): the law is
- * `sellBackOffer` (src/market/laws.ts). A bought card's basis is the lower of price paid and value
+ * `sellBackOffer` (src/strategy/market-laws.ts). A bought card's basis is the lower of price paid and value
  * at purchase until the lock ends.
  */
 import type { Cents } from '../core/money.js';
-import { type Offer, sellBackOffer } from './laws.js';
+import { type Offer, sellBackOffer } from '../strategy/market-laws.js';
 import type { Rules } from './world-schema.js';
 
 export interface Acquisition {
@@ -20,7 +20,7 @@ export interface Acquisition {
   sale: { transactionId: string; payoutCents: Cents; rate: number; at: number } | null;
 }
 
-export type { Offer } from './laws.js';
+export type { Offer } from '../strategy/market-laws.js';
 
 /** The offer for acquisition `a` at `now` when the card is worth `currentValueCents` (`sellBackOffer`). */
 export function offerAt(a: Acquisition, currentValueCents: Cents, now: number, rules: Rules): Offer {

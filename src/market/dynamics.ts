@@ -4,18 +4,10 @@
  * share of its gap to its initial size), market values drift and simulated buyers fill listings at
  * a price-sensitive rate. Events are applied in time
  * order and never before the last synced time, so a closed report window never changes. The laws of
- * each event are src/market/laws.ts (shared with the backtest's fast world); this file schedules them.
+ * each event are src/strategy/market-laws.ts (shared with the backtest's fast world); this file schedules them.
  */
 import { CATEGORIES, type Category, type RiskLevel } from '../api/schemas.js';
 import { applyRate } from '../core/money.js';
-import {
-  cardValue,
-  drawable,
-  drawPull,
-  generateBandCard,
-  generateShopCard,
-  type PoolState,
-} from './inventory.js';
 import {
   bandGap,
   fillProbability,
@@ -30,7 +22,15 @@ import {
   refillCount,
   refillShare,
   valueStep,
-} from './laws.js';
+} from '../strategy/market-laws.js';
+import {
+  cardValue,
+  drawable,
+  drawPull,
+  generateBandCard,
+  generateShopCard,
+  type PoolState,
+} from './inventory.js';
 import { addOtherListing, type MarketState, record } from './state.js';
 
 const DAY = 86_400_000;

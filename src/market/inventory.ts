@@ -7,7 +7,7 @@ import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/s
 import type { Cents } from '../core/money.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
-import { liveOdds, pickWeighted, pullsChase } from './laws.js';
+import { liveOdds, pickWeighted, pullsChase } from '../strategy/market-laws.js';
 import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
 import { UniformBag } from './sampler.js';
 import type { BandSpec, CardSpec, PackSpec, World } from './world-schema.js';

@@ -43,6 +43,7 @@ import type {
 } from '../api/schemas.js';
 import { type Clock, DAY_MS, iso, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { applyRate, type Cents, toCents, toUsd } from '../core/money.js';
+import { freshEnds, lockEnds, sellBackOffer } from '../strategy/market-laws.js';
 import { type Acquisition, offerAt } from './buyback.js';
 import { advanceDynamics } from './dynamics.js';
 import { type FaultRule, Faults } from './faults.js';
@@ -61,7 +62,6 @@ import {
   totalWeight,
   undoDraw,
 } from './inventory.js';
-import { freshEnds, lockEnds, sellBackOffer } from './laws.js';
 import {
   decodeState,
   encodeState,

@@ -9,10 +9,17 @@
  * well above the marketplace minimum: a trinomial lattice over the log value, stepped tick by
  * tick, gives them to within the lattice's resolution.
  */
-import { LATE_RATE, VALUE_LOCK_MS } from '../api/rules.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import { AFTER_LOCK_MS, decideListing, type ListingView } from './decide-listing.js';
 import { fillProbability } from './listing-model.js';
+import {
+  fillRatePerDay,
+  lockEnds,
+  SPEC_SELL_BACK_RULES,
+  sellBackAmount,
+  fillProbability as tickFillProbability,
+  valueStep,
+} from './market-laws.js';
 import type { FillModel, Strategy } from './strategy-schema.js';
 
 export interface ListingLife {
@@ -38,6 +45,8 @@ const BASIS_CENTS = 10_000_000;
 const SPREAD_SD = 8;
 /** Mass below which a lattice node is taken as empty. */
 const EMPTY = 1e-14;
+/** End of the value lock of a card acquired at 0 (the spec's 7 days). */
+const LOCK_END = lockEnds(0, SPEC_SELL_BACK_RULES);
 
 /** Lock bases are priced on a grid of this share of the value, linearly in between. */
 const BASIS_STEP = 0.02;
@@ -92,7 +101,7 @@ function lifeAt(strategy: Strategy, k: number): ListingLife {
  */
 export function hazardPerDay(model: FillModel, ratio: number, maxDays: number): number {
   if (model.model === 'hazard')
-    return model.fills_per_day_at_value * Math.exp(-model.price_sensitivity * (ratio - 1));
+    return fillRatePerDay(ratio, 1, model.fills_per_day_at_value, model.price_sensitivity);
   const p = Math.min(fillProbability(ratio * BASIS_CENTS, BASIS_CENTS, model, maxDays), 1 - 1e-12);
   return p > 0 ? -Math.log(1 - p) / maxDays : 0;
 }
@@ -111,11 +120,7 @@ function events(strategy: Strategy, horizon: number): LifeEvent[] {
   const period = list.reprice_every_hours * HOUR_MS;
   for (let n = 1; n * period <= horizon; n++) out.push({ at: n * period, tick: false });
   const maxEnd = list.max_days * DAY_MS;
-  for (const at of [
-    maxEnd,
-    VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS,
-    VALUE_LOCK_MS + AFTER_LOCK_MS,
-  ])
+  for (const at of [maxEnd, LOCK_END - list.lock_margin_minutes * MINUTE_MS, LOCK_END + AFTER_LOCK_MS])
     if (at > 0 && at <= horizon) out.push({ at, tick: false });
   // A tick and a decision at the same instant: the tick (fills at the new value) comes first.
   return out.sort((a, b) => a.at - b.at || Number(b.tick) - Number(a.tick));
@@ -125,11 +130,13 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
   const list = strategy.sell.list;
   const { daily_volatility: vol, daily_trend: trend } = list.value_drift;
   const dtDays = TICK_MS / DAY_MS;
-  const sd = vol * Math.sqrt(dtDays);
-  const drift = (trend - (vol * vol) / 2) * dtDays;
+  const { drift, scale: sd } = valueStep(trend, vol, dtDays);
+  // A basis below the value is a bought card's (min(price paid, value)): its lock pays the
+  // purchased-card rate, and it has no fresh window.
+  const kind = basisRatio < 1 ? 'purchase' : 'pull';
   // Every listing has ended by then: past the lock the deadline is listing + max_days, and
   // inside it no later than the lock's end (decide-listing.ts, deadlineOnSide).
-  const horizon = Math.max(list.max_days * DAY_MS, VALUE_LOCK_MS + AFTER_LOCK_MS) + TICK_MS;
+  const horizon = Math.max(list.max_days * DAY_MS, LOCK_END + AFTER_LOCK_MS) + TICK_MS;
   const ticks = Math.ceil(horizon / TICK_MS) + 1;
   // Trinomial steps of ±h with probability 1/6 each have variance sd²: h = sd·√3.
   const h = sd * Math.sqrt(3);
@@ -152,7 +159,7 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
     listedAt: 0,
     marketValueCents: BASIS_CENTS,
     basisValueCents: Math.round(BASIS_CENTS * basisRatio),
-    lockedValueUntil: VALUE_LOCK_MS,
+    lockedValueUntil: LOCK_END,
   };
 
   for (const e of events(strategy, horizon)) {
@@ -176,7 +183,7 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
         const m = mass[j]!;
         if (m < EMPTY) continue;
         const r = ratio[j]!;
-        const q = 1 - Math.exp(-hazardPerDay(list.fill, r, list.max_days) * dtDays);
+        const q = tickFillProbability(hazardPerDay(list.fill, r, list.max_days), dtDays);
         const s = m * q;
         sold += s;
         sale += s * r * (1 - fee) * Math.exp(center + (j - half) * h);
@@ -198,9 +205,9 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
         d = decideListing(view, strategy, e.at);
       }
       if (d.action === 'delist_and_sell_back') {
-        const locked = e.at <= VALUE_LOCK_MS;
         ended += m;
-        fallback += (m * LATE_RATE * (locked ? view.basisValueCents : value)) / BASIS_CENTS;
+        const paid = sellBackAmount(kind, 0, view.basisValueCents, value, e.at, SPEC_SELL_BACK_RULES);
+        fallback += (m * paid) / BASIS_CENTS;
         days += (m * e.at) / DAY_MS;
         mass[j] = 0;
       } else {
@@ -216,13 +223,15 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
     const m = mass[j]!;
     if (m <= 0) continue;
     ended += m;
-    fallback += m * LATE_RATE * Math.exp(center + (j - half) * h);
+    const value = Math.round(BASIS_CENTS * Math.exp(center + (j - half) * h));
+    const paid = sellBackAmount(kind, 0, view.basisValueCents, value, horizon, SPEC_SELL_BACK_RULES);
+    fallback += (m * paid) / BASIS_CENTS;
     days += (m * horizon) / DAY_MS;
   }
   return {
     fill: sold,
     saleYield: sold > 0 ? sale / sold : list.markup * (1 - fee),
-    fallbackYield: ended > 0 ? fallback / ended : LATE_RATE,
+    fallbackYield: ended > 0 ? fallback / ended : SPEC_SELL_BACK_RULES.market_rate,
     expectedYield: sale + fallback,
     meanDays: days,
   };

@@ -6,6 +6,7 @@
 import { MAX_LISTING_MULTIPLE } from '../api/rules.js';
 import { type Cents, toCents } from '../core/money.js';
 import { fastRound } from './cents.js';
+import { fillRatePerDay, fillProbability as fillWithin } from './market-laws.js';
 import type { FillModel, Strategy } from './strategy-schema.js';
 
 /** Sell-back rates of the spec (src/api/rules.ts): 0.9 within 5 minutes of the pull, 0.8 afterwards. */
@@ -37,10 +38,11 @@ export function fillProbability(
 ): number {
   if (!(marketCents > 0)) return 0;
   const r = priceCents / marketCents;
-  if (model.model === 'hazard') {
-    const rate = model.fills_per_day_at_value * Math.exp(-model.price_sensitivity * (r - 1));
-    return 1 - Math.exp(-rate * horizonDays);
-  }
+  if (model.model === 'hazard')
+    return fillWithin(
+      fillRatePerDay(priceCents, marketCents, model.fills_per_day_at_value, model.price_sensitivity),
+      horizonDays,
+    );
   if (model.model === 'logistic')
     return model.max_fill / (1 + Math.exp(model.steepness * (r - model.midpoint)));
   const pts = model.points;

@@ -15,8 +15,8 @@ import type { Listing } from '../../src/backtest/path-market.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
 import { applyRate } from '../../src/core/money.js';
 import { Rng } from '../../src/core/prng.js';
-import { fillRatePerDay } from '../../src/market/laws.js';
 import { decideListing } from '../../src/strategy/decide-listing.js';
+import { fillRatePerDay } from '../../src/strategy/market-laws.js';
 import { strategy } from './helpers.js';
 
 const SNAPSHOT = loadSnapshot(join(import.meta.dirname, '..', 'fixtures', 'sim-pokemon-snapshot.json'));

@@ -13,7 +13,7 @@
  *
  * Same world in both: the backtest's `dynamic` market (depletion by our own pulls, a pack that
  * empties becomes unavailable, the listing fill hazard and 5% seller fee) with the world moving
- * by the one set of market laws both models take from src/market/laws.ts: restock at the world's
+ * by the one set of market laws both models take from src/strategy/market-laws.ts: restock at the world's
  * defaults (Poisson arrivals into bands by their gap, and every tick's refill of a share of each
  * band's gap) and value drift at ten times the default volatility (0.2 a day, so listed cards'
  * values move enough in a day to change fills and repricing). Depletion is not negligible here

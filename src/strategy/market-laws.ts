@@ -1,18 +1,20 @@
 /**
  * The market's laws: what happens at one event of the world, as pure functions of numbers (no
  * state, no IO; randomness comes in as a uniform, a normal or an `Rng`). The one home of these
- * laws: the simulator (src/market/dynamics.ts, inventory.ts, buyback.ts, market.ts) and the
- * backtest's fast world (src/backtest/dynamic-market.ts) both call them, each over its own data
- * layout, so they cannot drift apart (test/market/laws-shared.test.ts checks both import this).
+ * laws: the simulator (src/market/dynamics.ts, inventory.ts, buyback.ts, market.ts), the
+ * backtest's fast world (src/backtest/dynamic-market.ts) and the scorer's listing life
+ * (src/strategy/listing-life.ts) all call them, each over its own data layout, so they cannot
+ * drift apart (test/strategy/market-laws-shared.test.ts checks they import this). It sits in the
+ * strategy layer, below the market, so that the scorer can use it too.
  *
  * Rates and rules come from the world file (`dynamics`, `rules`: src/market/world-schema.ts, whose
  * sell-back defaults are the spec's numbers in src/api/rules.ts); the choices the spec leaves open
  * are listed in docs/simulator.md.
  */
+import { FRESH_RATE, FRESH_WINDOW_MS, LATE_RATE, VALUE_LOCK_DAYS } from '../api/rules.js';
 import { DAY_MS, HOUR_MS } from '../core/clock.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { Rng } from '../core/prng.js';
-import type { Rules } from './world-schema.js';
 
 /** `pickWeighted`/`pickByGap`'s answer when no entry has a positive weight. */
 export const NO_CHOICE = -1;
@@ -244,10 +246,25 @@ export function fillProbability(ratePerDay: number, dtDays: number): number {
 // ---------------------------------------------------------------------------------------------
 // Sell-back (spec "States and transitions", "Sell back"; numbers in world `rules`, defaults src/api/rules.ts)
 
-export type SellBackRules = Pick<
-  Rules,
-  'fresh_rate' | 'fresh_window_seconds' | 'locked_rate' | 'lock_days' | 'market_rate' | 'purchased_card_rate'
->;
+/** The world's sell-back rules (`rules` of a world file; the spec's numbers by default). */
+export interface SellBackRules {
+  fresh_rate: number;
+  fresh_window_seconds: number;
+  locked_rate: number;
+  lock_days: number;
+  market_rate: number;
+  purchased_card_rate: number;
+}
+
+/** The spec's sell-back rules (src/api/rules.ts): what the scorer assumes of the real service. */
+export const SPEC_SELL_BACK_RULES: Readonly<SellBackRules> = Object.freeze({
+  fresh_rate: FRESH_RATE,
+  fresh_window_seconds: FRESH_WINDOW_MS / 1000,
+  locked_rate: LATE_RATE,
+  lock_days: VALUE_LOCK_DAYS,
+  market_rate: LATE_RATE,
+  purchased_card_rate: LATE_RATE,
+});
 
 /** How the holder got the card: a pull (fresh window, then locked) or a card purchase (locked only). */
 export type AcquisitionKind = 'pull' | 'purchase';

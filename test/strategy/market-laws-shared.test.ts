@@ -1,7 +1,7 @@
 /**
- * The simulator and the backtest's fast world take the market's laws from one module
- * (src/market/laws.ts) and do not restate them: each side imports it, and the laws' literal
- * coefficients and formulas appear nowhere else in either.
+ * The simulator, the backtest's fast world and the scorer's listing life take the market's laws
+ * from one module (src/strategy/market-laws.ts) and do not restate them: each imports it, and the
+ * laws' literal coefficients and formulas appear nowhere else in them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,9 +17,11 @@ const USERS = [
   'market/buyback.ts',
   'market/market.ts',
   'backtest/dynamic-market.ts',
+  'strategy/listing-life.ts',
+  'strategy/listing-model.ts',
 ];
 
-/** Restatements of a law (formula or coefficient) that belong in laws.ts only. */
+/** Restatements of a law (formula or coefficient) that belong in market-laws.ts only. */
 const RESTATED: [string, RegExp][] = [
   ["other users' 0.6 standard share", /[^.\d]0\.6\b/],
   ["other users' 0.4 shared part", /[^.\d]0\.4\b/],
@@ -31,8 +33,8 @@ const RESTATED: [string, RegExp][] = [
 ];
 
 describe('one set of market laws', () => {
-  it.each(USERS)('%s imports src/market/laws.ts', (f) => {
-    expect(read(f)).toMatch(/from '(\.\/|\.\.\/market\/)laws\.js'/);
+  it.each(USERS)('%s imports src/strategy/market-laws.ts', (f) => {
+    expect(read(f)).toMatch(/from '(\.\/|\.\.\/strategy\/)market-laws\.js'/);
   });
 
   it.each(USERS)('%s restates no law', (f) => {
@@ -41,7 +43,7 @@ describe('one set of market laws', () => {
   });
 
   it('the laws module is pure: no IO and nothing from the bot, backtest or cli', () => {
-    const imports = [...read('market/laws.ts').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-    for (const i of imports) expect(i).toMatch(/^\.\.\/core\/(clock|money|prng)\.js$|^\.\/world-schema\.js$/);
+    const imports = [...read('strategy/market-laws.ts').matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+    for (const i of imports) expect(i).toMatch(/^\.\.\/core\/(clock|money|prng)\.js$|^\.\.\/api\/rules\.js$/);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/core/prng.js';
+import { RulesSpec } from '../../src/market/world-schema.js';
 import {
   bandGap,
   fillProbability,
@@ -29,8 +30,7 @@ import {
   sellBackAmount,
   sellBackOffer,
   valueStep,
-} from '../../src/market/laws.js';
-import { RulesSpec } from '../../src/market/world-schema.js';
+} from '../../src/strategy/market-laws.js';
 
 const RULES = RulesSpec.parse({});
 const MIN = 60_000;
