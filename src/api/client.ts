@@ -136,7 +136,18 @@ export class HttpPartnerApi implements PartnerApi {
   readonly #random: () => number;
   /** Idempotency key → the operation and canonical body first sent under it. */
   readonly #usedKeys = new Map<string, string>();
+  /** The last `Date` header the server sent, and our clock when it arrived. */
+  #serverDate: { serverMs: number; localMs: number } | null = null;
   readonly baseUrl: string;
+
+  /**
+   * The server's time now as its last `Date` header said it, moved on by our clock since (null
+   * before any answer carried one). A `Date` header has one-second resolution: so has this.
+   */
+  serverNow(): number | null {
+    const d = this.#serverDate;
+    return d === null ? null : d.serverMs + (this.#clock.now() - d.localMs);
+  }
 
   constructor(options: HttpClientOptions) {
     let url: URL;
@@ -340,6 +351,8 @@ export class HttpPartnerApi implements PartnerApi {
       throw transportError(e, endpoint, 'body');
     }
     this.#report(endpoint, response.status, started);
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (Number.isFinite(date)) this.#serverDate = { serverMs: date, localMs: this.#clock.now() };
 
     if (response.status < 200 || response.status > 299) {
       let body: unknown;

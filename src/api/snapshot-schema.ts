@@ -30,6 +30,8 @@ export const SnapshotFile = z.looseObject({
   taken_at: Timestamp,
   /** v2: the recorder's own clock at the same instant (how far it is from the server's). */
   local_time: Timestamp.optional(),
+  /** v2: where `taken_at` came from: the server's `Date` header, or the local clock when it sent none. */
+  time_source: z.enum(['server', 'local']).optional(),
   source: z.string(),
   account: Account.nullable(),
   pools: z.array(PackPool),

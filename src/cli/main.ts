@@ -25,8 +25,12 @@ export const COMMANDS: Record<string, Entry> = {
   },
   score: { summary: 'score every pack x risk level', load: async () => (await import('./score.js')).command },
   snapshot: {
-    summary: 'record pools and account into a snapshot file',
+    summary: 'record pools, shop stock and account into a snapshot file',
     load: async () => (await import('./snapshot.js')).command,
+  },
+  record: {
+    summary: 'record a snapshot every interval into a directory',
+    load: async () => (await import('./record.js')).command,
   },
   backtest: {
     summary: 'Monte Carlo backtest of a strategy against a snapshot',

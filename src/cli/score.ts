@@ -3,10 +3,10 @@
  * politely, one request at a time), scored with a strategy. Table for people, `--json` for tools.
  */
 import { join } from 'node:path';
-import { iterShopCards } from '../api/paginate.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import { CATEGORIES, type Category, type PackPool, type ShopCard } from '../api/schemas.js';
+import { CATEGORIES, type Category, type PackPool } from '../api/schemas.js';
 import { type ShopStock, SnapshotFile } from '../api/snapshot-schema.js';
+import { readShop } from '../backtest/snapshot.js';
 import { repoRoot } from '../config/json-schemas.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -106,17 +106,6 @@ async function fromConfig(
   } finally {
     await close?.();
   }
-}
-
-/** Every shop card of the given categories, page after page (reads are paced by the client). */
-export async function readShop(api: PartnerApi, categories: readonly Category[]): Promise<ShopStock[]> {
-  const out: ShopStock[] = [];
-  for (const category of categories) {
-    const cards: ShopCard[] = [];
-    for await (const c of iterShopCards(api, { category })) cards.push(c);
-    out.push({ category, total: cards.length, cards });
-  }
-  return out;
 }
 
 function parseCategory(value: string | undefined): Category | undefined {

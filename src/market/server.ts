@@ -211,6 +211,9 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
   }
 
   const server = createServer((req, res) => {
+    // A real server's Date header is its own time: the simulator's is its clock's, which the
+    // admin API can advance (snapshots and the purchase report are lined up on it).
+    res.setHeader('date', new Date(clock.now()).toUTCString());
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
