@@ -26,12 +26,16 @@ const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
 const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
-export type StatusLabel = '2xx' | '3xx' | '4xx' | '5xx' | 'transport' | 'other';
+export type StatusLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'transport' | 'other';
 
-/** HTTP status → its class; anything without a status (reset, timeout, DNS) is `transport`. */
+/**
+ * HTTP status → its class; anything without a status (reset, timeout, DNS) is `transport`. 429 is
+ * its own value: being rate limited is a pacing fault (an alert), not a rejected request.
+ */
 export function statusLabel(status: number | 'transport' | undefined): StatusLabel {
   if (status === undefined || status === 'transport') return 'transport';
   if (!Number.isInteger(status) || status < 200 || status > 599) return 'other';
+  if (status === 429) return '429';
   return `${Math.floor(status / 100)}xx` as StatusLabel;
 }
 

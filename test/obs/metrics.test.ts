@@ -117,7 +117,7 @@ describe('Metrics', () => {
     m.apiRequest('GET /secret/abc123', 200, 0.1);
     const t = await m.text();
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="2xx"}')).toBe(1);
-    expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="4xx"}')).toBe(1);
+    expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="429"}')).toBe(1);
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="GET /vault",status="transport"}')).toBe(1);
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="other",status="2xx"}')).toBe(1);
     expect(sample(t, 'packbot_api_request_duration_seconds_count', '{endpoint="POST /packs/purchase"}')).toBe(
@@ -131,12 +131,13 @@ describe('Metrics', () => {
       expect(endpointLabel(op)).toBe(ep);
       expect(endpointLabel(ep)).toBe(ep);
     }
-    expect([statusLabel(204), statusLabel(302), statusLabel(404), statusLabel(503)]).toEqual([
-      '2xx',
-      '3xx',
-      '4xx',
-      '5xx',
-    ]);
+    expect([
+      statusLabel(204),
+      statusLabel(302),
+      statusLabel(404),
+      statusLabel(429),
+      statusLabel(503),
+    ]).toEqual(['2xx', '3xx', '4xx', '429', '5xx']);
     expect([statusLabel(undefined), statusLabel(99), statusLabel(700)]).toEqual([
       'transport',
       'other',
