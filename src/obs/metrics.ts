@@ -17,6 +17,16 @@ export const PREFIX = 'packbot_';
 export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 export const OTHER = 'other';
+/**
+ * prom-client's default gauges that carry a `_total` suffix (a counter's suffix: `promtool check
+ * metrics` rejects them). Each is the sum of its by-type sibling (`nodejs_active_handles{type}`
+ * etc.), so `sum(nodejs_active_handles)` keeps the information.
+ */
+export const DROPPED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
 /** At most this many distinct pack types are labelled; the rest are `other`. */
 export const MAX_PACK_TYPES = 64;
 
@@ -148,7 +158,10 @@ export class Metrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of DROPPED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+    }
     // Every reason exported from the start, so `max(packbot_paused)` is 0 rather than empty.
     for (const reason of PAUSE_REASONS) this.pausedGauge.set({ reason }, 0);
   }

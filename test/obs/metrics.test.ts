@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/partner-api.js';
-import { endpointLabel, MAX_PACK_TYPES, Metrics, statusLabel } from '../../src/obs/metrics.js';
+import {
+  DROPPED_DEFAULT_METRICS,
+  endpointLabel,
+  MAX_PACK_TYPES,
+  Metrics,
+  statusLabel,
+} from '../../src/obs/metrics.js';
 
 /** DESIGN.md's list, verbatim: the exporter must show every one of these. */
 const DESIGN_METRICS = [
@@ -32,6 +38,16 @@ describe('Metrics', () => {
     }
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_heap_size_total_bytes');
+  });
+
+  it('exports no gauge with a counter suffix (promtool check metrics); the by-type gauges stay', async () => {
+    const text = await new Metrics().text();
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+    expect(types.length).toBeGreaterThan(20);
+    for (const [name, type] of types) if (name.endsWith('_total')) expect(type, name).toBe('counter');
+    for (const name of DROPPED_DEFAULT_METRICS) expect(text).not.toContain(name);
+    expect(text).toContain('# TYPE nodejs_active_handles gauge');
+    expect(text).toContain('# TYPE nodejs_active_requests gauge');
   });
 
   it('two instances do not share a registry', async () => {
