@@ -16,6 +16,8 @@ export const PREFIX = 'packbot_';
 /** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
 export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
+/** The budget periods the strategy caps: the UTC day and all time. */
+export const BUDGET_PERIODS = ['day', 'total'] as const;
 export const OTHER = 'other';
 /**
  * prom-client's default gauges that carry a `_total` suffix (a counter's suffix: `promtool check
@@ -157,6 +159,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly budgetMinBalanceUsd = new Gauge({
+    name: `${PREFIX}budget_min_balance_usd`,
+    help: "The strategy's balance reserve (budget.min_balance_usd): no order spends below it",
+    registers: [this.registry],
+  });
+  readonly budgetSpendCapUsd = new Gauge({
+    name: `${PREFIX}budget_spend_cap_usd`,
+    help: "The strategy's spend caps, by period (day: max_daily_spend_usd, total: max_total_spend_usd)",
+    labelNames: ['period'] as const,
+    registers: [this.registry],
+  });
+  readonly budgetSpentUsd = new Gauge({
+    name: `${PREFIX}budget_spent_usd`,
+    help: 'USD spent against the caps, from the ledger, by period (day: this UTC day, total: ever)',
+    labelNames: ['period'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) {
       collectDefaultMetrics({ register: this.registry });
@@ -254,6 +274,19 @@ export class Metrics {
   /** The kill switch's sources (file, endpoint) as they are now. */
   killSwitch(status: PauseStatus): void {
     for (const reason of ['file', 'endpoint'] as const) this.paused(reason, status.reasons.includes(reason));
+  }
+
+  /** The strategy's budget limits, in USD as the strategy file writes them. */
+  budgetLimits(limits: { minBalanceUsd: number; dailyCapUsd: number; totalCapUsd: number }): void {
+    this.budgetMinBalanceUsd.set(limits.minBalanceUsd);
+    this.budgetSpendCapUsd.set({ period: 'day' }, limits.dailyCapUsd);
+    this.budgetSpendCapUsd.set({ period: 'total' }, limits.totalCapUsd);
+  }
+
+  /** Spend counted against the caps (the budget guards' own totals). */
+  budgetSpent(todayCents: Cents, totalCents: Cents): void {
+    this.budgetSpentUsd.set({ period: 'day' }, usd(todayCents));
+    this.budgetSpentUsd.set({ period: 'total' }, usd(totalCents));
   }
 
   /** Prometheus text exposition. */

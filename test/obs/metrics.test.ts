@@ -71,7 +71,14 @@ describe('Metrics', () => {
     m.sellbackWindowMissed();
     m.reconcileDrift(-5, 2);
     m.paused('stop_loss', true);
+    m.budgetLimits({ minBalanceUsd: 100, dailyCapUsd: 500, totalCapUsd: 5000 });
+    m.budgetSpent(45_050, 123_456);
     const t = await m.text();
+    expect(sample(t, 'packbot_budget_min_balance_usd')).toBe(100);
+    expect(sample(t, 'packbot_budget_spend_cap_usd', '{period="day"}')).toBe(500);
+    expect(sample(t, 'packbot_budget_spend_cap_usd', '{period="total"}')).toBe(5000);
+    expect(sample(t, 'packbot_budget_spent_usd', '{period="day"}')).toBe(450.5);
+    expect(sample(t, 'packbot_budget_spent_usd', '{period="total"}')).toBe(1234.56);
     expect(sample(t, 'packbot_spend_usd_total')).toBe(20);
     expect(sample(t, 'packbot_sellback_payout_usd_total')).toBe(11.11);
     expect(sample(t, 'packbot_balance_usd')).toBe(-2.5);
