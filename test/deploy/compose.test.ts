@@ -62,7 +62,7 @@ describe('deploy/compose.yaml', () => {
     expect(prom.rule_files).toEqual(['alerts.yml']);
     expect(prom.alerting.alertmanagers[0]!.static_configs[0]!.targets).toEqual(['alertmanager:9093']);
     const job = prom.scrape_configs.find((j) => j.job_name === 'packbot');
-    expect(job?.static_configs[0]!.targets).toEqual(['packbot:9464']);
+    expect(job?.static_configs.flatMap((c) => c.targets)).toEqual(['packbot:9464']);
     expect(compose.services.prometheus!.volumes).toContain('./prometheus:/etc/prometheus:ro');
   });
 
