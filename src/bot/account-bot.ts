@@ -83,6 +83,14 @@ export class AccountBot {
 
   constructor(private readonly o: AccountBotOptions) {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
+    const b = o.strategy.budget;
+    o.metrics.budgetLimits({
+      minBalanceUsd: b.min_balance_usd,
+      dailyCapUsd: b.max_daily_spend_usd,
+      totalCapUsd: b.max_total_spend_usd,
+    });
+    const spent = this.budget.totals(o.clock.now());
+    o.metrics.budgetSpent(spent.spentTodayCents, spent.spentTotalCents);
     const onCash = (cents: number) => this.budget.cash(cents);
     this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash });
     this.reconcileOptions = {
@@ -203,6 +211,7 @@ export class AccountBot {
     if (!account || !pools) return now + cadence.idleMs;
 
     const totals = this.budget.totals(now);
+    metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
     const rows: ScoreRow[] = scoreView(
       pools.pools,
       pools.maxQuantity,

@@ -16,7 +16,19 @@ export const PREFIX = 'packbot_';
 /** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
 export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
+/** The budget periods the strategy caps: the UTC day and all time. */
+export const BUDGET_PERIODS = ['day', 'total'] as const;
 export const OTHER = 'other';
+/**
+ * prom-client's default gauges that carry a `_total` suffix (a counter's suffix: `promtool check
+ * metrics` rejects them). Each is the sum of its by-type sibling (`nodejs_active_handles{type}`
+ * etc.), so `sum(nodejs_active_handles)` keeps the information.
+ */
+export const DROPPED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
 /** At most this many distinct pack types are labelled; the rest are `other`. */
 export const MAX_PACK_TYPES = 64;
 
@@ -26,12 +38,16 @@ const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
 const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
-export type StatusLabel = '2xx' | '3xx' | '4xx' | '5xx' | 'transport' | 'other';
+export type StatusLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'transport' | 'other';
 
-/** HTTP status → its class; anything without a status (reset, timeout, DNS) is `transport`. */
+/**
+ * HTTP status → its class; anything without a status (reset, timeout, DNS) is `transport`. 429 is
+ * its own value: being rate limited is a pacing fault (an alert), not a rejected request.
+ */
 export function statusLabel(status: number | 'transport' | undefined): StatusLabel {
   if (status === undefined || status === 'transport') return 'transport';
   if (!Number.isInteger(status) || status < 200 || status > 599) return 'other';
+  if (status === 429) return '429';
   return `${Math.floor(status / 100)}xx` as StatusLabel;
 }
 
@@ -143,8 +159,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly budgetMinBalanceUsd = new Gauge({
+    name: `${PREFIX}budget_min_balance_usd`,
+    help: "The strategy's balance reserve (budget.min_balance_usd): no order spends below it",
+    registers: [this.registry],
+  });
+  readonly budgetSpendCapUsd = new Gauge({
+    name: `${PREFIX}budget_spend_cap_usd`,
+    help: "The strategy's spend caps, by period (day: max_daily_spend_usd, total: max_total_spend_usd)",
+    labelNames: ['period'] as const,
+    registers: [this.registry],
+  });
+  readonly budgetSpentUsd = new Gauge({
+    name: `${PREFIX}budget_spent_usd`,
+    help: 'USD spent against the caps, from the ledger, by period (day: this UTC day, total: ever)',
+    labelNames: ['period'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of DROPPED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+    }
     // Every reason exported from the start, so `max(packbot_paused)` is 0 rather than empty.
     for (const reason of PAUSE_REASONS) this.pausedGauge.set({ reason }, 0);
   }
@@ -237,6 +274,19 @@ export class Metrics {
   /** The kill switch's sources (file, endpoint) as they are now. */
   killSwitch(status: PauseStatus): void {
     for (const reason of ['file', 'endpoint'] as const) this.paused(reason, status.reasons.includes(reason));
+  }
+
+  /** The strategy's budget limits, in USD as the strategy file writes them. */
+  budgetLimits(limits: { minBalanceUsd: number; dailyCapUsd: number; totalCapUsd: number }): void {
+    this.budgetMinBalanceUsd.set(limits.minBalanceUsd);
+    this.budgetSpendCapUsd.set({ period: 'day' }, limits.dailyCapUsd);
+    this.budgetSpendCapUsd.set({ period: 'total' }, limits.totalCapUsd);
+  }
+
+  /** Spend counted against the caps (the budget guards' own totals). */
+  budgetSpent(todayCents: Cents, totalCents: Cents): void {
+    this.budgetSpentUsd.set({ period: 'day' }, usd(todayCents));
+    this.budgetSpentUsd.set({ period: 'total' }, usd(totalCents));
   }
 
   /** Prometheus text exposition. */

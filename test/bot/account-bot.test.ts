@@ -155,4 +155,25 @@ describe('AccountBot scheduler', () => {
     expect(rec.purchases.length).toBe(2); // 2 × 3 packs × 10 USD = the 60 USD daily cap
     expect(bot.lastWait).toMatch(/daily spend cap/);
   });
+
+  it('exports the budget limits and the spend counted against them (the cap alerts)', async () => {
+    const strategy = testStrategy({
+      budget: {
+        max_daily_spend_usd: 60,
+        max_total_spend_usd: 1000,
+        min_balance_usd: 25,
+        stop_loss_usd: 1000,
+      },
+    });
+    const { f, clock, bot } = makeBot({ strategy });
+    await bot.start();
+    await driveUntil(clock, START + HOUR_MS, 3);
+    await bot.stop();
+    const t = await f.metrics.text();
+    expect(t).toContain('packbot_budget_min_balance_usd 25');
+    expect(t).toContain('packbot_budget_spend_cap_usd{period="day"} 60');
+    expect(t).toContain('packbot_budget_spend_cap_usd{period="total"} 1000');
+    expect(t).toContain('packbot_budget_spent_usd{period="day"} 60');
+    expect(t).toContain('packbot_budget_spent_usd{period="total"} 60');
+  });
 });

@@ -16,11 +16,26 @@ export interface BotProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startBot(args: string[], env: Record<string, string> = {}, cwd = ROOT): BotProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export interface StartOptions {
+  /** Another install's `bin/packbot.js` (test/deploy runs the image's tree). */
+  bin?: string;
+  /** Run as this user and group (a root test running the bot as `nobody`). */
+  uid?: number;
+  gid?: number;
+}
+
+export function startBot(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = ROOT,
+  options: StartOptions = {},
+): BotProcess {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd,
     env: { ...process.env, ...env, PACKBOT_DEBUG: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
   const lines: string[] = [];
   const stderr: string[] = [];

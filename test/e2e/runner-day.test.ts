@@ -68,7 +68,7 @@ describe('runner end to end over HTTP (virtual clock)', () => {
         );
       expect([...perDay.values()].slice(0, 4)).toEqual([100, 100, 100, 100]);
       // No 429 and no other error status on any endpoint.
-      expect(metricsText).not.toMatch(/packbot_api_requests_total\{[^}]*status="(4xx|5xx|transport)"/);
+      expect(metricsText).not.toMatch(/packbot_api_requests_total\{[^}]*status="(4xx|429|5xx|transport)"/);
       // The simulator charged each order once, and every pull is in the ledger.
       const simPurchases = market.ledger().filter((e) => e.kind === 'pack_purchase');
       expect(simPurchases.length).toBe(data.orders.length);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/api/partner-api.js';
-import { endpointLabel, MAX_PACK_TYPES, Metrics, statusLabel } from '../../src/obs/metrics.js';
+import {
+  DROPPED_DEFAULT_METRICS,
+  endpointLabel,
+  MAX_PACK_TYPES,
+  Metrics,
+  statusLabel,
+} from '../../src/obs/metrics.js';
 
 /** DESIGN.md's list, verbatim: the exporter must show every one of these. */
 const DESIGN_METRICS = [
@@ -34,6 +40,16 @@ describe('Metrics', () => {
     expect(text).toContain('nodejs_heap_size_total_bytes');
   });
 
+  it('exports no gauge with a counter suffix (promtool check metrics); the by-type gauges stay', async () => {
+    const text = await new Metrics().text();
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+    expect(types.length).toBeGreaterThan(20);
+    for (const [name, type] of types) if (name.endsWith('_total')) expect(type, name).toBe('counter');
+    for (const name of DROPPED_DEFAULT_METRICS) expect(text).not.toContain(name);
+    expect(text).toContain('# TYPE nodejs_active_handles gauge');
+    expect(text).toContain('# TYPE nodejs_active_requests gauge');
+  });
+
   it('two instances do not share a registry', async () => {
     const a = new Metrics({ defaultMetrics: false });
     const b = new Metrics({ defaultMetrics: false });
@@ -55,7 +71,14 @@ describe('Metrics', () => {
     m.sellbackWindowMissed();
     m.reconcileDrift(-5, 2);
     m.paused('stop_loss', true);
+    m.budgetLimits({ minBalanceUsd: 100, dailyCapUsd: 500, totalCapUsd: 5000 });
+    m.budgetSpent(45_050, 123_456);
     const t = await m.text();
+    expect(sample(t, 'packbot_budget_min_balance_usd')).toBe(100);
+    expect(sample(t, 'packbot_budget_spend_cap_usd', '{period="day"}')).toBe(500);
+    expect(sample(t, 'packbot_budget_spend_cap_usd', '{period="total"}')).toBe(5000);
+    expect(sample(t, 'packbot_budget_spent_usd', '{period="day"}')).toBe(450.5);
+    expect(sample(t, 'packbot_budget_spent_usd', '{period="total"}')).toBe(1234.56);
     expect(sample(t, 'packbot_spend_usd_total')).toBe(20);
     expect(sample(t, 'packbot_sellback_payout_usd_total')).toBe(11.11);
     expect(sample(t, 'packbot_balance_usd')).toBe(-2.5);
@@ -117,7 +140,7 @@ describe('Metrics', () => {
     m.apiRequest('GET /secret/abc123', 200, 0.1);
     const t = await m.text();
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="2xx"}')).toBe(1);
-    expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="4xx"}')).toBe(1);
+    expect(sample(t, 'packbot_api_requests_total', '{endpoint="POST /packs/purchase",status="429"}')).toBe(1);
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="GET /vault",status="transport"}')).toBe(1);
     expect(sample(t, 'packbot_api_requests_total', '{endpoint="other",status="2xx"}')).toBe(1);
     expect(sample(t, 'packbot_api_request_duration_seconds_count', '{endpoint="POST /packs/purchase"}')).toBe(
@@ -131,12 +154,13 @@ describe('Metrics', () => {
       expect(endpointLabel(op)).toBe(ep);
       expect(endpointLabel(ep)).toBe(ep);
     }
-    expect([statusLabel(204), statusLabel(302), statusLabel(404), statusLabel(503)]).toEqual([
-      '2xx',
-      '3xx',
-      '4xx',
-      '5xx',
-    ]);
+    expect([
+      statusLabel(204),
+      statusLabel(302),
+      statusLabel(404),
+      statusLabel(429),
+      statusLabel(503),
+    ]).toEqual(['2xx', '3xx', '4xx', '429', '5xx']);
     expect([statusLabel(undefined), statusLabel(99), statusLabel(700)]).toEqual([
       'transport',
       'other',

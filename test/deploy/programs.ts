@@ -1,0 +1,56 @@
+/**
+ * The external programs of the operating stack (promtool, prometheus, amtool): found on PATH or
+ * not. A test needing one that is absent is skipped, and says so once on the console.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/** The absolute path of `name` on PATH, or undefined. */
+export function findProgram(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, name);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `findProgram`, with a console message naming what is skipped when the program is missing. */
+export function requireProgram(name: string, skipped: string): string | undefined {
+  const path = findProgram(name);
+  if (!path)
+    console.warn(
+      `${name} not found on PATH: skipping ${skipped} (Debian: apt-get install prometheus prometheus-alertmanager)`,
+    );
+  return path;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to completion, `input` on its stdin; bounded by `timeoutMs` (then killed). */
+export function run(program: string, args: string[], input?: string, timeoutMs = 30_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
