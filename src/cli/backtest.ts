@@ -8,10 +8,11 @@ import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
 import { runBacktest } from '../backtest/run.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
-import { loadFile } from '../config/load.js';
+import { readSource, validateSource } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
+import { loadWorld } from '../config/world-file.js';
 import { UsageError } from '../core/errors.js';
-import { DynamicsSpec } from '../market/world-schema.js';
+import { type Dynamics, DynamicsSpec, WORLD_FORMAT } from '../market/world-schema.js';
 import { intFlag, parseFlags } from './args.js';
 import type { Command } from './command.js';
 
@@ -23,6 +24,18 @@ function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
   renameSync(tmp, path);
+}
+
+/**
+ * `--dynamics F`: a world file (its resolved `dynamics`, e.g. `packbot calibrate`'s output) or a
+ * bare object of `dynamics` fields.
+ */
+function loadDynamics(file: string): Partial<Dynamics> {
+  const src = readSource(file);
+  const data = src.data as { format?: unknown } | null;
+  if (data !== null && typeof data === 'object' && data.format === WORLD_FORMAT)
+    return loadWorld(file).dynamics;
+  return validateSource(src, DynamicsSpec.partial());
 }
 
 export const command: Command = {
@@ -64,7 +77,7 @@ export const command: Command = {
     }
     const snapshot = loadSnapshot(values.snapshot);
     const strategy = loadStrategy(values.strategy);
-    const dynamics = values.dynamics ? loadFile(values.dynamics, DynamicsSpec.partial()) : undefined;
+    const dynamics = values.dynamics ? loadDynamics(values.dynamics) : undefined;
     checkStrategyMatchesSnapshot(values.strategy, values.snapshot, strategy, snapshot);
 
     const tty = process.stderr.isTTY === true;

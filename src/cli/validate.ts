@@ -8,7 +8,9 @@
 import { BOT_CONFIG_FORMAT, loadBotConfig } from '../config/bot-config.js';
 import { FORMATS, validateFile } from '../config/formats.js';
 import { InputFileError } from '../config/load.js';
+import { loadWorld } from '../config/world-file.js';
 import { UsageError } from '../core/errors.js';
+import { WORLD_FORMAT } from '../market/world-schema.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
 
@@ -25,6 +27,8 @@ export const command: Command = {
         const v = validateFile(file);
         // The environment (key variables) is the running bot's business, not the file's.
         if (v.format === BOT_CONFIG_FORMAT) loadBotConfig(file, process.env, { ignoreEnv: true });
+        // A world that extends another: the chain resolves and the merged world is valid.
+        if (v.format === WORLD_FORMAT) loadWorld(file);
         process.stdout.write(`${file}: ok (${v.kind}, ${v.format})\n`);
       } catch (e) {
         if (!(e instanceof InputFileError)) throw e;

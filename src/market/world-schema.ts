@@ -203,6 +203,13 @@ export const WorldFile = z
   .strictObject({
     $schema: z.string().optional(),
     format: z.literal(WORLD_FORMAT),
+    extends: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'a world file this one changes (path relative to this file, or "default" for config/sim.yaml): dynamics and rules merge field by field, other sections given here replace the base\'s',
+      ),
     name: z.string().default('world'),
     seed: z.number().int().optional().describe('card generation seed; defaults to the market seed'),
     accounts: z.array(AccountSpec).default([]),
