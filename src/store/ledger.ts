@@ -913,6 +913,11 @@ export class Ledger {
 
   // ---------------------------------------------------------------- dashboard reads
 
+  /** The schema version the file is at (`PRAGMA user_version`; `packbot doctor`). */
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
   /**
    * Pulls newest first, each with `seq` (its insertion order: the read API's events stream sends
    * the pulls after the last `seq` it sent). `afterSeq` keeps only pulls inserted after it.
