@@ -101,7 +101,9 @@ export async function openPartner(
     throw new UserInputError(
       `${config.file}: the embedded simulator's state ${statePath ?? ''} cannot be restored (${saved && !saved.ok ? saved.reason : 'in-memory ledger'}): start the bot instead`,
     );
-  const clock = saved?.ok ? new ScaledClock(Math.max(Date.now(), saved.header.savedAt + 1), 1) : wallClock();
+  // From where the bot left it: jumping to the wall clock would first simulate the whole gap
+  // (weeks of other buyers after a long stop); the bot itself does that at its next start.
+  const clock = saved?.ok ? new ScaledClock(saved.header.savedAt + 1, 1) : wallClock();
   const embedded = await startEmbedded(clock, {
     world,
     seed: saved?.ok ? saved.header.seed : config.sim.seed,
