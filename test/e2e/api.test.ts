@@ -120,9 +120,9 @@ describe('read and control API of a running bot', () => {
     const status = StatusResponse.parse(await get('status'));
     expect(status.pause.paused).toBe(true);
     expect(status.accounts[0]!.pauses.map((p) => p.reason)).toContain('kill_switch');
-    const before = (await get('orders')).orders.length;
+    const before = OrdersResponse.parse(await get('orders')).orders.length;
     await driveUntil(clock, clock.now() + HOUR_MS, SLEEPERS);
-    expect((await get('orders')).orders.length).toBe(before);
+    expect(OrdersResponse.parse(await get('orders')).orders.length).toBe(before);
     // The legacy route is the same action.
     const legacy = await fetch(`${url}/control/resume`, {
       method: 'POST',
