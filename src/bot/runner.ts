@@ -455,7 +455,7 @@ async function serveMetrics(
   },
 ): Promise<ObsServer> {
   const { log, ledger, health } = env;
-  const token = config.control.token();
+  const tokens = config.control.tokens();
   const obs = await startObsServer({
     host: config.metrics.host,
     port: options.metricsPort ?? config.metrics.port,
@@ -465,7 +465,7 @@ async function serveMetrics(
     view: env.view,
     control: env.control,
     readsNeedToken: !isLoopbackHost(config.metrics.host),
-    ...(token ? { controlToken: token } : {}),
+    controlTokens: tokens,
     ready: () =>
       !ledger.isOpen
         ? { ready: false, reason: 'ledger closed' }
@@ -474,7 +474,7 @@ async function serveMetrics(
           : { ready: false, reason: 'API not reachable (last request failed)' },
   });
   log.info({ url: obs.url, dashboard: `${obs.url}/` }, 'metrics server listening');
-  if (!isLoopbackHost(config.metrics.host) && !token)
+  if (!isLoopbackHost(config.metrics.host) && tokens.length === 0)
     log.warn(
       { host: config.metrics.host, url: obs.url },
       'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',

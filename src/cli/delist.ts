@@ -17,7 +17,7 @@ import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock } from '../store/writer-lock.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
-import { botPost, botUp, botUrl, openPartner } from './ops.js';
+import { botPost, botUp, botUrl, controlToken, openPartner } from './ops.js';
 
 const USAGE = `packbot delist (--card ID | --all) [--yes] [--reason TEXT] [--config F] [--json]
 
@@ -126,7 +126,7 @@ export const command: Command = {
     let result: ControlResult;
     let via: string;
     if (await botUp(config)) {
-      if (!config.control.token())
+      if (!controlToken(config))
         throw new UserInputError(
           `${config.file}: the bot is running at ${botUrl(config)}; delisting goes through its control API, which needs control.token_env set (here and in the bot)`,
         );

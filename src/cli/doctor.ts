@@ -14,7 +14,7 @@ import { acquireWriterLock, LedgerLockedError, readLockHolder } from '../store/w
 import { missingScopes, scopesNeeded } from '../strategy/scopes.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
-import { botUp, botUrl, openPartner } from './ops.js';
+import { botUp, botUrl, controlToken, openPartner } from './ops.js';
 
 const USAGE = `packbot doctor [--config F] [--json]
 
@@ -184,7 +184,7 @@ async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): P
     level: metrics.ok && text.includes('packbot_') ? 'ok' : 'problem',
     detail: metrics.ok ? `${url}/metrics answers` : `${url}/metrics: HTTP ${metrics.status}`,
   });
-  const token = config.control.token();
+  const token = controlToken(config);
   if (!token) {
     out.push({
       check: 'control',

@@ -21,8 +21,13 @@ export function botUrl(config: BotConfig): string {
   return `http://${host}:${config.metrics.port}`;
 }
 
+/** The first control token this shell has (token_env's, else the first named one set). */
+export function controlToken(config: BotConfig): string | undefined {
+  return config.control.tokens()[0]?.token;
+}
+
 function authHeaders(config: BotConfig): Record<string, string> {
-  const token = config.control.token();
+  const token = controlToken(config);
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 

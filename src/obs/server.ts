@@ -32,6 +32,8 @@ export interface ObsServerOptions {
   controlToken?: string;
   /** Name the single control token acts under (logs, ledger): default `control`. */
   controlTokenName?: string;
+  /** Named control tokens (config `control.tokens`); replace `controlToken` when given. */
+  controlTokens?: readonly NamedToken[];
   logger?: Logger;
   /** The running bot, read-only: serves `/api/v1/status` … `/api/v1/events`. */
   view?: BotView;
@@ -76,8 +78,11 @@ async function readiness(check: ObsServerOptions['ready']): Promise<ReadinessRes
 
 export async function startObsServer(options: ObsServerOptions): Promise<ObsServer> {
   const { metrics, killSwitch, controlToken, logger } = options;
-  const tokens: NamedToken[] =
-    controlToken === undefined ? [] : [{ name: options.controlTokenName ?? 'control', token: controlToken }];
+  const tokens: readonly NamedToken[] =
+    options.controlTokens ??
+    (controlToken === undefined
+      ? []
+      : [{ name: options.controlTokenName ?? 'control', token: controlToken }]);
   const api = {
     tokens,
     readsNeedToken: options.readsNeedToken === true,
@@ -111,7 +116,7 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
         return send(res, 200, killSwitch.status());
       case 'POST /control/pause':
       case 'POST /control/resume': {
-        if (!killSwitch || controlToken === undefined) return send(res, 404, { error: 'not found' });
+        if (!killSwitch || tokens.length === 0) return send(res, 404, { error: 'not found' });
         req.resume();
         const by = tokenName(req, tokens);
         if (by === undefined) {

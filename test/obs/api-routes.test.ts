@@ -69,3 +69,41 @@ describe('API JSON Schemas', () => {
     expect(Object.keys(generateApiJsonSchemas())).toContain('api-status.schema.json');
   });
 });
+
+describe('named control tokens', () => {
+  it('acts under the name of the token presented', async () => {
+    const seen: string[] = [];
+    const done =
+      (action: 'pause' | 'resume' | 'delist' | 'sell-back' | 'reload') =>
+      async (meta: { by: string; reason: string }) => {
+        seen.push(`${meta.by}: ${meta.reason}`);
+        return { action, ok: true, by: meta.by, reason: meta.reason, message: 'ok', cards: [], pause: null };
+      };
+    server = await startObsServer({
+      port: 0,
+      metrics: metrics(),
+      view,
+      control: {
+        pause: done('pause'),
+        resume: done('resume'),
+        delist: (_t, meta) => done('delist')(meta),
+        sellBack: (_t, meta) => done('sell-back')(meta),
+        reload: done('reload'),
+      },
+      controlTokens: [
+        { name: 'alice', token: 'alice-token-0123456789' },
+        { name: 'bob', token: 'bob-token-0123456789' },
+      ],
+    });
+    const post = (token: string) =>
+      fetch(`${server!.url}/api/v1/control/reload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ reason: 'new strategy' }),
+      });
+    expect((await post('bob-token-0123456789')).status).toBe(200);
+    expect((await post('alice-token-0123456789')).status).toBe(200);
+    expect((await post('carol-token-0123456789')).status).toBe(401);
+    expect(seen).toEqual(['bob: new strategy', 'alice: new strategy']);
+  });
+});
