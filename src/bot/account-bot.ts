@@ -17,8 +17,9 @@ import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
 import { budgetBlock } from '../strategy/budget.js';
-import { decideOpen } from '../strategy/decide-open.js';
+import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
 import { BudgetTracker } from './budget-state.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
@@ -78,8 +79,10 @@ export class AccountBot {
   /** Why the open loop last waited (for logs and tests). */
   lastWait = '';
   purchases = 0;
+  /** The latest scoring and what the open loop decided from it (read API). */
+  lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
 
-  private readonly budget: BudgetTracker;
+  private budget: BudgetTracker;
 
   constructor(private readonly o: AccountBotOptions) {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
@@ -113,6 +116,35 @@ export class AccountBot {
       readsReport: o.readsPurchaseReport !== false,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
+  }
+
+  /** The account's name (config). */
+  get name(): string {
+    return this.o.account;
+  }
+
+  get strategy(): Strategy {
+    return this.o.strategy;
+  }
+
+  /** What the read API shows of this account: a read-only snapshot. */
+  snapshot() {
+    return {
+      account: this.account as Readonly<AccountView> | undefined,
+      lastWait: this.lastWait,
+      scores: this.lastScores,
+      totals: this.budget.totals(this.o.clock.now()),
+      strategy: this.o.strategy,
+    };
+  }
+
+  /** A reloaded (validated) strategy: every loop's next decision uses it; pools are read again. */
+  setStrategy(strategy: Strategy): void {
+    (this.o as { strategy: Strategy }).strategy = strategy;
+    this.sell.setStrategy(strategy);
+    this.reconcileOptions.strategy = strategy;
+    this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy, this.o.clock.now());
+    this.pools = undefined;
   }
 
   /** Recovery, then the loops. Resolves once recovery is done (the loops keep running). */
@@ -235,6 +267,7 @@ export class AccountBot {
       strategy,
       now,
     );
+    this.lastScores = { rows, decision, at: now };
     const stopLoss = budgetBlock(
       { balanceCents: account.balanceCents, ...totals, killSwitch: false },
       strategy,

@@ -17,6 +17,9 @@ export interface AccountView {
   nextPurchaseAt: number;
   resetsAt: number;
   minSecondsBetween: number;
+  /** The service's daily ceiling and count (shown by the read API). */
+  maxPacksPerDay: number;
+  packsToday: number;
   readAt: number;
 }
 
@@ -27,6 +30,8 @@ export function accountView(a: Account, readAt: number): AccountView {
     nextPurchaseAt: Date.parse(a.limits.next_purchase_at),
     resetsAt: Date.parse(a.limits.resets_at),
     minSecondsBetween: a.limits.min_seconds_between_purchases,
+    maxPacksPerDay: a.limits.max_packs_per_day,
+    packsToday: a.limits.packs_today,
     readAt,
   };
 }

@@ -7,10 +7,11 @@
  */
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import { type BotConfig, isLoopbackHost } from '../config/bot-config.js';
+import { type BotConfig, isLoopbackHost, loadBotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
 import { UserInputError } from '../core/errors.js';
 import { StateMismatchError } from '../market/persist.js';
+import type { BotControl, BotView } from '../obs/bot-view.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
@@ -19,6 +20,8 @@ import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
 import { AccountBot, type Cadence } from './account-bot.js';
+import { RunnerView } from './bot-view.js';
+import { RunnerControl } from './control.js';
 import {
   adoptLegacyState,
   closePreviousEmbeddedSession,
@@ -67,6 +70,10 @@ export class Runner {
     readonly embedded: Embedded | undefined,
     readonly obs: ObsServer | undefined,
     private readonly lock: WriterLock,
+    /** The operator's actions (control API, SIGHUP reload). */
+    readonly control: BotControl,
+    /** What the read API shows. */
+    readonly view: BotView,
   ) {}
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
@@ -141,8 +148,28 @@ export class Runner {
         cleanups,
         fail: (e) => runner?.failed(e),
       });
+      const view = new RunnerView({
+        mode: config.mode,
+        embedded: config.api.embedded,
+        ledger,
+        killSwitch,
+        bots: accounts.bots,
+        now: () => clock.now(),
+      });
+      const control = new RunnerControl({
+        ledger,
+        killSwitch,
+        bots: accounts.bots,
+        log,
+        mode: config.mode,
+        scopes: accounts.scopes,
+        loadStrategies: () => {
+          const fresh = loadBotConfig(config.file, process.env, { ignoreEnv: true });
+          return new Map(fresh.accounts.map((a) => [a.name, a.strategy]));
+        },
+      });
       const obs = config.metrics.enabled
-        ? await serveMetrics(config, options, { metrics, killSwitch, log, ledger, health })
+        ? await serveMetrics(config, options, { metrics, killSwitch, log, ledger, health, view, control })
         : undefined;
       if (obs) cleanups.push(() => obs.close());
 
@@ -159,6 +186,8 @@ export class Runner {
         embedded,
         obs,
         lock,
+        control,
+        view,
       );
       for (const bot of accounts.bots) await bot.start();
       accounts.arm();
@@ -353,6 +382,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
   const bots: AccountBot[] = [];
   const apis: PartnerApi[] = [];
   const https: HttpPartnerApi[] = [];
+  const scopesOf = new Map<string, readonly string[]>();
   let armed = false;
   for (const account of config.accounts) {
     const { strategy } = account;
@@ -369,6 +399,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
     https.push(http);
     env.cleanups.push(() => http.close());
     const scopes = await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
+    scopesOf.set(account.name, scopes);
     const api: PartnerApi =
       config.mode === 'dry-run'
         ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
@@ -402,6 +433,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
     bots,
     apis,
     https,
+    scopes: scopesOf,
     arm: () => {
       armed = true;
     },
@@ -418,17 +450,22 @@ async function serveMetrics(
     log: Logger;
     ledger: Ledger;
     health: { lastApiOk: boolean };
+    view: BotView;
+    control: BotControl;
   },
 ): Promise<ObsServer> {
   const { log, ledger, health } = env;
-  const token = config.control.token();
+  const tokens = config.control.tokens();
   const obs = await startObsServer({
     host: config.metrics.host,
     port: options.metricsPort ?? config.metrics.port,
     metrics: env.metrics,
     killSwitch: env.killSwitch,
     logger: log,
-    ...(token ? { controlToken: token } : {}),
+    view: env.view,
+    control: env.control,
+    readsNeedToken: !isLoopbackHost(config.metrics.host),
+    controlTokens: tokens,
     ready: () =>
       !ledger.isOpen
         ? { ready: false, reason: 'ledger closed' }
@@ -436,8 +473,8 @@ async function serveMetrics(
           ? { ready: true }
           : { ready: false, reason: 'API not reachable (last request failed)' },
   });
-  log.info({ url: obs.url }, 'metrics server listening');
-  if (!isLoopbackHost(config.metrics.host) && !token)
+  log.info({ url: obs.url, dashboard: `${obs.url}/` }, 'metrics server listening');
+  if (!isLoopbackHost(config.metrics.host) && tokens.length === 0)
     log.warn(
       { host: config.metrics.host, url: obs.url },
       'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',

@@ -38,6 +38,11 @@ export class SellSide {
     this.stopwatch = o.stopwatch ?? (() => performance.now());
   }
 
+  /** A reloaded strategy decides from now on. */
+  setStrategy(strategy: AccountContext['strategy']): void {
+    (this.o as { strategy: AccountContext['strategy'] }).strategy = strategy;
+  }
+
   /** Notes when pulls arrived; call right after the order is confirmed. */
   markReceived(pulls: readonly PullRow[]): void {
     const t = this.stopwatch();
@@ -47,6 +52,7 @@ export class SellSide {
   /** Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time. */
   process(): Promise<void> {
     return this.mutex.run(async () => {
+      await this.delistUnwanted();
       this.decideOpenPulls();
       await this.flushSells();
       await this.flushListings();
@@ -56,6 +62,32 @@ export class SellSide {
   /** Runs `fn` exclusive with `process` (the listing watcher changes the same pulls). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return this.mutex.run(fn);
+  }
+
+  /**
+   * Active listings whose pull was decided otherwise (an operator's hold or sell-back through the
+   * control API, recorded before any request): delisted before anything else, so a crash between
+   * that decision and the delisting repeats only the delisting.
+   */
+  async delistUnwanted(): Promise<number> {
+    const { ledger, account, log } = this.o;
+    let n = 0;
+    for (const listing of ledger.activeListings(account)) {
+      const pull = listing.pullId ? ledger.getPull(listing.pullId) : undefined;
+      if (!pull || !['held', 'sell_pending'].includes(pull.status)) continue;
+      try {
+        await this.delistQuietly(listing.cardId);
+      } catch (e) {
+        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
+        continue;
+      }
+      ledger.recordListingUpdate(listing.listingId, { delisted: true });
+      log.info({ card: listing.cardId, next: pull.status }, 'delisted on request');
+      n++;
+    }
+    if (n > 0) this.o.metrics.listingsActive(ledger.activeListings(account).length);
+    return n;
   }
 
   /** Decides every undecided card pull (sealed packs are held from the start). */

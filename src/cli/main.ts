@@ -48,6 +48,26 @@ export const COMMANDS: Record<string, Entry> = {
     summary: 'purchase orders in the ledger; settle an order in doubt',
     load: async () => (await import('./orders.js')).command,
   },
+  status: {
+    summary: 'balance, P&L, limits, pauses and orders in doubt of each account',
+    load: async () => (await import('./status.js')).command,
+  },
+  doctor: {
+    summary: 'check key, scopes, limits, clock, ledger, metrics and control',
+    load: async () => (await import('./doctor.js')).command,
+  },
+  vault: {
+    summary: "the account's vault beside the ledger's view of each card",
+    load: async () => (await import('./holdings.js')).vault,
+  },
+  listings: {
+    summary: "the account's listings: the API's beside the ledger's",
+    load: async () => (await import('./holdings.js')).listings,
+  },
+  delist: {
+    summary: 'take one listing or all off the market (the cards are held)',
+    load: async () => (await import('./delist.js')).command,
+  },
 };
 
 function help(): string {

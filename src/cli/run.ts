@@ -19,7 +19,8 @@ export const command: Command = {
   --dry-run    read from the configured API, send every write to a local paper market
 
 Stops gracefully on SIGTERM or SIGINT: no new orders, sell-backs still in their window are sent,
-the ledger is closed. While the kill switch file exists, no pack is opened. See docs/runner.md.`,
+the ledger is closed. While the kill switch file exists, no pack is opened. SIGHUP re-reads the
+strategies (kept unchanged if any is invalid). See docs/runner.md and docs/api.md.`,
   async run(argv) {
     const { values, positionals } = parseFlags(
       argv,
@@ -51,8 +52,14 @@ the ledger is closed. While the kill switch file exists, no pack is opened. See 
         void runner.stop(`signal ${signal}`);
       }
     };
+    // SIGHUP: re-read and validate the strategies (the old ones stay on any error), as
+    // POST /api/v1/control/reload does.
+    const onHangup = () => {
+      if (runner) void runner.control.reload({ by: 'SIGHUP', reason: 'signal' });
+    };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    process.on('SIGHUP', onHangup);
     try {
       runner = await Runner.start(config);
       if (requested) void runner.stop(`signal ${requested} during start-up`);
@@ -60,6 +67,7 @@ the ledger is closed. While the kill switch file exists, no pack is opened. See 
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      process.off('SIGHUP', onHangup);
     }
   },
 };

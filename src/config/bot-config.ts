@@ -114,6 +114,18 @@ export const BotConfigFile = z.strictObject({
     .strictObject({
       kill_switch_file: RelPath.default('data/packbot.pause'),
       token_env: EnvName.optional(),
+      tokens: z
+        .array(
+          z.strictObject({
+            name: z
+              .string()
+              .regex(/^[a-z0-9_-]{1,32}$/, 'a-z 0-9 _ -, at most 32 characters')
+              .describe('who acts with this token (logs, ledger)'),
+            token_env: EnvName,
+          }),
+        )
+        .optional()
+        .describe('named control tokens (token_env acts as `control`); an unset variable disables its token'),
     })
     .default({ kill_switch_file: 'data/packbot.pause' }),
 });
@@ -176,6 +188,11 @@ export interface BotConfig {
     readonly tokenEnv: string | undefined;
     /** The control token, or undefined (control endpoints disabled). Non-enumerable. */
     readonly token: () => string | undefined;
+    /**
+     * Every usable control token with the name it acts under: `token_env`'s as `control`, then
+     * each of `tokens` whose variable is set. Non-enumerable.
+     */
+    readonly tokens: () => readonly { name: string; token: string }[];
   };
   /** Every secret value (keys, token) to register with the logger's masking guard. Non-enumerable. */
   readonly secrets: () => string[];
@@ -291,12 +308,28 @@ export function loadBotConfig(
   const tokenValue = tokenEnv ? env[tokenEnv]?.trim() || undefined : undefined;
   if (tokenEnv && tokenValue !== undefined && tokenValue.length < 16)
     issue(['control', 'token_env'], `the token in ${tokenEnv} is too short (at least 16 characters)`);
+  const named: { name: string; token: string }[] = tokenValue ? [{ name: 'control', token: tokenValue }] : [];
+  for (const [i, t] of (raw.control.tokens ?? []).entries()) {
+    if (t.name === 'control' || (raw.control.tokens ?? []).findIndex((o) => o.name === t.name) !== i)
+      issue(['control', 'tokens', i, 'name'], `the name '${t.name}' is taken (control is token_env's)`);
+    const value = env[t.token_env]?.trim() || undefined;
+    if (value !== undefined && value.length < 16)
+      issue(
+        ['control', 'tokens', i, 'token_env'],
+        `the token in ${t.token_env} is too short (at least 16 characters)`,
+      );
+    else if (value !== undefined) named.push({ name: t.name, token: value });
+  }
   if (issues.length > 0) throw new InputFileError(issues);
 
   const control = hidden(
-    { killSwitchFile: resolve(cwd, raw.control.kill_switch_file), tokenEnv },
-    'token',
-    () => tokenValue,
+    hidden(
+      { killSwitchFile: resolve(cwd, raw.control.kill_switch_file), tokenEnv },
+      'token',
+      () => tokenValue,
+    ),
+    'tokens',
+    () => named,
   );
   const config = {
     file: path,
@@ -333,7 +366,7 @@ export function loadBotConfig(
     control,
   };
   const secrets = () =>
-    [...accounts.map((a) => a.apiKey()), ...(tokenValue ? [tokenValue] : [])].filter((s) => s !== '');
+    [...accounts.map((a) => a.apiKey()), ...named.map((t) => t.token)].filter((s) => s !== '');
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
 }
 

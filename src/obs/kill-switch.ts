@@ -25,6 +25,9 @@ export interface PauseStatus {
   file: string | undefined;
   /** Epoch ms when the endpoint pause was set, if it is set. */
   pausedAt: number | undefined;
+  /** Who set the endpoint pause and why (control API), when known. */
+  by?: string | undefined;
+  note?: string | undefined;
 }
 
 export interface KillSwitchOptions {
@@ -34,6 +37,7 @@ export interface KillSwitchOptions {
 
 export class KillSwitch {
   private manualSince: number | undefined;
+  private manualBy: { by?: string; note?: string } = {};
   private reported: string | undefined;
 
   /**
@@ -46,7 +50,9 @@ export class KillSwitch {
     private readonly onChange?: (status: PauseStatus) => void,
     private readonly options: KillSwitchOptions = {},
   ) {
-    this.manualSince = readPausedAt(options.stateFile);
+    const saved = readPaused(options.stateFile);
+    this.manualSince = saved?.at;
+    this.manualBy = saved?.meta ?? {};
   }
 
   /** Checked before every purchase; cheap (one stat). */
@@ -54,13 +60,16 @@ export class KillSwitch {
     return this.status().paused;
   }
 
-  pause(): PauseStatus {
+  /** An endpoint pause; `meta` (who, why) is kept with it. Pausing again keeps the first one. */
+  pause(meta: { by?: string; note?: string } = {}): PauseStatus {
     if (this.manualSince === undefined) {
       this.manualSince = this.now();
+      this.manualBy = meta;
       const path = this.options.stateFile;
       if (path) {
         mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(`${path}.tmp`, `${JSON.stringify({ endpoint_paused_at: this.manualSince })}\n`);
+        const saved = { endpoint_paused_at: this.manualSince, ...meta };
+        writeFileSync(`${path}.tmp`, `${JSON.stringify(saved)}\n`);
         renameSync(`${path}.tmp`, path);
       }
     }
@@ -69,6 +78,7 @@ export class KillSwitch {
 
   resume(): PauseStatus {
     this.manualSince = undefined;
+    this.manualBy = {};
     if (this.options.stateFile) rmSync(this.options.stateFile, { force: true });
     return this.status();
   }
@@ -77,7 +87,13 @@ export class KillSwitch {
     const reasons: PauseStatus['reasons'] = [];
     if (this.file && existsSync(this.file)) reasons.push('file');
     if (this.manualSince !== undefined) reasons.push('endpoint');
-    const s = { paused: reasons.length > 0, reasons, file: this.file, pausedAt: this.manualSince };
+    const s: PauseStatus = {
+      paused: reasons.length > 0,
+      reasons,
+      file: this.file,
+      pausedAt: this.manualSince,
+    };
+    if (this.manualSince !== undefined) Object.assign(s, this.manualBy);
     const key = reasons.join(',');
     if (key !== this.reported) {
       this.reported = key;
@@ -88,13 +104,24 @@ export class KillSwitch {
 }
 
 /** The saved endpoint pause; an unreadable file counts as paused (the safe side), since its mtime. */
-function readPausedAt(path: string | undefined): number | undefined {
+function readPaused(
+  path: string | undefined,
+): { at: number; meta: { by?: string; note?: string } } | undefined {
   if (!path || !existsSync(path)) return undefined;
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as { endpoint_paused_at?: unknown };
-    if (typeof v.endpoint_paused_at === 'number') return v.endpoint_paused_at;
+    const v = JSON.parse(readFileSync(path, 'utf8')) as {
+      endpoint_paused_at?: unknown;
+      by?: unknown;
+      note?: unknown;
+    };
+    if (typeof v.endpoint_paused_at === 'number') {
+      const meta: { by?: string; note?: string } = {};
+      if (typeof v.by === 'string') meta.by = v.by;
+      if (typeof v.note === 'string') meta.note = v.note;
+      return { at: v.endpoint_paused_at, meta };
+    }
   } catch {
     // fall through: paused
   }
-  return statSync(path).mtimeMs;
+  return { at: statSync(path).mtimeMs, meta: {} };
 }

@@ -1,12 +1,15 @@
 /**
  * The local operations endpoint: `/metrics` (Prometheus), `/healthz` (the process is alive),
- * `/readyz` (the supplied check passes: API reachable and ledger open) and the kill switch under
- * `/control`. Pause and resume need `Authorization: Bearer <token>`; with no token configured they
- * do not exist (404), so an unconfigured bot cannot be paused by anyone who can reach the port.
+ * `/readyz` (the supplied check passes: API reachable and ledger open), the kill switch under
+ * `/control`, and the dashboard at `/` with its read and control API under `/api/v1/`
+ * (`api-routes.ts`, docs/api.md). Pause and resume need `Authorization: Bearer <token>`; with no
+ * token configured they do not exist (404), so an unconfigured bot cannot be paused by anyone who
+ * can reach the port.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleApi, type NamedToken, tokenName } from './api-routes.js';
+import type { BotControl, BotView } from './bot-view.js';
 import type { KillSwitch } from './kill-switch.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -27,7 +30,19 @@ export interface ObsServerOptions {
   killSwitch?: KillSwitch;
   /** Bearer token for POST /control/pause|resume; undefined disables them. */
   controlToken?: string;
+  /** Name the single control token acts under (logs, ledger): default `control`. */
+  controlTokenName?: string;
+  /** Named control tokens (config `control.tokens`); replace `controlToken` when given. */
+  controlTokens?: readonly NamedToken[];
   logger?: Logger;
+  /** The running bot, read-only: serves `/api/v1/status` … `/api/v1/events`. */
+  view?: BotView;
+  /** The bot's actions: serves `/api/v1/control/…` (with the token). */
+  control?: BotControl;
+  /** The server listens beyond loopback: `/api/v1/` reads need the token too. */
+  readsNeedToken?: boolean;
+  /** How often `/api/v1/events` looks for changes (ms; default 1000). */
+  eventsPollMs?: number;
 }
 
 export interface ObsServer {
@@ -41,15 +56,6 @@ function send(res: ServerResponse, status: number, body: unknown, contentType = 
   const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
   res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
   res.end(text);
-}
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-function authorised(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const m = /^Bearer (.+)$/.exec(header);
-  // Compare fixed-length digests: constant time whatever the candidate's length.
-  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
 }
 
 async function readiness(check: ObsServerOptions['ready']): Promise<ReadinessResult> {
@@ -72,11 +78,26 @@ async function readiness(check: ObsServerOptions['ready']): Promise<ReadinessRes
 
 export async function startObsServer(options: ObsServerOptions): Promise<ObsServer> {
   const { metrics, killSwitch, controlToken, logger } = options;
+  const tokens: readonly NamedToken[] =
+    options.controlTokens ??
+    (controlToken === undefined
+      ? []
+      : [{ name: options.controlTokenName ?? 'control', token: controlToken }]);
+  const api = {
+    tokens,
+    readsNeedToken: options.readsNeedToken === true,
+    logger,
+    ...(options.view ? { view: options.view } : {}),
+    ...(options.control ? { control: options.control } : {}),
+    ...(options.eventsPollMs ? { eventsPollMs: options.eventsPollMs } : {}),
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = url.pathname;
     const method = req.method ?? 'GET';
     const route = `${method} ${path}`;
+    if (await handleApi(req, res, url, api)) return;
     switch (route) {
       case 'GET /metrics':
         return send(res, 200, await metrics.text(), metrics.contentType);
@@ -95,12 +116,19 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
         return send(res, 200, killSwitch.status());
       case 'POST /control/pause':
       case 'POST /control/resume': {
-        if (!killSwitch || controlToken === undefined) return send(res, 404, { error: 'not found' });
+        if (!killSwitch || tokens.length === 0) return send(res, 404, { error: 'not found' });
         req.resume();
-        if (!authorised(req, controlToken)) {
+        const by = tokenName(req, tokens);
+        if (by === undefined) {
           logger?.warn({ route }, 'control request refused: bad or missing bearer token');
           res.setHeader('WWW-Authenticate', 'Bearer');
           return send(res, 401, { error: 'unauthorized' });
+        }
+        if (options.control) {
+          // The same action as /api/v1/control/pause|resume (logged with who and why).
+          const meta = { by, reason: route };
+          await (path.endsWith('pause') ? options.control.pause(meta) : options.control.resume(meta));
+          return send(res, 200, killSwitch.status());
         }
         const status = path.endsWith('pause') ? killSwitch.pause() : killSwitch.resume();
         logger?.warn({ route, paused: status.paused, reasons: status.reasons }, 'kill switch changed');

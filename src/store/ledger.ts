@@ -911,6 +911,67 @@ export class Ledger {
     return last.balanceCents + f.payouts + f.proceeds - f.charged;
   }
 
+  // ---------------------------------------------------------------- dashboard reads
+
+  /** The schema version the file is at (`PRAGMA user_version`; `packbot doctor`). */
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  /**
+   * Pulls newest first, each with `seq` (its insertion order: the read API's events stream sends
+   * the pulls after the last `seq` it sent). `afterSeq` keeps only pulls inserted after it.
+   */
+  recentPulls(limit: number, afterSeq = 0): (PullRow & { seq: number })[] {
+    const rows = this.db
+      .prepare(`SELECT rowid AS seq, ${PULL_COLS} FROM pulls WHERE rowid > ? ORDER BY rowid DESC LIMIT ?`)
+      .all(afterSeq, limit) as Raw[];
+    return rows.map((r) => ({ ...toPull(r), seq: r.seq as number }));
+  }
+
+  /** Every balance the service reported for `account` at or after `since`, oldest first. */
+  balanceHistory(account: string, since = 0): BalanceRow[] {
+    return this.db
+      .prepare(`SELECT ${BALANCE_COLS} FROM balances WHERE account = ? AND at >= ? ORDER BY at, id`)
+      .all(account, since) as BalanceRow[];
+  }
+
+  /**
+   * The account's cash flows, oldest first: charges (negative), counted sell-back payouts and
+   * listing proceeds (positive). Their running sum is the realised net P&L over time.
+   */
+  cashFlows(account: string): { at: number; cents: Cents }[] {
+    return this.db
+      .prepare(`SELECT at, cents FROM (
+          SELECT created_at AS at, -total_charged_cents AS cents FROM orders WHERE account = @account
+          UNION ALL SELECT at, payout_cents FROM sellbacks WHERE account = @account AND counted = 1
+          UNION ALL SELECT filled_at, proceeds_cents FROM listings
+            WHERE account = @account AND state = 'filled') ORDER BY at`)
+      .all({ account }) as { at: number; cents: Cents }[];
+  }
+
+  /** The pull's latest listing (any state). */
+  listingOfPull(pullId: string): ListingRow | undefined {
+    return this.db
+      .prepare(`SELECT ${LISTING_COLS} FROM listings WHERE pull_id = ? ORDER BY created_at DESC LIMIT 1`)
+      .get(pullId) as ListingRow | undefined;
+  }
+
+  /** The intent an order came from (its stored response carries the cards' images and grades). */
+  intentOfOrder(checkoutId: string): Intent | undefined {
+    const o = this.stmts.orderByCheckout.get(checkoutId) as OrderRow | undefined;
+    return o ? this.getIntent(o.intentKey) : undefined;
+  }
+
+  /** Intents changed after `since` (ms), newest first. */
+  intentsUpdatedSince(since: number, limit = 100): Intent[] {
+    return (
+      this.db
+        .prepare(`SELECT ${INTENT_COLS} FROM intents WHERE updated_at > ? ORDER BY updated_at DESC LIMIT ?`)
+        .all(since, limit) as Raw[]
+    ).map(toIntent);
+  }
+
   // ---------------------------------------------------------------- report
 
   /**

@@ -152,6 +152,23 @@ describe('loadBotConfig', () => {
     expect(err.message).not.toContain('short\n');
   });
 
+  it('resolves named control tokens, secret and hidden like the single one', () => {
+    const yaml = `${base('embedded')}control:\n  token_env: T\n  tokens:\n    - { name: alice, token_env: TA }\n    - { name: bob, token_env: TB }\n`;
+    const cfg = loadBotConfig(write(yaml), { T: 'tok_0123456789abcdef', TA: 'alice_0123456789abc' });
+    expect(cfg.control.tokens().map((t) => t.name)).toEqual(['control', 'alice']);
+    expect(JSON.stringify({ ...cfg.control })).not.toContain('alice_0123456789abc');
+    expect(cfg.secrets()).toContain('alice_0123456789abc');
+    const err = failure(() =>
+      loadBotConfig(
+        write(`${base('embedded')}control:\n  tokens:\n    - { name: control, token_env: TA }\n`),
+        {
+          TA: 'short',
+        },
+      ),
+    );
+    expect(err.issues.map((i) => i.path)).toEqual(['control.tokens[0].name', 'control.tokens[0].token_env']);
+  });
+
   it('the shipped config/bot.yaml is valid against the schema and points at the schema file', () => {
     const text = readFileSync('config/bot.yaml', 'utf8');
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/bot-config.schema.json');

@@ -1,0 +1,218 @@
+/**
+ * The read and control API's answers (`/api/v1/…`), as zod schemas: the one definition the server,
+ * the bot's implementation, the operator commands and the JSON Schemas in `schemas/api-*.schema.json`
+ * share (docs/api.md). Money is USD (numbers, two decimals), times are ISO 8601 UTC strings.
+ */
+import { z } from 'zod';
+
+const Usd = z.number().describe('US dollars');
+const Time = z.string().describe('ISO 8601 UTC time');
+
+export const PauseInfo = z.strictObject({
+  paused: z.boolean().describe('opening packs is paused (selling and listings go on)'),
+  reasons: z.array(z.string()).describe('`file` (kill switch file exists) and/or `endpoint` (control API)'),
+  file: z.string().nullable().describe('the kill switch file watched'),
+  paused_at: Time.nullable().describe('when the endpoint pause was set'),
+  by: z.string().nullable().describe('who set the endpoint pause (token name)'),
+  note: z.string().nullable().describe('why (the request reason)'),
+});
+export type PauseInfo = z.infer<typeof PauseInfo>;
+
+export const AccountStatus = z.strictObject({
+  name: z.string(),
+  strategy: z.string(),
+  balance_usd: Usd.nullable().describe('the last balance the service reported'),
+  balance_at: Time.nullable(),
+  net_pnl_usd: Usd.describe(
+    'payouts + proceeds + holdings at their sell-back value − spend (packbot report)',
+  ),
+  realised_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
+  packs: z.strictObject({
+    today: z.number().int().describe('packs the ledger booked since UTC midnight'),
+    left_today: z.number().int().nullable().describe('the service says (last account read)'),
+    max_per_day: z.number().int().nullable().describe("the service's daily ceiling"),
+    resets_at: Time.nullable(),
+  }),
+  spend: z.strictObject({
+    today_usd: Usd,
+    daily_cap_usd: Usd.describe('strategy budget.max_daily_spend_usd'),
+    total_usd: Usd,
+    total_cap_usd: Usd.describe('strategy budget.max_total_spend_usd'),
+    min_balance_usd: Usd.describe('strategy budget.min_balance_usd'),
+    stop_loss_usd: Usd.describe('strategy budget.stop_loss_usd'),
+  }),
+  next_purchase_at: Time.nullable().describe('earliest next purchase the service allows'),
+  waiting: z.string().nullable().describe('why the open loop last waited'),
+  pauses: z
+    .array(z.strictObject({ reason: z.string(), detail: z.string() }))
+    .describe(
+      'what stops this account opening now: kill_switch, stop_loss, strategy_kill_switch, order_in_doubt',
+    ),
+  orders_in_doubt: z.number().int(),
+  listings_active: z.number().int(),
+  holdings: z.number().int().describe('cards and sealed packs still ours'),
+});
+export type AccountStatus = z.infer<typeof AccountStatus>;
+
+export const StatusResponse = z.strictObject({
+  now: Time,
+  mode: z.enum(['live', 'dry-run']),
+  embedded: z.boolean(),
+  pause: PauseInfo,
+  accounts: z.array(AccountStatus),
+});
+export type StatusResponse = z.infer<typeof StatusResponse>;
+
+export const PnlPoint = z.strictObject({
+  at: Time,
+  balance_usd: Usd.nullable().describe('the last reported balance at that time'),
+  net_usd: Usd.describe('realised net P&L (cash flows) up to that time'),
+});
+export const PnlResponse = z.strictObject({
+  accounts: z.array(z.strictObject({ name: z.string(), points: z.array(PnlPoint) })),
+});
+export type PnlResponse = z.infer<typeof PnlResponse>;
+
+export const DecisionView = z.strictObject({
+  action: z.enum(['sell_back', 'list', 'hold', 'reprice', 'delist']),
+  reason: z.string(),
+  price_usd: Usd.nullable().describe('sell-back payout or listing price decided'),
+  at: Time,
+});
+
+export const PullView = z.strictObject({
+  seq: z.number().int().describe('insertion order (the events stream resumes after it)'),
+  pull_id: z.string(),
+  account: z.string(),
+  card_id: z.string(),
+  name: z.string(),
+  kind: z.enum(['card', 'sealed_pack']),
+  grade: z.string().nullable().describe('grading company and rank, e.g. `PSA 10`'),
+  value_usd: Usd,
+  image_url: z.string().nullable(),
+  rarity: z.string(),
+  is_chase: z.boolean(),
+  pulled_at: Time,
+  status: z.string().describe('ledger pull status'),
+  decision: DecisionView.nullable().describe('the latest decision'),
+  outcome: z.strictObject({
+    kind: z.enum(['sold_back', 'listing_filled', 'listed', 'held', 'pending', 'gone']),
+    amount_usd: Usd.nullable().describe('payout, proceeds or listing price'),
+    at: Time.nullable(),
+  }),
+});
+export type PullView = z.infer<typeof PullView>;
+export const PullsResponse = z.strictObject({ pulls: z.array(PullView) });
+export type PullsResponse = z.infer<typeof PullsResponse>;
+
+export const OrderView = z.strictObject({
+  key: z.string(),
+  account: z.string(),
+  state: z.enum(['pending', 'sent', 'in_doubt', 'parked', 'confirmed', 'failed']),
+  in_doubt: z.boolean().describe('outcome unknown: blocks new orders of its account'),
+  pack_type: z.string().nullable(),
+  category: z.string().nullable(),
+  risk_level: z.string().nullable(),
+  quantity: z.number().int().nullable(),
+  unit_price_usd: Usd.nullable(),
+  total_charged_usd: Usd.nullable(),
+  created_at: Time,
+  updated_at: Time,
+  attempts: z.number().int(),
+  error_code: z.string().nullable(),
+  settled_by: z.string().nullable(),
+});
+export type OrderView = z.infer<typeof OrderView>;
+export const OrdersResponse = z.strictObject({
+  in_doubt: z.number().int(),
+  orders: z.array(OrderView),
+});
+export type OrdersResponse = z.infer<typeof OrdersResponse>;
+
+export const ListingView = z.strictObject({
+  listing_id: z.string(),
+  account: z.string(),
+  card_id: z.string(),
+  pull_id: z.string().nullable(),
+  name: z.string(),
+  price_usd: Usd,
+  value_usd: Usd.nullable().describe('value at pull (the basis of the schedule)'),
+  listed_at: Time,
+  repriced_at: Time.nullable(),
+  schedule: z
+    .array(z.strictObject({ at: Time, markup: z.number(), price_usd: Usd.nullable() }))
+    .describe('planned repricing steps (at the value at pull), up to the sell-back deadline'),
+  sell_back_at: Time.describe('when the listing gives up and sells back if still unsold'),
+  lock_ends_at: Time.nullable().describe('end of the 7-day value lock of the sell-back offer'),
+});
+export type ListingView = z.infer<typeof ListingView>;
+export const ListingsResponse = z.strictObject({ listings: z.array(ListingView) });
+export type ListingsResponse = z.infer<typeof ListingsResponse>;
+
+export const ScoreRowView = z.strictObject({
+  category: z.string(),
+  pack_type: z.string(),
+  name: z.string(),
+  risk_level: z.string(),
+  price_usd: Usd,
+  ev_usd: Usd,
+  ev_ratio: z.number().nullable(),
+  realized_ev_ratio: z.number().nullable(),
+  p_loss: z.number(),
+  decision: z.enum(['open', 'wait']),
+  reason: z.string(),
+});
+export const ScoresResponse = z.strictObject({
+  accounts: z.array(
+    z.strictObject({
+      name: z.string(),
+      scored_at: Time.nullable(),
+      decision: z
+        .strictObject({ action: z.enum(['open', 'wait']), reason: z.string() })
+        .nullable()
+        .describe('what the open loop decided from these rows'),
+      rows: z.array(ScoreRowView),
+    }),
+  ),
+});
+export type ScoresResponse = z.infer<typeof ScoresResponse>;
+
+export const ControlResult = z.strictObject({
+  action: z.enum(['pause', 'resume', 'delist', 'sell-back', 'reload']),
+  ok: z.boolean(),
+  by: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  cards: z
+    .array(
+      z.strictObject({
+        account: z.string(),
+        card_id: z.string(),
+        result: z.string().describe('delisted, sold, queued, not listed, failed: …'),
+      }),
+    )
+    .describe('delist and sell-back: each card acted on'),
+  pause: PauseInfo.nullable().describe('pause and resume: the new state'),
+});
+export type ControlResult = z.infer<typeof ControlResult>;
+
+/** One server-sent event of `/api/v1/events` (`event:` name = `type`, `data:` = the JSON). */
+export const BotEvent = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('status'), status: StatusResponse }),
+  z.strictObject({ type: z.literal('pull'), pull: PullView }),
+  z.strictObject({ type: z.literal('order'), order: OrderView }),
+  z.strictObject({ type: z.literal('pause'), pause: PauseInfo }),
+]);
+export type BotEvent = z.infer<typeof BotEvent>;
+
+/** Every answer with its JSON Schema file name (`schemas/api-<name>.schema.json`). */
+export const API_SCHEMAS = {
+  status: StatusResponse,
+  pnl: PnlResponse,
+  pulls: PullsResponse,
+  orders: OrdersResponse,
+  listings: ListingsResponse,
+  scores: ScoresResponse,
+  event: BotEvent,
+  control: ControlResult,
+} as const;
