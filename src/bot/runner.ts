@@ -1,7 +1,7 @@
 /**
  * The bot's lifecycle: takes the ledger's writer lock first, then builds everything from a
- * validated BotConfig (logger with the keys registered as secrets, metrics, ledger, kill switch,
- * the API per account after its identity and scope check, the metrics server),
+ * validated BotConfig (logger with the keys registered as secrets, metrics, notifications, ledger,
+ * kill switch, the API per account after its identity and scope check, the metrics server),
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
  * flight finished, pulls still in their window sold, ledger closed.
  */
@@ -14,11 +14,14 @@ import { StateMismatchError } from '../market/persist.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
+import type { Notifier } from '../obs/notify/event.js';
+import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
 import { AccountBot, type Cadence } from './account-bot.js';
+import { dailySummaryLoop } from './daily-summary.js';
 import {
   adoptLegacyState,
   closePreviousEmbeddedSession,
@@ -30,6 +33,7 @@ import {
 } from './embedded.js';
 import type { CrashPoint } from './executor.js';
 import { stopOnFatal } from './fatal-guard.js';
+import * as notices from './notices.js';
 import { createPaperMarket } from './paper-market.js';
 
 export interface RunnerOptions {
@@ -43,12 +47,16 @@ export interface RunnerOptions {
   cadence?: Partial<Cadence>;
   crashAt?: (point: CrashPoint, key: string) => void;
   stopwatch?: () => number;
+  /** Instead of the webhooks of `config.notify` (tests). */
+  notifier?: Notifier;
 }
 
 export class Runner {
   private stopping: Promise<void> | undefined;
   private fatal: unknown;
   private resolveDone!: (code: number) => void;
+  private readonly summaries = new AbortController();
+  private summaryLoop: Promise<void> | undefined;
   /** Resolves with the exit code once the runner has stopped (by `stop` or a fatal error). */
   readonly done = new Promise<number>((r) => {
     this.resolveDone = r;
@@ -67,6 +75,7 @@ export class Runner {
     readonly embedded: Embedded | undefined,
     readonly obs: ObsServer | undefined,
     private readonly lock: WriterLock,
+    readonly notifier: Notifier,
   ) {}
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
@@ -96,11 +105,16 @@ export class Runner {
           ? new ScaledClock(Date.now(), config.sim.speed)
           : new WallClock()),
     );
-    const log = startLogging(config, clock, options.logDestination);
+    const { log, secrets } = startLogging(config, clock, options.logDestination);
     log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
     const cleanups: (() => Promise<void> | void)[] = [];
     try {
       const metrics = new Metrics();
+      // Delivery never blocks trading: events are queued per webhook and sent by their own workers.
+      const notifier =
+        options.notifier ??
+        createNotifier(config.notify, { clock, log, metrics, mask: (text) => secrets.mask(text) });
+      cleanups.push(() => notifier.close());
       const ledger = Ledger.open(config.store.path, { clock });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
@@ -117,10 +131,16 @@ export class Runner {
         baseUrl = embedded.server.url;
       }
 
+      let wasPaused = false;
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
-        (s) => metrics.killSwitch(s),
+        (s) => {
+          metrics.killSwitch(s);
+          if (s.paused !== wasPaused)
+            notifier.notify(s.paused ? notices.paused(s.reasons, clock.now()) : notices.resumed(clock.now()));
+          wasPaused = s.paused;
+        },
         { stateFile: endpointPauseFile(config.store.path) },
       );
       const pause = killSwitch.status();
@@ -139,6 +159,7 @@ export class Runner {
         killSwitch,
         health,
         cleanups,
+        notifier,
         fail: (e) => runner?.failed(e),
       });
       const obs = config.metrics.enabled
@@ -159,9 +180,18 @@ export class Runner {
         embedded,
         obs,
         lock,
+        notifier,
       );
       for (const bot of accounts.bots) await bot.start();
       accounts.arm();
+      if (notifier.wants('daily_summary'))
+        runner.summaryLoop = dailySummaryLoop({
+          clock,
+          ledger,
+          notifier,
+          accounts: config.accounts.map((a) => a.name),
+          signal: runner.summaries.signal,
+        }).catch((e: unknown) => log.error({ err: e }, 'daily summary loop stopped'));
       log.info({ accounts: accounts.bots.length }, 'packbot running');
       return runner;
     } catch (e) {
@@ -173,6 +203,7 @@ export class Runner {
   private failed(e: unknown): void {
     if (this.fatal !== undefined) return;
     this.fatal = e;
+    this.notifier.notify(notices.fatal(e, this.clock.now()));
     void this.stop('fatal error');
   }
 
@@ -191,6 +222,8 @@ export class Runner {
       this.log.error({ err: e }, 'error while stopping');
       this.fatal ??= e;
     }
+    this.summaries.abort();
+    await this.summaryLoop;
     this.metrics.ordersInDoubt(this.ledger.unresolvedCount());
     this.ledger.close();
     await this.obs?.close().catch(() => undefined);
@@ -198,6 +231,8 @@ export class Runner {
     await this.embedded?.server.close().catch(() => undefined);
     this.embedded?.save();
     this.lock.release();
+    // Last: a fatal error's notification (and whatever else is queued) gets a short grace to go out.
+    await this.notifier.close().catch(() => undefined);
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }
@@ -248,16 +283,21 @@ class ClockBox implements Clock {
 }
 
 /** The logger, with every key and token registered as a secret before the first line. */
-function startLogging(config: BotConfig, clock: Clock, destination?: NodeJS.WritableStream): Logger {
+function startLogging(
+  config: BotConfig,
+  clock: Clock,
+  destination?: NodeJS.WritableStream,
+): { log: Logger; secrets: SecretRegistry } {
   const secrets = new SecretRegistry();
   secrets.add(...config.secrets());
-  return createLogger({
+  const log = createLogger({
     level: config.log.level,
     pretty: config.log.pretty,
     secrets,
     now: () => clock.now(),
     ...(destination ? { destination } : {}),
   });
+  return { log, secrets };
 }
 
 /**
@@ -331,6 +371,7 @@ interface AccountsEnv {
   /** Whether the last API answer came back (for /readyz). */
   health: { lastApiOk: boolean };
   cleanups: (() => Promise<void> | void)[];
+  notifier: Notifier;
   fail: (e: unknown) => void;
 }
 
@@ -391,6 +432,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
         // Without the scope a report read is a 403, which stops the runner: never ask.
         readsPurchaseReport: scopes.includes('read:pulls'),
         killSwitch,
+        notifier: env.notifier,
         onFatal: env.fail,
         ...(options.crashAt ? { crashAt: options.crashAt } : {}),
         ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),

@@ -15,6 +15,7 @@ import { toCents, toUsd } from '../core/money.js';
 import type { PullRow } from '../store/ledger.js';
 import { decidePull } from '../strategy/decide-pull.js';
 import type { AccountContext } from './context.js';
+import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
 import { Mutex } from './sleep.js';
 
@@ -67,6 +68,7 @@ export class SellSide {
       if (this.missedWindow(row, now)) {
         metrics.sellbackWindowMissed();
         log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
+        this.o.notifier?.notify(notices.windowMissed(account, row, now));
       }
       if (decision.action === 'sell_back')
         ledger.recordDecision({
@@ -140,6 +142,18 @@ export class SellSide {
           log.warn(
             { pull: r.pull_id, paid: r.payout_amount, expected: toUsd(want) },
             'sold after the 0.9 window',
+          );
+          const pull = batch.find((p) => p.pullId === r.pull_id);
+          this.o.notifier?.notify(
+            notices.windowMissed(
+              account,
+              { pullId: r.pull_id, name: pull?.name ?? r.pull_id },
+              this.o.clock.now(),
+              {
+                expectedCents: want,
+                paidCents: toCents(r.payout_amount ?? 0),
+              },
+            ),
           );
         }
       }
