@@ -28,7 +28,11 @@ export interface SellSideOptions extends AccountContext {
 }
 
 export class SellSide {
-  /** Pull id → stopwatch reading when it arrived (for decision latency). */
+  /**
+   * Pull id → stopwatch reading when it arrived (for decision latency): kept only until the pull is
+   * sold back or decided otherwise, so listed and held pulls do not pile up here for the life of
+   * the process (nor time a sell-back days later, after a delisting, as a decision).
+   */
   private readonly received = new Map<string, number>();
   /** Cards whose listing request got no clear answer: delist before listing again. */
   private readonly listingInDoubt = new Set<string>();
@@ -42,7 +46,13 @@ export class SellSide {
   /** Notes when pulls arrived; call right after the order is confirmed. */
   markReceived(pulls: readonly PullRow[]): void {
     const t = this.stopwatch();
-    for (const p of pulls) this.received.set(p.pullId, t);
+    // Sealed packs are held from the start: never sold back, never timed.
+    for (const p of pulls) if (p.kind === 'card') this.received.set(p.pullId, t);
+  }
+
+  /** Pulls still waiting for their sell-back to be timed (bounded by what awaits a sale). */
+  get timedPulls(): number {
+    return this.received.size;
   }
 
   /** Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time. */
@@ -85,6 +95,7 @@ export class SellSide {
           priceCents: decision.priceCents,
         });
       else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
+      if (decision.action !== 'sell_back') this.received.delete(row.pullId);
     }
   }
 
