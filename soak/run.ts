@@ -57,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
   out(`log lines: ${r.logLines.total} (${r.logLines.warn} warn, ${r.logLines.error} error)`);
   out(`handles at the end: ${JSON.stringify(r.end.handleTypes)}`);
   out(`handles before the start and after the stop: ${r.handlesBefore} → ${r.handlesAfterStop}`);
+  out(r.simGrowth);
   out(r.verdict.line);
   return r.verdict.memoryFlat && r.verdict.handlesFlat ? 0 : 1;
 }

@@ -6,8 +6,10 @@
  * windows, event-loop delay p99 since the previous sample (perf_hooks.monitorEventLoopDelay).
  *
  * Verdict (after a warm-up day: JIT, caches and the first listings filling the steady state):
- * - memory flat: heap used at the end ≤ heap at the middle + max(10 %, 8 MB), same for RSS with
- *   max(15 %, 24 MB) (RSS also holds freed pages the allocator keeps);
+ * - memory flat: the heap's trend (least squares over the daily samples from day 1) at most
+ *   0.1 MB per simulated day, heap used at the end ≤ heap at the middle + max(10 %, 8 MB), and RSS
+ *   at the end ≤ RSS at the middle + max(15 %, 24 MB) (RSS also holds freed pages the allocator
+ *   keeps, so only its level is judged);
  * - handles flat: at the end ≤ at the start + 2;
  * - ledger growth per order reported (bytes per confirmed order between the first and last sample).
  */
@@ -47,6 +49,12 @@ export interface Sample {
   walKb: number;
   /** The embedded simulator's state file (written after every order, sell-back and listing). */
   simStateKb: number;
+  /**
+   * Cards the embedded simulator holds, and of them those taken by simulated other users
+   * (`gone`): the simulator keeps every card it ever generated.
+   */
+  simCards: number;
+  simCardsGone: number;
   orders: number;
   windowsMissed: number;
   loopP99Ms: number;
@@ -59,7 +67,16 @@ export interface SoakResult {
   middle: Sample;
   end: Sample;
   logLines: { total: number; warn: number; error: number };
-  verdict: { memoryFlat: boolean; handlesFlat: boolean; bytesPerOrder: number | null; line: string };
+  verdict: {
+    memoryFlat: boolean;
+    handlesFlat: boolean;
+    /** Heap trend in MB per simulated day (null with fewer than three daily samples). */
+    heapSlopeMbPerDay: number | null;
+    bytesPerOrder: number | null;
+    line: string;
+  };
+  /** What the embedded simulator's own growth accounts for (its cards and state file). */
+  simGrowth: string;
   gcExposed: boolean;
   /** Open handles before the bot started and once it stopped (a stopped bot leaves none behind). */
   handlesBefore: number;
@@ -149,6 +166,19 @@ function writeSoakConfig(dir: string, speed: number): string {
   return path;
 }
 
+/** Least-squares slope of y over x; null with fewer than three points. */
+export function slope(points: readonly [number, number][]): number | null {
+  if (points.length < 3) return null;
+  const n = points.length;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  return sxx === 0 ? null : points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx;
+}
+
+/** Growth the verdict lets pass as flat. */
+export const HEAP_SLOPE_LIMIT_MB_PER_DAY = 0.1;
+
 const wallSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
@@ -174,6 +204,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const types: Record<string, number> = {};
     const resources = process.getActiveResourcesInfo();
     for (const t of resources) types[t] = (types[t] ?? 0) + 1;
+    const locs = (
+      runner.embedded?.market.dump() as { cards_by_location?: Record<string, number> } | undefined
+    )?.cards_by_location;
     const s: Sample = {
       label,
       day,
@@ -185,6 +218,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ledgerKb: sqliteBytes(ledgerPath) / 1024,
       walKb: fileSize(`${ledgerPath}-wal`) / 1024,
       simStateKb: fileSize(embeddedStatePath(ledgerPath)) / 1024,
+      simCards: Object.values(locs ?? {}).reduce((a, n) => a + n, 0),
+      simCardsGone: locs?.gone ?? 0,
       orders: runner.ledger.intentCounts().confirmed,
       windowsMissed: (await runner.metrics.sellbackWindowMissedTotal.get()).values[0]?.value ?? 0,
       loopP99Ms: loop.percentile(99) / 1e6,
@@ -201,7 +236,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       while (runner.clock.now() < target) await wallSleep((target - runner.clock.now()) / options.speed + 1);
       const s = await sample(day === options.days ? 'end' : `day ${day}`, day);
       options.progress?.(
-        `day ${day}/${options.days}: rss ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, handles ${s.handles}, orders ${s.orders}, ledger ${s.ledgerKb.toFixed(0)} kB (WAL ${s.walKb.toFixed(0)} kB), sim state ${s.simStateKb.toFixed(0)} kB, missed ${s.windowsMissed}, loop p99 ${s.loopP99Ms.toFixed(1)} ms`,
+        `day ${day}/${options.days}: rss ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, handles ${s.handles}, orders ${s.orders}, ledger ${s.ledgerKb.toFixed(0)} kB (WAL ${s.walKb.toFixed(0)} kB), sim state ${s.simStateKb.toFixed(0)} kB (${s.simCards} cards, ${s.simCardsGone} gone), missed ${s.windowsMissed}, loop p99 ${s.loopP99Ms.toFixed(1)} ms`,
       );
     }
   } finally {
@@ -225,9 +260,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const handlesFlat = last.handles <= first.handles + 2;
   const orders = last.orders - first.orders;
   const bytesPerOrder = orders > 0 ? Math.round(((last.ledgerKb - first.ledgerKb) * 1024) / orders) : null;
-  const memoryFlat = heapFlat && rssFlat;
+  const heapSlope = slope(samples.filter((x) => x.day >= 1).map((x) => [x.day, x.heapUsedMb]));
+  const memoryFlat = heapFlat && rssFlat && (heapSlope === null || heapSlope <= HEAP_SLOPE_LIMIT_MB_PER_DAY);
+  const trend =
+    heapSlope === null ? '' : `, heap trend ${heapSlope >= 0 ? '+' : ''}${heapSlope.toFixed(2)} MB/day`;
   const line =
-    `verdict: memory ${memoryFlat ? 'flat' : 'GROWING'} (heap ${base.heapUsedMb.toFixed(1)} → ${last.heapUsedMb.toFixed(1)} MB, rss ${base.rssMb.toFixed(1)} → ${last.rssMb.toFixed(1)} MB from ${base.label}; tolerance heap +max(10%, 8 MB), rss +max(15%, 24 MB)), ` +
+    `verdict: memory ${memoryFlat ? 'flat' : 'GROWING'} (heap ${base.heapUsedMb.toFixed(1)} → ${last.heapUsedMb.toFixed(1)} MB, rss ${base.rssMb.toFixed(1)} → ${last.rssMb.toFixed(1)} MB from ${base.label}${trend}; tolerance heap +max(10%, 8 MB) and trend ≤ ${HEAP_SLOPE_LIMIT_MB_PER_DAY} MB/day, rss +max(15%, 24 MB)), ` +
     `handles ${handlesFlat ? 'flat' : 'GROWING'} (${first.handles} → ${last.handles}; tolerance +2), ` +
     `ledger ${bytesPerOrder === null ? 'n/a' : `${bytesPerOrder} bytes per order`} (${orders} orders)`;
   return {
@@ -237,25 +275,42 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     middle,
     end: last,
     logLines: { total: logs.total, warn: logs.warn, error: logs.error },
-    verdict: { memoryFlat, handlesFlat, bytesPerOrder, line },
+    verdict: { memoryFlat, handlesFlat, heapSlopeMbPerDay: heapSlope, bytesPerOrder, line },
+    simGrowth: simGrowthLine(samples, heapSlope),
     gcExposed: gc !== undefined,
     handlesBefore,
     handlesAfterStop,
   };
 }
 
+/**
+ * The simulator shares the process in embedded mode: its card count and state file per day, and
+ * the heap trend per card it added, to tell its growth from the bot's.
+ */
+function simGrowthLine(samples: Sample[], heapSlope: number | null): string {
+  const days = samples.filter((x) => x.day >= 1);
+  const cards = slope(days.map((x) => [x.day, x.simCards]));
+  const state = slope(days.map((x) => [x.day, x.simStateKb]));
+  if (cards === null || state === null) return 'simulator: too few days to measure its growth';
+  const perCard =
+    heapSlope !== null && cards > 0
+      ? ` (heap trend ${Math.round((heapSlope * MB) / cards)} bytes per card added)`
+      : '';
+  return `simulator: +${Math.round(cards)} cards/day (it keeps every card it generated), state file +${Math.round(state)} kB/day${perCard}`;
+}
+
 /** The three rows (start, middle, end) as a Markdown table. */
 export function soakTable(r: SoakResult): string {
   const rows = [r.start, r.middle, r.end];
   const head =
-    '| when | sim day | wall s | RSS MB | heap used MB | handles | ledger kB | sim state kB | orders | windows missed | loop p99 ms |';
-  const sep = '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+    '| when | sim day | wall s | RSS MB | heap used MB | handles | ledger kB | orders | windows missed | loop p99 ms | sim cards (gone) | sim state kB |';
+  const sep = '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   return [
     head,
     sep,
     ...rows.map(
       (s) =>
-        `| ${s.label} | ${s.day} | ${s.wallSeconds.toFixed(1)} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.handles} | ${s.ledgerKb.toFixed(0)} | ${s.simStateKb.toFixed(0)} | ${s.orders} | ${s.windowsMissed} | ${s.loopP99Ms.toFixed(1)} |`,
+        `| ${s.label} | ${s.day} | ${s.wallSeconds.toFixed(1)} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.handles} | ${s.ledgerKb.toFixed(0)} | ${s.orders} | ${s.windowsMissed} | ${s.loopP99Ms.toFixed(1)} | ${s.simCards} (${s.simCardsGone}) | ${s.simStateKb.toFixed(0)} |`,
     ),
   ].join('\n');
 }
