@@ -26,6 +26,7 @@ import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
 import { InDoubtResolver, type Resolution } from './in-doubt.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
+import * as notices from './notices.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
 import { sleepFor, sleepUntil } from './sleep.js';
@@ -83,6 +84,8 @@ export class AccountBot {
   lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
 
   private budget: BudgetTracker;
+  /** The stop-loss guard held at the last look (a notification goes out when it starts to). */
+  private stopLossOn = false;
 
   constructor(private readonly o: AccountBotOptions) {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
@@ -108,6 +111,7 @@ export class AccountBot {
       ledger: o.ledger,
       log: o.log,
       ...(o.crashAt ? { crashAt: o.crashAt } : {}),
+      ...(o.notifier ? { notifier: o.notifier } : {}),
     });
     this.inDoubt = new InDoubtResolver({
       ...o,
@@ -273,6 +277,7 @@ export class AccountBot {
       strategy,
     );
     metrics.paused('stop_loss', stopLoss?.guard === 'stop_loss');
+    this.noteStopLoss(stopLoss?.guard === 'stop_loss', totals.realizedPnlCents, now);
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);
@@ -300,6 +305,14 @@ export class AccountBot {
         : {}),
     });
     return this.afterOutcome(outcome);
+  }
+
+  private noteStopLoss(on: boolean, pnlCents: number, now: number): void {
+    if (on && !this.stopLossOn)
+      this.o.notifier?.notify(
+        notices.stopLoss(this.o.account, pnlCents, toCents(this.o.strategy.budget.stop_loss_usd), now),
+      );
+    this.stopLossOn = on;
   }
 
   private noteWait(reason: string): void {
@@ -438,6 +451,9 @@ export class AccountBot {
     const { clock, cadence } = this.o;
     const signal = this.allAbort.signal;
     while (await sleepFor(clock, cadence.sweepMs, signal)) {
+      // The kill switch file is noticed within a sweep even while the open loop waits for hours
+      // (a limit, the day's budget): the paused gauge and the `paused` notification follow it.
+      this.o.killSwitch?.status();
       try {
         await this.sell.process();
       } catch (e) {

@@ -1,11 +1,13 @@
 /**
  * What every per-account part of the runner (scheduler, sell side, listing watch, reconciler)
- * is built with: one account's API, ledger, clock, logger, metrics and strategy.
+ * is built with: one account's API, ledger, clock, logger, metrics and strategy, and where to tell
+ * an operator what happened (a no-op when notifications are not configured).
  */
 import type { PartnerApi } from '../api/partner-api.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
+import type { Notifier } from '../obs/notify/event.js';
 import type { Ledger } from '../store/ledger.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 
@@ -17,4 +19,5 @@ export interface AccountContext {
   log: Logger;
   metrics: Metrics;
   strategy: Strategy;
+  notifier?: Notifier;
 }

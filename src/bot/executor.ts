@@ -24,8 +24,10 @@ import type { PartnerApi } from '../api/partner-api.js';
 import type { PackPurchaseRequest, PackPurchaseResponse } from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
 import type { Logger } from '../obs/logger.js';
+import { NO_NOTIFIER, type Notifier } from '../obs/notify/event.js';
 import type { ConfirmedOrder, Intent, Ledger } from '../store/ledger.js';
 import { newIdempotencyKey } from './keys.js';
+import * as notices from './notices.js';
 
 export type PurchaseOutcome =
   | { status: 'confirmed'; intent: Intent; confirmed: ConfirmedOrder; response: PackPurchaseResponse }
@@ -50,10 +52,15 @@ export interface ExecutorOptions {
   log: Logger;
   /** Test hook: throw here to model a process killed at that point. */
   crashAt?: (point: CrashPoint, key: string) => void;
+  /** Told of every order booked, refused or put in doubt (order_confirmed, order_failed, …). */
+  notifier?: Notifier;
 }
 
 export class PurchaseExecutor {
-  constructor(private readonly o: ExecutorOptions) {}
+  private readonly notifier: Notifier;
+  constructor(private readonly o: ExecutorOptions) {
+    this.notifier = o.notifier ?? NO_NOTIFIER;
+  }
 
   /** Records a new intent, then sends it. */
   async open(plan: PurchasePlan): Promise<PurchaseOutcome> {
@@ -87,6 +94,9 @@ export class PurchaseExecutor {
       if (this.charged(e) === 'no' && !delivered) {
         const failed = ledger.failIntent(key, e.code, e.message);
         log.warn({ intent: key, code: e.code, kind: e.kind }, `order not placed: ${e.message}`);
+        this.notifier.notify(
+          notices.orderFailed(this.o.account, failed, e.code, e.message, failed.updatedAt),
+        );
         return { status: 'failed', intent: failed, error: e };
       }
       if (this.charged(e) === 'no') {
@@ -95,10 +105,12 @@ export class PurchaseExecutor {
         ledger.markKeyForgotten(key);
         const doubt = ledger.markInDoubt(key, e.code, `re-send refused: ${e.message}`);
         log.error({ intent: key, code: e.code }, `re-sent order refused; settled by evidence: ${e.message}`);
+        this.notifier.notify(notices.orderInDoubt(this.o.account, doubt, e.message, false, doubt.updatedAt));
         return { status: 'in_doubt', intent: doubt, error: e };
       }
       const doubt = ledger.markInDoubt(key, e.code, e.message);
       log.error({ intent: key, code: e.code, kind: e.kind }, `order outcome unknown: ${e.message}`);
+      this.notifier.notify(notices.orderInDoubt(this.o.account, doubt, e.message, false, doubt.updatedAt));
       return { status: 'in_doubt', intent: doubt, error: e };
     }
     this.o.crashAt?.('after_answer', key);
@@ -114,6 +126,7 @@ export class PurchaseExecutor {
       },
       confirmed.recorded ? 'order confirmed' : 'order already recorded (replay)',
     );
+    if (confirmed.recorded) notices.announceBooked(this.notifier, this.o.account, confirmed);
     return { status: 'confirmed', intent: ledger.getIntent(key)!, confirmed, response };
   }
 

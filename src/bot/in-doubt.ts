@@ -11,6 +11,7 @@ import { FRESH_WINDOW_MS, LATE_RATE } from '../api/rules.js';
 import type { Category, VaultEntry } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, toCents } from '../core/money.js';
+import { NO_NOTIFIER } from '../obs/notify/event.js';
 import type { ConfirmedOrder, Intent, NewPull } from '../store/ledger.js';
 import type { AccountContext } from './context.js';
 import {
@@ -23,6 +24,7 @@ import {
   type Verdict,
 } from './evidence.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
+import * as notices from './notices.js';
 import { readVault } from './vault.js';
 
 /** The purchase report's id of the account, learnt from a confirmed order (`account_facts`). */
@@ -81,12 +83,18 @@ export class InDoubtResolver {
           { intent: intent.key, pulls: verdict.pulls.length, by: verdict.by },
           'order in doubt settled: charged',
         );
+        if (confirmed.recorded)
+          notices.announceBooked(this.o.notifier ?? NO_NOTIFIER, this.o.account, confirmed);
         return { status: 'confirmed', confirmed, replay: false };
       }
-      case 'not_charged':
-        ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
+      case 'not_charged': {
+        const failed = ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
         log.warn({ intent: intent.key, by: verdict.by }, 'order in doubt settled: not charged');
+        this.o.notifier?.notify(
+          notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', verdict.by, failed.updatedAt),
+        );
         return { status: 'failed' };
+      }
       case 'wait':
         return {
           status: 'in_doubt',
@@ -105,7 +113,10 @@ export class InDoubtResolver {
         return this.resend(intent, verdict.why);
       case 'park': {
         if (intent.parkedAt === null) {
-          ledger.parkIntent(intent.key, 'PARKED', verdict.why);
+          const parked = ledger.parkIntent(intent.key, 'PARKED', verdict.why);
+          this.o.notifier?.notify(
+            notices.orderInDoubt(this.o.account, parked, verdict.why, true, parked.updatedAt),
+          );
           log.error(
             { intent: intent.key, why: verdict.why },
             'order in doubt parked for review: no new order until it is settled (packbot orders --in-doubt)',

@@ -1,7 +1,7 @@
 /**
  * The bot's lifecycle: takes the ledger's writer lock first, then builds everything from a
- * validated BotConfig (logger with the keys registered as secrets, metrics, ledger, kill switch,
- * the API per account after its identity and scope check, the metrics server),
+ * validated BotConfig (logger with the keys registered as secrets, metrics, notifications, ledger,
+ * kill switch, the API per account after its identity and scope check, the metrics server),
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
  * flight finished, pulls still in their window sold, ledger closed.
  */
@@ -15,6 +15,8 @@ import type { BotControl, BotView } from '../obs/bot-view.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
 import { Metrics } from '../obs/metrics.js';
+import type { Notifier } from '../obs/notify/event.js';
+import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
@@ -22,6 +24,7 @@ import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes
 import { AccountBot, type Cadence } from './account-bot.js';
 import { RunnerView } from './bot-view.js';
 import { RunnerControl } from './control.js';
+import { dailySummaryLoop } from './daily-summary.js';
 import {
   adoptLegacyState,
   closePreviousEmbeddedSession,
@@ -33,6 +36,7 @@ import {
 } from './embedded.js';
 import type { CrashPoint } from './executor.js';
 import { stopOnFatal } from './fatal-guard.js';
+import * as notices from './notices.js';
 import { createPaperMarket } from './paper-market.js';
 
 export interface RunnerOptions {
@@ -46,12 +50,16 @@ export interface RunnerOptions {
   cadence?: Partial<Cadence>;
   crashAt?: (point: CrashPoint, key: string) => void;
   stopwatch?: () => number;
+  /** Instead of the webhooks of `config.notify` (tests). */
+  notifier?: Notifier;
 }
 
 export class Runner {
   private stopping: Promise<void> | undefined;
   private fatal: unknown;
   private resolveDone!: (code: number) => void;
+  private readonly summaries = new AbortController();
+  private summaryLoop: Promise<void> | undefined;
   /** Resolves with the exit code once the runner has stopped (by `stop` or a fatal error). */
   readonly done = new Promise<number>((r) => {
     this.resolveDone = r;
@@ -74,6 +82,7 @@ export class Runner {
     readonly control: BotControl,
     /** What the read API shows. */
     readonly view: BotView,
+    readonly notifier: Notifier,
   ) {}
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
@@ -103,11 +112,16 @@ export class Runner {
           ? new ScaledClock(Date.now(), config.sim.speed)
           : new WallClock()),
     );
-    const log = startLogging(config, clock, options.logDestination);
+    const { log, secrets } = startLogging(config, clock, options.logDestination);
     log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
     const cleanups: (() => Promise<void> | void)[] = [];
     try {
       const metrics = new Metrics();
+      // Delivery never blocks trading: events are queued per webhook and sent by their own workers.
+      const notifier =
+        options.notifier ??
+        createNotifier(config.notify, { clock, log, metrics, mask: (text) => secrets.mask(text) });
+      cleanups.push(() => notifier.close());
       const ledger = Ledger.open(config.store.path, { clock });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
@@ -124,10 +138,16 @@ export class Runner {
         baseUrl = embedded.server.url;
       }
 
+      let wasPaused = false;
       const killSwitch = new KillSwitch(
         config.control.killSwitchFile,
         () => clock.now(),
-        (s) => metrics.killSwitch(s),
+        (s) => {
+          metrics.killSwitch(s);
+          if (s.paused !== wasPaused)
+            notifier.notify(s.paused ? notices.paused(s.reasons, clock.now()) : notices.resumed(clock.now()));
+          wasPaused = s.paused;
+        },
         { stateFile: endpointPauseFile(config.store.path) },
       );
       const pause = killSwitch.status();
@@ -146,6 +166,7 @@ export class Runner {
         killSwitch,
         health,
         cleanups,
+        notifier,
         fail: (e) => runner?.failed(e),
       });
       const view = new RunnerView({
@@ -188,9 +209,18 @@ export class Runner {
         lock,
         control,
         view,
+        notifier,
       );
       for (const bot of accounts.bots) await bot.start();
       accounts.arm();
+      if (notifier.wants('daily_summary'))
+        runner.summaryLoop = dailySummaryLoop({
+          clock,
+          ledger,
+          notifier,
+          accounts: config.accounts.map((a) => a.name),
+          signal: runner.summaries.signal,
+        }).catch((e: unknown) => log.error({ err: e }, 'daily summary loop stopped'));
       log.info({ accounts: accounts.bots.length }, 'packbot running');
       return runner;
     } catch (e) {
@@ -202,6 +232,7 @@ export class Runner {
   private failed(e: unknown): void {
     if (this.fatal !== undefined) return;
     this.fatal = e;
+    this.notifier.notify(notices.fatal(e, this.clock.now()));
     void this.stop('fatal error');
   }
 
@@ -220,6 +251,8 @@ export class Runner {
       this.log.error({ err: e }, 'error while stopping');
       this.fatal ??= e;
     }
+    this.summaries.abort();
+    await this.summaryLoop;
     this.metrics.ordersInDoubt(this.ledger.unresolvedCount());
     this.ledger.close();
     await this.obs?.close().catch(() => undefined);
@@ -227,6 +260,8 @@ export class Runner {
     await this.embedded?.server.close().catch(() => undefined);
     this.embedded?.save();
     this.lock.release();
+    // Last: a fatal error's notification (and whatever else is queued) gets a short grace to go out.
+    await this.notifier.close().catch(() => undefined);
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }
@@ -277,16 +312,21 @@ class ClockBox implements Clock {
 }
 
 /** The logger, with every key and token registered as a secret before the first line. */
-function startLogging(config: BotConfig, clock: Clock, destination?: NodeJS.WritableStream): Logger {
+function startLogging(
+  config: BotConfig,
+  clock: Clock,
+  destination?: NodeJS.WritableStream,
+): { log: Logger; secrets: SecretRegistry } {
   const secrets = new SecretRegistry();
   secrets.add(...config.secrets());
-  return createLogger({
+  const log = createLogger({
     level: config.log.level,
     pretty: config.log.pretty,
     secrets,
     now: () => clock.now(),
     ...(destination ? { destination } : {}),
   });
+  return { log, secrets };
 }
 
 /**
@@ -360,6 +400,7 @@ interface AccountsEnv {
   /** Whether the last API answer came back (for /readyz). */
   health: { lastApiOk: boolean };
   cleanups: (() => Promise<void> | void)[];
+  notifier: Notifier;
   fail: (e: unknown) => void;
 }
 
@@ -422,6 +463,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
         // Without the scope a report read is a 403, which stops the runner: never ask.
         readsPurchaseReport: scopes.includes('read:pulls'),
         killSwitch,
+        notifier: env.notifier,
         onFatal: env.fail,
         ...(options.crashAt ? { crashAt: options.crashAt } : {}),
         ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),

@@ -15,6 +15,7 @@ import { toCents, toUsd } from '../core/money.js';
 import type { PullRow } from '../store/ledger.js';
 import { decidePull } from '../strategy/decide-pull.js';
 import type { AccountContext } from './context.js';
+import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
 import { Mutex } from './sleep.js';
 
@@ -27,7 +28,11 @@ export interface SellSideOptions extends AccountContext {
 }
 
 export class SellSide {
-  /** Pull id → stopwatch reading when it arrived (for decision latency). */
+  /**
+   * Pull id → stopwatch reading when it arrived (for decision latency): kept only until the pull is
+   * sold back or decided otherwise, so listed and held pulls do not pile up here for the life of
+   * the process (nor time a sell-back days later, after a delisting, as a decision).
+   */
   private readonly received = new Map<string, number>();
   /** Cards whose listing request got no clear answer: delist before listing again. */
   private readonly listingInDoubt = new Set<string>();
@@ -46,7 +51,13 @@ export class SellSide {
   /** Notes when pulls arrived; call right after the order is confirmed. */
   markReceived(pulls: readonly PullRow[]): void {
     const t = this.stopwatch();
-    for (const p of pulls) this.received.set(p.pullId, t);
+    // Sealed packs are held from the start: never sold back, never timed.
+    for (const p of pulls) if (p.kind === 'card') this.received.set(p.pullId, t);
+  }
+
+  /** Pulls still waiting for their sell-back to be timed (bounded by what awaits a sale). */
+  get timedPulls(): number {
+    return this.received.size;
   }
 
   /** Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time. */
@@ -99,6 +110,7 @@ export class SellSide {
       if (this.missedWindow(row, now)) {
         metrics.sellbackWindowMissed();
         log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
+        this.o.notifier?.notify(notices.windowMissed(account, row, now));
       }
       if (decision.action === 'sell_back')
         ledger.recordDecision({
@@ -115,6 +127,7 @@ export class SellSide {
           priceCents: decision.priceCents,
         });
       else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
+      if (decision.action !== 'sell_back') this.received.delete(row.pullId);
     }
   }
 
@@ -172,6 +185,18 @@ export class SellSide {
           log.warn(
             { pull: r.pull_id, paid: r.payout_amount, expected: toUsd(want) },
             'sold after the 0.9 window',
+          );
+          const pull = batch.find((p) => p.pullId === r.pull_id);
+          this.o.notifier?.notify(
+            notices.windowMissed(
+              account,
+              { pullId: r.pull_id, name: pull?.name ?? r.pull_id },
+              this.o.clock.now(),
+              {
+                expectedCents: want,
+                paidCents: toCents(r.payout_amount ?? 0),
+              },
+            ),
           );
         }
       }

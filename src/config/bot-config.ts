@@ -6,7 +6,8 @@
  * - `api.base_url: embedded` or a loopback URL (localhost, 127.0.0.0/8, ::1): `mode` defaults to `live`
  *   (it is a simulator: nothing real is at stake).
  * - any other URL: `mode` defaults to `dry-run`; live trading needs `mode: live` written in the file.
- * API keys are read from the variables the file names, never from the file itself. They are exposed
+ * API keys are read from the variables the file names, never from the file itself (webhook URLs,
+ * which may carry tokens, are best given the same way: src/config/notify-config.ts). They are exposed
  * only through a non-enumerable `apiKey()` closure, so logging or serialising the config leaks nothing.
  */
 
@@ -18,6 +19,7 @@ import { deepFreeze } from '../core/freeze.js';
 import type { World } from '../market/world-schema.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { formatPath, InputFileError, type InputIssue, readSource, validateSource } from './load.js';
+import { type NotifyConfig, NotifyFile, resolveNotify, urlSecrets } from './notify-config.js';
 import { loadStrategy } from './strategy-file.js';
 import { DEFAULT_WORLD_PATH, loadWorld } from './world-file.js';
 
@@ -128,6 +130,7 @@ export const BotConfigFile = z.strictObject({
         .describe('named control tokens (token_env acts as `control`); an unset variable disables its token'),
     })
     .default({ kill_switch_file: 'data/packbot.pause' }),
+  notify: NotifyFile.optional().describe('webhooks the bot posts events to (docs/operations.md)'),
 });
 export type BotConfigFile = z.infer<typeof BotConfigFile>;
 
@@ -194,6 +197,8 @@ export interface BotConfig {
      */
     readonly tokens: () => readonly { name: string; token: string }[];
   };
+  /** Webhooks for events; undefined when not configured or disabled (notifications are a no-op). */
+  readonly notify: NotifyConfig | undefined;
   /** Every secret value (keys, token) to register with the logger's masking guard. Non-enumerable. */
   readonly secrets: () => string[];
 }
@@ -320,6 +325,7 @@ export function loadBotConfig(
       );
     else if (value !== undefined) named.push({ name: t.name, token: value });
   }
+  const notify = resolveNotify(raw.notify, env, issue, options.ignoreEnv);
   if (issues.length > 0) throw new InputFileError(issues);
 
   const control = hidden(
@@ -364,9 +370,14 @@ export function loadBotConfig(
     },
     sim: { worldPath, world, seed: raw.sim.seed, speed: raw.sim.speed },
     control,
+    notify,
   };
   const secrets = () =>
-    [...accounts.map((a) => a.apiKey()), ...named.map((t) => t.token)].filter((s) => s !== '');
+    [
+      ...accounts.map((a) => a.apiKey()),
+      ...named.map((t) => t.token),
+      ...(notify?.webhooks.flatMap((w) => urlSecrets(w.url())) ?? []),
+    ].filter((s) => s !== '');
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;
 }
 

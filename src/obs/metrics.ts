@@ -7,6 +7,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ENDPOINTS } from '../api/partner-api.js';
 import { CATEGORIES, RISK_LEVELS } from '../api/schemas.js';
+import { NOTIFY_EVENTS } from '../config/notify-config.js';
 import type { Cents } from '../core/money.js';
 import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
 import type { PauseStatus } from './kill-switch.js';
@@ -36,6 +37,10 @@ const CATEGORY_SET = new Set<string>(CATEGORIES);
 const RISK_SET = new Set<string>(RISK_LEVELS);
 const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
 const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
+const NOTIFY_EVENT_SET = new Set<string>(NOTIFY_EVENTS);
+/** What became of one event for one webhook. */
+export const NOTIFY_RESULTS = ['sent', 'failed', 'dropped'] as const;
+export type NotifyResult = (typeof NOTIFY_RESULTS)[number];
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
 export type StatusLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'transport' | 'other';
@@ -158,6 +163,12 @@ export class Metrics {
     labelNames: ['reason'],
     registers: [this.registry],
   });
+  readonly notificationsTotal = new Counter({
+    name: `${PREFIX}notifications_total`,
+    help: 'Webhook notifications by event and result (sent, failed after retries, dropped from a full queue or at shutdown), one per webhook',
+    labelNames: ['event', 'result'] as const,
+    registers: [this.registry],
+  });
 
   readonly budgetMinBalanceUsd = new Gauge({
     name: `${PREFIX}budget_min_balance_usd`,
@@ -269,6 +280,11 @@ export class Metrics {
   /** Opening paused (or not) for one reason; the reasons are independent series. */
   paused(reason: PauseReason, on: boolean): void {
     this.pausedGauge.set({ reason }, on ? 1 : 0);
+  }
+
+  /** One event's fate at one webhook (event from NOTIFY_EVENTS, else `other`). */
+  notification(event: string, result: NotifyResult): void {
+    this.notificationsTotal.inc({ event: NOTIFY_EVENT_SET.has(event) ? event : OTHER, result });
   }
 
   /** The kill switch's sources (file, endpoint) as they are now. */

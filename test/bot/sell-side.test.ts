@@ -65,6 +65,8 @@ describe('SellSide', () => {
     expect(await metric(f, 'packbot_sellback_window_missed_total')).toBe(0);
     expect(await metric(f, 'packbot_decision_latency_seconds')).toBe(low.length);
     expect(await metric(f, 'packbot_listings_active')).toBe(high.length);
+    // Nothing kept for the listed pulls: the arrival times do not pile up over a long run.
+    expect(sell.timedPulls).toBe(0);
   });
 
   it('counts a missed window, and sells at the late rate per the fallback rule', async () => {

@@ -1,0 +1,19 @@
+/**
+ * The soak run's short version (`npm run soak` runs 30 days): one simulated day on the embedded
+ * simulator at 10 000×, on real timers. It completes, the bot trades, open handles do not grow
+ * across the day, and a stopped bot leaves none behind.
+ */
+import { describe, expect, it } from 'vitest';
+import { runSoak, soakTable } from '../../soak/soak.js';
+
+describe('soak (short)', () => {
+  it('runs a simulated day with handles flat', async () => {
+    const r = await runSoak({ days: 1, speed: 10_000 });
+    expect(r.samples.map((s) => s.label)).toEqual(['start', 'end']);
+    expect(r.end.orders).toBeGreaterThan(0);
+    expect(r.logLines.error).toBe(0);
+    expect(r.verdict.handlesFlat, JSON.stringify([r.start.handleTypes, r.end.handleTypes])).toBe(true);
+    expect(r.handlesAfterStop).toBeLessThanOrEqual(r.handlesBefore);
+    expect(soakTable(r).split('\n')).toHaveLength(5);
+  }, 60_000);
+});
