@@ -6,7 +6,8 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
-import { runBacktest } from '../backtest/run.js';
+import { runBacktestPaths } from '../backtest/run.js';
+import { makePart, parseShard } from '../backtest/shard.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -17,9 +18,10 @@ import type { Command } from './command.js';
 
 const USAGE =
   'packbot backtest --snapshot F --strategy F [--days 30] [--paths 1000] [--seed N] [--market static|dynamic] ' +
-  '[--workers N] [--balance USD] [--dynamics F] [--json F] [--html F]';
+  '[--workers N] [--balance USD] [--dynamics F] [--shard K/N] [--json F] [--html F]\n' +
+  '  --shard K/N runs the paths i with i % N = K-1; --json then writes a part for `packbot merge`';
 
-function writeAtomic(path: string, text: string): void {
+export function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
   renameSync(tmp, path);
@@ -41,6 +43,7 @@ export const command: Command = {
         workers: { type: 'string' },
         balance: { type: 'string' },
         dynamics: { type: 'string' },
+        shard: { type: 'string' },
         json: { type: 'string' },
         html: { type: 'string' },
       },
@@ -62,6 +65,7 @@ export const command: Command = {
       if (!/^\d+(\.\d{1,2})?$/.test(values.balance) || !Number.isFinite(balanceUsd))
         throw new UsageError(`--balance must be a USD amount such as 5000 or 99.50, got '${values.balance}'`);
     }
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
     const snapshot = loadSnapshot(values.snapshot);
     const strategy = loadStrategy(values.strategy);
     const dynamics = values.dynamics ? loadFile(values.dynamics, DynamicsSpec.partial()) : undefined;
@@ -79,7 +83,7 @@ export const command: Command = {
     process.on('SIGINT', onSigint);
     let lastDraw = 0;
     try {
-      const report = await runBacktest({
+      const opts = {
         snapshot,
         strategy,
         days,
@@ -89,8 +93,12 @@ export const command: Command = {
         workers,
         ...(balanceUsd !== undefined ? { balanceUsd } : {}),
         ...(dynamics ? { dynamics } : {}),
+        ...(shard ? { shard } : {}),
         strategyLabel: values.strategy,
         snapshotLabel: values.snapshot,
+      } as const;
+      const run = await runBacktestPaths({
+        ...opts,
         signal: controller.signal,
         onProgress: (done, total) => {
           if (!tty) return;
@@ -101,8 +109,15 @@ export const command: Command = {
           if (done === total) process.stderr.write('\n');
         },
       });
+      const report = run.report;
       if (tty && report.partial) process.stderr.write('\n');
-      if (values.json) writeAtomic(values.json, `${JSON.stringify(report, null, 2)}\n`);
+      // A shard's JSON is its part (per-path data for `packbot merge`), compact: it is large.
+      if (values.json)
+        writeAtomic(
+          values.json,
+          shard ? `${JSON.stringify(makePart(opts, run))}\n` : `${JSON.stringify(report, null, 2)}\n`,
+        );
+      if (shard) process.stdout.write(`shard ${shard.index}/${shard.count} of ${paths} paths\n`);
       if (values.html) writeAtomic(values.html, renderHtml(report));
       process.stdout.write(terminalSummary(report));
       return report.partial ? 130 : 0;
