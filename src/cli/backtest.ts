@@ -8,6 +8,7 @@ import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
 import { runBacktestPaths } from '../backtest/run.js';
 import { makePart, parseShard } from '../backtest/shard.js';
+import { strategyMisfit } from '../backtest/strategy-fit.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -127,32 +128,15 @@ export const command: Command = {
   },
 };
 
-function checkStrategyMatchesSnapshot(
+export function checkStrategyMatchesSnapshot(
   strategyFile: string,
   snapshotFile: string,
   strategy: ReturnType<typeof loadStrategy>,
   snapshot: ReturnType<typeof loadSnapshot>,
 ): void {
-  const p = strategy.packs;
-  const inScope = snapshot.pools.filter(
-    (pool) =>
-      (p.categories as readonly string[]).includes(pool.category) &&
-      (p.risk_levels as readonly string[]).includes(pool.risk_level),
-  );
-  const types = new Set(inScope.map((pool) => pool.pack_type));
-  for (const name of p.include)
-    if (!types.has(name))
-      throw new UsageError(
-        `${strategyFile}: packs.include: pack '${name}' is not in ${snapshotFile} ` +
-          `(for the strategy's categories and risk levels it has: ${[...types].join(', ') || 'none'})`,
-      );
-  const usable = inScope.filter(
-    (pool) =>
-      !p.exclude.includes(pool.pack_type) && (p.include.length === 0 || p.include.includes(pool.pack_type)),
-  );
-  if (usable.length === 0)
+  const misfit = strategyMisfit(strategy, snapshot);
+  if (misfit)
     throw new UsageError(
-      `${strategyFile}: packs: the strategy names no pack of ${snapshotFile} ` +
-        `(snapshot categories: ${[...new Set(snapshot.pools.map((x) => x.category))].join(', ') || 'none'})`,
+      `${strategyFile}: ${misfit.field}: ${misfit.message.replace('the snapshot', snapshotFile)}`,
     );
 }

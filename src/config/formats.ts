@@ -9,6 +9,7 @@ import { STRATEGY_FORMAT, StrategyFile } from '../strategy/strategy-schema.js';
 import { BACKTEST_PART_FORMAT, BacktestPartFile } from './backtest-part.js';
 import { BOT_CONFIG_FORMAT, BotConfigFile } from './bot-config.js';
 import { InputFileError, type ParsedSource, readSource, validateSource } from './load.js';
+import { SPACE_FORMAT, SpaceFile } from './space-file.js';
 
 export interface FileFormat {
   /** Short name, also the JSON Schema's file name: `schemas/<kind>.schema.json`. */
@@ -22,6 +23,7 @@ export const FORMATS: Readonly<Record<string, FileFormat>> = {
   [SNAPSHOT_FORMAT_V1]: { kind: 'snapshot', schema: SnapshotFile },
   [BOT_CONFIG_FORMAT]: { kind: 'bot-config', schema: BotConfigFile },
   [WORLD_FORMAT]: { kind: 'world', schema: WorldFile },
+  [SPACE_FORMAT]: { kind: 'space', schema: SpaceFile },
   [BACKTEST_PART_FORMAT]: { kind: 'backtest-part', schema: BacktestPartFile },
 };
 
