@@ -78,7 +78,11 @@ function events(strategy: Strategy, horizon: number): LifeEvent[] {
   const period = list.reprice_every_hours * HOUR_MS;
   for (let n = 1; n * period <= horizon; n++) out.push({ at: n * period, tick: false });
   const maxEnd = list.max_days * DAY_MS;
-  for (const at of [maxEnd, VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS, VALUE_LOCK_MS + AFTER_LOCK_MS])
+  for (const at of [
+    maxEnd,
+    VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS,
+    VALUE_LOCK_MS + AFTER_LOCK_MS,
+  ])
     if (at > 0 && at <= horizon) out.push({ at, tick: false });
   // A tick and a decision at the same instant: the tick (fills at the new value) comes first.
   return out.sort((a, b) => a.at - b.at || Number(b.tick) - Number(a.tick));

@@ -16,9 +16,17 @@ const hazard = (fills: number, sensitivity: number) => ({
 describe('listingLife: lives that can be priced by hand', () => {
   it.each([
     // One price for max_days, no drift: the fill model's own probability within max_days.
-    ['hazard, 3 days at 1.3', { markup: 1.3, max_days: 3, fill: hazard(1, 4) }, 1 - Math.exp(-3 * Math.exp(-1.2))],
+    [
+      'hazard, 3 days at 1.3',
+      { markup: 1.3, max_days: 3, fill: hazard(1, 4) },
+      1 - Math.exp(-3 * Math.exp(-1.2)),
+    ],
     ['piecewise 0.4 at 1.5', { markup: 1.5, max_days: 3, fill: linearFill }, 0.4],
-    ['hazard, 6 hours', { markup: 1.2, max_days: 0.25, fill: hazard(8, 4) }, 1 - Math.exp(-2 * Math.exp(-0.8))],
+    [
+      'hazard, 6 hours',
+      { markup: 1.2, max_days: 0.25, fill: hazard(8, 4) },
+      1 - Math.exp(-2 * Math.exp(-0.8)),
+    ],
   ])('%s', (_name, list, fill) => {
     const life = listingLife(strategy({ sell: { list: { ...flatLife, seller_fee_rate: 0.05, ...list } } }));
     expect(life.fill).toBeCloseTo(fill, 9);
@@ -53,7 +61,9 @@ describe('listingLife: lives that can be priced by hand', () => {
 describe('listingLife: value drift against the lock', () => {
   const drifting = (vol: number) =>
     strategy({
-      sell: { list: { markup: 1.3, max_days: 3, fill: hazard(1, 4), value_drift: { daily_volatility: vol } } },
+      sell: {
+        list: { markup: 1.3, max_days: 3, fill: hazard(1, 4), value_drift: { daily_volatility: vol } },
+      },
     });
 
   it('a listing above the locked value stays up until the lock ends: drift sells more, and never for less', () => {

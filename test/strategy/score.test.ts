@@ -14,7 +14,9 @@ import {
 } from '../fixtures/pools.js';
 import { flatLife, linearFill, strategy } from './helpers.js';
 
-const handStrategy = strategy({ sell: { threshold_usd: 50, list: { ...flatLife, markup: 1.5, fill: linearFill } } });
+const handStrategy = strategy({
+  sell: { threshold_usd: 50, list: { ...flatLife, markup: 1.5, fill: linearFill } },
+});
 
 describe('scorePool on hand-computed pools', () => {
   /*
@@ -71,7 +73,9 @@ describe('scorePool on hand-computed pools', () => {
 
   it('seller fee lowers the listing value', () => {
     // chase listed at 750, fee 10% → 675: 0.4·675 + 0.6·400 = 510 → realized 5.1 + 7.4844 = 12.58
-    const s = strategy({ sell: { list: { ...flatLife, markup: 1.5, fill: linearFill, seller_fee_rate: 0.1 } } });
+    const s = strategy({
+      sell: { list: { ...flatLife, markup: 1.5, fill: linearFill, seller_fee_rate: 0.1 } },
+    });
     expect(scorePool(chaseOnTop, s).realized_ev).toBe(12.58);
   });
 
