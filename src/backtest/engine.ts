@@ -48,10 +48,12 @@ export class Engine {
   }
 }
 
-/** One range of paths, flattened: row i of each array belongs to path `from + i`. */
+/** One range of paths, flattened: row k of each array belongs to path `from + k · step`. */
 export interface ChunkResult {
   from: number;
   count: number;
+  /** Distance between the range's path indexes (1: contiguous; N: every N-th path of a shard). */
+  step: number;
   /** packs, spend, payout, listing, holdings, net, maxDd, ruined: 8 per path. */
   totals: Float64Array;
   /** (days + 1) per path. */
@@ -66,19 +68,26 @@ export const TOTALS = 8;
 /** Per path and pool: packs, spend, value realised, and the scorer's realized EV of what was opened (cents). */
 export const POOL_FIELDS = 4;
 
-export function runChunk(engine: Engine, from: number, to: number, stop?: () => boolean): ChunkResult {
+/** Runs paths `from, from + step, …` below `to`. */
+export function runChunk(
+  engine: Engine,
+  from: number,
+  to: number,
+  stop?: () => boolean,
+  step = 1,
+): ChunkResult {
   const days = engine.spec.days;
   const nPools = engine.model.pools.length;
-  const n = to - from;
+  const n = Math.max(0, Math.ceil((to - from) / step));
   const totals = new Float64Array(n * TOTALS);
   const equity = new Float64Array(n * (days + 1));
   const pools = new Float64Array(n * nPools * POOL_FIELDS);
   const maxDaily = new Float64Array(n);
   let count = 0;
-  for (let i = from; i < to; i++) {
+  for (let i = from; i < to; i += step) {
     if (stop?.()) break;
     const r = engine.runPath(i);
-    const k = i - from;
+    const k = count;
     totals.set(
       [
         r.packs,
@@ -108,6 +117,7 @@ export function runChunk(engine: Engine, from: number, to: number, stop?: () => 
   return {
     from,
     count,
+    step,
     totals: totals.subarray(0, count * TOTALS),
     equity: equity.subarray(0, count * (days + 1)),
     pools: pools.subarray(0, count * nPools * POOL_FIELDS),

@@ -5,14 +5,14 @@
 import type { BacktestReport } from './report.js';
 import type { Stat } from './stats.js';
 
-const esc = (s: string) =>
+export const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const money = (x: number) =>
   `${x < 0 ? '−' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const fix = (x: number) => (Math.round(x * 10) / 10).toString();
 
 /** "Nice" tick values covering [lo, hi]. */
-function ticks(lo: number, hi: number, n = 5): number[] {
+export function ticks(lo: number, hi: number, n = 5): number[] {
   const span = hi - lo || 1;
   const raw = span / n;
   const mag = 10 ** Math.floor(Math.log10(raw));

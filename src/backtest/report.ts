@@ -5,7 +5,7 @@
  * how the paths were spread over workers.
  */
 import { roundHalfAway } from '../core/money.js';
-import type { Engine } from './engine.js';
+import type { Engine, MarketKind } from './engine.js';
 import { POOL_FIELDS, TOTALS } from './engine.js';
 import { describe, quantile, type Stat } from './stats.js';
 
@@ -91,8 +91,67 @@ export interface Collected {
   maxDaily: Float64Array;
 }
 
+/**
+ * What a report needs of the run besides the per-path arrays: plain data, so a shard can carry
+ * it in its JSON and `packbot merge` builds the very report the unsharded run builds.
+ */
+export interface ReportContext {
+  days: number;
+  seed: number;
+  market: MarketKind;
+  strategyName: string;
+  takenAt: string;
+  startBalanceCents: number;
+  limits: BacktestReport['limits'];
+  pools: ReportPool[];
+}
+
+/** A pool as the report shows it: the scorer's row on the snapshot (null: nothing to pull). */
+export interface ReportPool {
+  category: string;
+  packType: string;
+  risk: string;
+  priceCents: number;
+  ev: number | null;
+  realizedEv: number | null;
+  decision: string;
+}
+
+export function reportContext(engine: Engine): ReportContext {
+  const { model, spec } = engine;
+  return {
+    days: spec.days,
+    seed: spec.seed,
+    market: spec.market,
+    strategyName: model.strategy.name,
+    takenAt: model.snapshot.taken_at,
+    startBalanceCents: model.startBalanceCents,
+    limits: {
+      max_packs_per_day: model.limits.maxPacksPerDay,
+      min_seconds_between_purchases: model.limits.minSecondsBetween,
+      packs_left_first_day: model.limits.packsLeftFirstDay,
+    },
+    pools: model.pools.map((pool) => {
+      const row = pool.row;
+      return {
+        category: pool.category,
+        packType: pool.packType,
+        risk: pool.risk,
+        priceCents: pool.priceCents,
+        ev: row?.ev ?? null,
+        realizedEv: row?.realized_ev ?? null,
+        decision: !row
+          ? 'wait: nothing can be pulled'
+          : row.decision.action === 'open'
+            ? `open up to ${row.decision.quantity}`
+            : `wait: ${row.decision.reason}`,
+      };
+    }),
+  };
+}
+
 export interface ReportInput {
-  engine: Engine;
+  context: ReportContext;
   collected: Collected;
   requested: number;
   partial: boolean;
@@ -102,10 +161,9 @@ export interface ReportInput {
 }
 
 export function buildReport(input: ReportInput): BacktestReport {
-  const { engine, collected: c } = input;
-  const { model, spec } = engine;
-  const days = spec.days;
-  const nPools = model.pools.length;
+  const { context: ctx, collected: c } = input;
+  const days = ctx.days;
+  const nPools = ctx.pools.length;
   const idx: number[] = [];
   for (let i = 0; i < c.done.length; i++) if (c.done[i]) idx.push(i);
   const n = idx.length;
@@ -143,12 +201,11 @@ export function buildReport(input: ReportInput): BacktestReport {
   let revW = 0;
   let valueAll = 0;
   let expectedAll = 0;
-  const perPack: PackBreakdown[] = model.pools.map((pool, p) => {
-    const row = pool.row;
+  const perPack: PackBreakdown[] = ctx.pools.map((pool, p) => {
     const k = pPacks[p]!;
-    if (row && k > 0) {
-      evW += row.ev * k;
-      revW += row.realized_ev * k;
+    if (pool.ev !== null && pool.realizedEv !== null && k > 0) {
+      evW += pool.ev * k;
+      revW += pool.realizedEv * k;
     }
     valueAll += pValue[p]!;
     expectedAll += pExpected[p]!;
@@ -157,14 +214,10 @@ export function buildReport(input: ReportInput): BacktestReport {
       pack_type: pool.packType,
       risk_level: pool.risk,
       price_usd: usd(pool.priceCents),
-      ev_usd: row?.ev ?? null,
-      realized_ev_usd: row?.realized_ev ?? null,
+      ev_usd: pool.ev,
+      realized_ev_usd: pool.realizedEv,
       realized_ev_at_open_usd: k > 0 ? r6(pExpected[p]! / k / 100) : null,
-      decision: !row
-        ? 'wait: nothing can be pulled'
-        : row.decision.action === 'open'
-          ? `open up to ${row.decision.quantity}`
-          : `wait: ${row.decision.reason}`,
+      decision: pool.decision,
       packs_opened_mean: n > 0 ? r6(k / n) : 0,
       share_of_packs: allPacks > 0 ? r6(k / allPacks) : 0,
       spend_usd_mean: n > 0 ? usd(pSpend[p]! / n) : 0,
@@ -178,7 +231,7 @@ export function buildReport(input: ReportInput): BacktestReport {
 
   const equity: BacktestReport['equity_by_day'] = [];
   for (let d = 0; d <= days; d++) {
-    const v = Float64Array.from(idx, (i) => c.equity[i * (days + 1) + d]! - model.startBalanceCents);
+    const v = Float64Array.from(idx, (i) => c.equity[i * (days + 1) + d]! - ctx.startBalanceCents);
     const s = describe(v, 100);
     equity.push({ day: d, mean: s.mean, p5: s.p5, p50: s.p50, p95: s.p95 });
   }
@@ -188,16 +241,12 @@ export function buildReport(input: ReportInput): BacktestReport {
     paths: n,
     paths_requested: input.requested,
     days,
-    seed: spec.seed,
-    market: spec.market,
-    strategy: { name: model.strategy.name, source: input.strategyLabel },
-    snapshot: { source: input.snapshotLabel, taken_at: model.snapshot.taken_at, pools: model.pools.length },
-    start_balance_usd: usd(model.startBalanceCents),
-    limits: {
-      max_packs_per_day: model.limits.maxPacksPerDay,
-      min_seconds_between_purchases: model.limits.minSecondsBetween,
-      packs_left_first_day: model.limits.packsLeftFirstDay,
-    },
+    seed: ctx.seed,
+    market: ctx.market,
+    strategy: { name: ctx.strategyName, source: input.strategyLabel },
+    snapshot: { source: input.snapshotLabel, taken_at: ctx.takenAt, pools: nPools },
+    start_balance_usd: usd(ctx.startBalanceCents),
+    limits: { ...ctx.limits },
     summary: {
       packs_opened: describe(packs),
       spend_usd: describe(spend, 100),

@@ -10,7 +10,32 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../config/package-root.js';
 import { type ChunkResult, Engine, type EngineSpec, POOL_FIELDS, runChunk, TOTALS } from './engine.js';
-import { type BacktestReport, buildReport, type Collected } from './report.js';
+import {
+  type BacktestReport,
+  buildReport,
+  type Collected,
+  type ReportContext,
+  reportContext,
+} from './report.js';
+
+/** Shard K of N (K from 1): the paths i with i % N = K − 1. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** The path indexes a run covers: `start + j · step` for j below `count`. */
+export interface PathSet {
+  start: number;
+  step: number;
+  count: number;
+}
+
+export function shardPaths(total: number, shard?: Shard): PathSet {
+  if (!shard || shard.count === 1) return { start: 0, step: 1, count: total };
+  const start = shard.index - 1;
+  return { start, step: shard.count, count: Math.max(0, Math.ceil((total - start) / shard.count)) };
+}
 
 export interface BacktestOptions extends EngineSpec {
   paths: number;
@@ -23,6 +48,8 @@ export interface BacktestOptions extends EngineSpec {
   signal?: AbortSignal;
   /** Paths per work unit (default 25). */
   chunk?: number;
+  /** Run only this shard's paths of `paths` (the report then covers those paths). */
+  shard?: Shard;
   /** Injected for tests; elapsed time is reported, never asserted. */
   now?: () => number;
 }
@@ -35,6 +62,18 @@ export function workerScript(): string {
 }
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestReport> {
+  return (await runBacktestPaths(opts)).report;
+}
+
+/** A run's report together with what built it: the per-path arrays and the report's context. */
+export interface BacktestRun {
+  report: BacktestReport;
+  context: ReportContext;
+  collected: Collected;
+  paths: PathSet;
+}
+
+export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestRun> {
   const now = opts.now ?? (() => performance.now());
   const t0 = now();
   const spec: EngineSpec = {
@@ -49,6 +88,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestReport
   const engine = new Engine(spec); // validates the inputs here, before any thread starts
   const nPools = engine.model.pools.length;
   const total = opts.paths;
+  const set = shardPaths(total, opts.shard);
   const col: Collected = {
     done: new Uint8Array(total),
     totals: new Float64Array(total * TOTALS),
@@ -57,40 +97,64 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestReport
     maxDaily: new Float64Array(total),
   };
   let finished = 0;
+  const days1 = opts.days + 1;
   const store = (r: ChunkResult) => {
-    col.totals.set(r.totals, r.from * TOTALS);
-    col.equity.set(r.equity, r.from * (opts.days + 1));
-    col.pools.set(r.pools, r.from * nPools * POOL_FIELDS);
-    col.maxDaily.set(r.maxDaily, r.from);
-    col.done.fill(1, r.from, r.from + r.count);
+    for (let k = 0; k < r.count; k++) {
+      const i = r.from + k * r.step;
+      col.totals.set(r.totals.subarray(k * TOTALS, (k + 1) * TOTALS), i * TOTALS);
+      col.equity.set(r.equity.subarray(k * days1, (k + 1) * days1), i * days1);
+      const w = nPools * POOL_FIELDS;
+      col.pools.set(r.pools.subarray(k * w, (k + 1) * w), i * w);
+      col.maxDaily[i] = r.maxDaily[k]!;
+      col.done[i] = 1;
+    }
     finished += r.count;
-    opts.onProgress?.(finished, total);
+    opts.onProgress?.(finished, set.count);
   };
   const chunk = Math.max(1, opts.chunk ?? 25);
-  const workers = Math.max(0, Math.min(opts.workers ?? availableParallelism(), Math.ceil(total / chunk)));
-  if (workers === 0) await runHere(engine, total, chunk, store, opts.signal);
-  else await runThreads(spec, workers, total, chunk, store, opts.signal);
-  return buildReport({
-    engine,
+  const workers = Math.max(0, Math.min(opts.workers ?? availableParallelism(), Math.ceil(set.count / chunk)));
+  const jobs = chunkJobs(set, chunk);
+  if (workers === 0) await runHere(engine, jobs, store, opts.signal);
+  else await runThreads(spec, workers, jobs, store, opts.signal);
+  const context = reportContext(engine);
+  const report = buildReport({
+    context,
     collected: col,
-    requested: total,
-    partial: finished < total,
+    requested: set.count,
+    partial: finished < set.count,
     strategyLabel: opts.strategyLabel ?? opts.strategy.name,
     snapshotLabel: opts.snapshotLabel ?? opts.snapshot.source,
     elapsedMs: Math.round(now() - t0),
   });
+  return { report, context, collected: col, paths: set };
+}
+
+/** A work unit: paths `from, from + step, …` below `to`. */
+interface Job {
+  from: number;
+  to: number;
+  step: number;
+}
+
+function chunkJobs(set: PathSet, chunk: number): Job[] {
+  const jobs: Job[] = [];
+  const end = set.start + set.count * set.step;
+  for (let j = 0; j < set.count; j += chunk) {
+    const from = set.start + j * set.step;
+    jobs.push({ from, to: Math.min(end, from + chunk * set.step), step: set.step });
+  }
+  return jobs;
 }
 
 async function runHere(
   engine: Engine,
-  total: number,
-  chunk: number,
+  jobs: Job[],
   store: (r: ChunkResult) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  for (let from = 0; from < total; from += chunk) {
+  for (const job of jobs) {
     if (signal?.aborted) return;
-    store(runChunk(engine, from, Math.min(total, from + chunk), () => signal?.aborted ?? false));
+    store(runChunk(engine, job.from, job.to, () => signal?.aborted ?? false, job.step));
     // Let signals and progress output through between ranges.
     await new Promise<void>((r) => setImmediate(r));
   }
@@ -99,8 +163,7 @@ async function runHere(
 function runThreads(
   spec: EngineSpec,
   count: number,
-  total: number,
-  chunk: number,
+  jobs: Job[],
   store: (r: ChunkResult) => void,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -108,11 +171,9 @@ function runThreads(
   const stop = new SharedArrayBuffer(4);
   const stopFlag = new Int32Array(stop);
   let next = 0;
-  const take = (): { from: number; to: number } | null => {
-    if (next >= total || Atomics.load(stopFlag, 0) !== 0) return null;
-    const from = next;
-    next = Math.min(total, next + chunk);
-    return { from, to: next };
+  const take = (): Job | null => {
+    if (next >= jobs.length || Atomics.load(stopFlag, 0) !== 0) return null;
+    return jobs[next++]!;
   };
   const onAbort = () => Atomics.store(stopFlag, 0, 1);
   signal?.addEventListener('abort', onAbort, { once: true });

@@ -15,12 +15,12 @@ const engine = new Engine(init.spec);
 const stopFlag = new Int32Array(init.stop);
 const stopped = () => Atomics.load(stopFlag, 0) !== 0;
 
-parentPort!.on('message', (msg: { from: number; to: number } | null) => {
+parentPort!.on('message', (msg: { from: number; to: number; step: number } | null) => {
   if (msg === null) {
     parentPort!.close();
     return;
   }
-  const r = runChunk(engine, msg.from, msg.to, stopped);
+  const r = runChunk(engine, msg.from, msg.to, stopped, msg.step);
   parentPort!.postMessage(r, [
     r.totals.buffer,
     r.equity.buffer,

@@ -6,7 +6,9 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
-import { runBacktest } from '../backtest/run.js';
+import { runBacktestPaths } from '../backtest/run.js';
+import { makePart, parseShard } from '../backtest/shard.js';
+import { strategyMisfit } from '../backtest/strategy-fit.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
 import { readSource, validateSource } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -18,9 +20,10 @@ import type { Command } from './command.js';
 
 const USAGE =
   'packbot backtest --snapshot F --strategy F [--days 30] [--paths 1000] [--seed N] [--market static|dynamic] ' +
-  '[--workers N] [--balance USD] [--dynamics F] [--json F] [--html F]';
+  '[--workers N] [--balance USD] [--dynamics F] [--shard K/N] [--json F] [--html F]\n' +
+  '  --shard K/N runs the paths i with i % N = K-1; --json then writes a part for `packbot merge`';
 
-function writeAtomic(path: string, text: string): void {
+export function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
   renameSync(tmp, path);
@@ -54,6 +57,7 @@ export const command: Command = {
         workers: { type: 'string' },
         balance: { type: 'string' },
         dynamics: { type: 'string' },
+        shard: { type: 'string' },
         json: { type: 'string' },
         html: { type: 'string' },
       },
@@ -75,6 +79,7 @@ export const command: Command = {
       if (!/^\d+(\.\d{1,2})?$/.test(values.balance) || !Number.isFinite(balanceUsd))
         throw new UsageError(`--balance must be a USD amount such as 5000 or 99.50, got '${values.balance}'`);
     }
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
     const snapshot = loadSnapshot(values.snapshot);
     const strategy = loadStrategy(values.strategy);
     const dynamics = values.dynamics ? loadDynamics(values.dynamics) : undefined;
@@ -92,7 +97,7 @@ export const command: Command = {
     process.on('SIGINT', onSigint);
     let lastDraw = 0;
     try {
-      const report = await runBacktest({
+      const opts = {
         snapshot,
         strategy,
         days,
@@ -102,8 +107,12 @@ export const command: Command = {
         workers,
         ...(balanceUsd !== undefined ? { balanceUsd } : {}),
         ...(dynamics ? { dynamics } : {}),
+        ...(shard ? { shard } : {}),
         strategyLabel: values.strategy,
         snapshotLabel: values.snapshot,
+      } as const;
+      const run = await runBacktestPaths({
+        ...opts,
         signal: controller.signal,
         onProgress: (done, total) => {
           if (!tty) return;
@@ -114,8 +123,15 @@ export const command: Command = {
           if (done === total) process.stderr.write('\n');
         },
       });
+      const report = run.report;
       if (tty && report.partial) process.stderr.write('\n');
-      if (values.json) writeAtomic(values.json, `${JSON.stringify(report, null, 2)}\n`);
+      // A shard's JSON is its part (per-path data for `packbot merge`), compact: it is large.
+      if (values.json)
+        writeAtomic(
+          values.json,
+          shard ? `${JSON.stringify(makePart(opts, run))}\n` : `${JSON.stringify(report, null, 2)}\n`,
+        );
+      if (shard) process.stdout.write(`shard ${shard.index}/${shard.count} of ${paths} paths\n`);
       if (values.html) writeAtomic(values.html, renderHtml(report));
       process.stdout.write(terminalSummary(report));
       return report.partial ? 130 : 0;
@@ -125,32 +141,15 @@ export const command: Command = {
   },
 };
 
-function checkStrategyMatchesSnapshot(
+export function checkStrategyMatchesSnapshot(
   strategyFile: string,
   snapshotFile: string,
   strategy: ReturnType<typeof loadStrategy>,
   snapshot: ReturnType<typeof loadSnapshot>,
 ): void {
-  const p = strategy.packs;
-  const inScope = snapshot.pools.filter(
-    (pool) =>
-      (p.categories as readonly string[]).includes(pool.category) &&
-      (p.risk_levels as readonly string[]).includes(pool.risk_level),
-  );
-  const types = new Set(inScope.map((pool) => pool.pack_type));
-  for (const name of p.include)
-    if (!types.has(name))
-      throw new UsageError(
-        `${strategyFile}: packs.include: pack '${name}' is not in ${snapshotFile} ` +
-          `(for the strategy's categories and risk levels it has: ${[...types].join(', ') || 'none'})`,
-      );
-  const usable = inScope.filter(
-    (pool) =>
-      !p.exclude.includes(pool.pack_type) && (p.include.length === 0 || p.include.includes(pool.pack_type)),
-  );
-  if (usable.length === 0)
+  const misfit = strategyMisfit(strategy, snapshot);
+  if (misfit)
     throw new UsageError(
-      `${strategyFile}: packs: the strategy names no pack of ${snapshotFile} ` +
-        `(snapshot categories: ${[...new Set(snapshot.pools.map((x) => x.category))].join(', ') || 'none'})`,
+      `${strategyFile}: ${misfit.field}: ${misfit.message.replace('the snapshot', snapshotFile)}`,
     );
 }

@@ -36,6 +36,14 @@ export const COMMANDS: Record<string, Entry> = {
     summary: 'Monte Carlo backtest of a strategy against a snapshot',
     load: async () => (await import('./backtest.js')).command,
   },
+  optimize: {
+    summary: 'search strategy parameters by backtest (successive halving, out-of-sample check)',
+    load: async () => (await import('./optimize.js')).command,
+  },
+  merge: {
+    summary: 'merge the parts of a sharded backtest into one report',
+    load: async () => (await import('./merge.js')).command,
+  },
   validate: {
     summary: 'validate config, strategy, world and snapshot files',
     load: async () => (await import('./validate.js')).command,

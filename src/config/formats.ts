@@ -6,8 +6,10 @@ import type { z } from 'zod';
 import { SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_V1, SnapshotFile } from '../api/snapshot-schema.js';
 import { WORLD_FORMAT, WorldFile } from '../market/world-schema.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../strategy/strategy-schema.js';
+import { BACKTEST_PART_FORMAT, BacktestPartFile } from './backtest-part.js';
 import { BOT_CONFIG_FORMAT, BotConfigFile } from './bot-config.js';
 import { InputFileError, type ParsedSource, readSource, validateSource } from './load.js';
+import { SPACE_FORMAT, SpaceFile } from './space-file.js';
 
 export interface FileFormat {
   /** Short name, also the JSON Schema's file name: `schemas/<kind>.schema.json`. */
@@ -21,6 +23,8 @@ export const FORMATS: Readonly<Record<string, FileFormat>> = {
   [SNAPSHOT_FORMAT_V1]: { kind: 'snapshot', schema: SnapshotFile },
   [BOT_CONFIG_FORMAT]: { kind: 'bot-config', schema: BotConfigFile },
   [WORLD_FORMAT]: { kind: 'world', schema: WorldFile },
+  [SPACE_FORMAT]: { kind: 'space', schema: SpaceFile },
+  [BACKTEST_PART_FORMAT]: { kind: 'backtest-part', schema: BacktestPartFile },
 };
 
 export interface ValidatedFile {

@@ -9,6 +9,9 @@ const shipped = [
   ...readdirSync('config')
     .filter((f) => f.endsWith('.yaml'))
     .map((f) => `config/${f}`),
+  ...readdirSync('examples')
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => `examples/${f}`),
 ];
 
 describe('packbot validate', () => {

@@ -1,0 +1,76 @@
+/**
+ * Optimisation speed: `packbot optimize` of 100 candidates x up to 2,000 paths x 30 days on the
+ * default world's snapshot (dynamic market, examples/space-example.yaml around `balanced`) on two
+ * workers, end to end (candidates, rungs, out-of-sample check). The baseline, measured in the
+ * same run: the base strategy's time per path on one thread; the ratio is the search's wall time
+ * over (paths it ran x that time / 2 workers): what the mix of candidates and the scheduling
+ * cost over an ideal split of base-strategy paths. Heavy (minutes): `npm run bench -- optimize`.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Engine, runChunk } from '../src/backtest/engine.js';
+import { runOptimize } from '../src/backtest/optimize/search.js';
+import { takeSnapshot } from '../src/backtest/snapshot.js';
+import { loadFile } from '../src/config/load.js';
+import { SpaceFile } from '../src/config/space-file.js';
+import { loadStrategy } from '../src/config/strategy-file.js';
+import { loadWorld } from '../src/config/world-file.js';
+import { VirtualClock } from '../src/core/clock.js';
+import { Market } from '../src/market/market.js';
+import type { Benchmark } from './lib.js';
+
+const TRIALS = Number(process.env.PACKBOT_BENCH_TRIALS ?? 100);
+const PATHS = Number(process.env.PACKBOT_BENCH_PATHS ?? 2000);
+
+const bench: Benchmark = {
+  name: 'optimize',
+  async run() {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const clock = new VirtualClock('2026-03-02T10:00:00Z');
+    const market = new Market(loadWorld(), { clock, seed: 1 });
+    const snapshot = await takeSnapshot(market.api('sk_sim_full'), { clock, source: 'default world' });
+    const base = loadStrategy(join(root, 'strategies', 'balanced.yaml'));
+    const space = loadFile(join(root, 'examples', 'space-example.yaml'), SpaceFile);
+
+    const engine = new Engine({ snapshot, strategy: base, days: 30, seed: 1, market: 'dynamic' });
+    runChunk(engine, 0, 10); // warm-up
+    const t0 = performance.now();
+    runChunk(engine, 10, 60);
+    const perPathMs = (performance.now() - t0) / 50;
+
+    const t1 = performance.now();
+    const r = await runOptimize({
+      snapshot,
+      base,
+      space,
+      trials: TRIALS,
+      paths: PATHS,
+      days: 30,
+      seed: 1,
+      market: 'dynamic',
+      workers: 2,
+    });
+    const wallS = (performance.now() - t1) / 1000;
+    const idealS = (r.evaluated_paths * perPathMs) / 2 / 1000;
+    const o = r.out_of_sample;
+    return [
+      { name: 'optimize baseline: balanced path, 1 thread', value: `${perPathMs.toFixed(2)} ms/path` },
+      {
+        name: `optimize ${TRIALS} x ${PATHS} x 30 d, 2 workers`,
+        value: `${wallS.toFixed(0)} s, ${r.evaluated_paths} paths`,
+        ratio: wallS / idealS,
+        goal: '< 600 s (ratio: info)',
+        ok: wallS < 600,
+      },
+      {
+        name: 'optimize rungs',
+        value: r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(' '),
+      },
+      {
+        name: 'optimize result',
+        value: `chose ${r.chosen}; oos ${o.winner.objective.toFixed(0)} vs base ${o.base.objective.toFixed(0)} (diff ${o.difference.toFixed(0)} ± ${o.difference_stderr.toFixed(0)})`,
+      },
+    ];
+  },
+};
+export default bench;
