@@ -32,6 +32,10 @@ export const COMMANDS: Record<string, Entry> = {
     summary: 'record a snapshot every interval into a directory',
     load: async () => (await import('./record.js')).command,
   },
+  calibrate: {
+    summary: 'fit the world dynamics to a snapshot series and the purchase report',
+    load: async () => (await import('./calibrate.js')).command,
+  },
   backtest: {
     summary: 'Monte Carlo backtest of a strategy against a snapshot',
     load: async () => (await import('./backtest.js')).command,

@@ -116,6 +116,17 @@ const toSellBack = (r: Raw): SellBackRow => ({ ...(r as unknown as SellBackRow),
 const ms = (isoTime: string): number => Date.parse(isoTime);
 const ownedList = OWNED_STATUSES.map((s) => `'${s}'`).join(', ');
 
+/** A listing as `listingHistories` gives it (times in ms; value null when its pull is unknown). */
+export interface ListingHistoryRow {
+  listing_id: string;
+  state: 'active' | 'delisted' | 'filled';
+  created_at: number;
+  delisted_at: number | null;
+  filled_at: number | null;
+  value_cents: number | null;
+  prices: { priceCents: number; at: number }[];
+}
+
 export class Ledger {
   private readonly stmts: ReturnType<Ledger['prepare']>;
   private closed = false;
@@ -948,6 +959,30 @@ export class Ledger {
           UNION ALL SELECT filled_at, proceeds_cents FROM listings
             WHERE account = @account AND state = 'filled') ORDER BY at`)
       .all({ account }) as { at: number; cents: Cents }[];
+  }
+
+  /**
+   * Every listing with the value of its card at the pull, its prices over time (created and
+   * repriced events) and how it ended: what calibrating the fill law needs.
+   */
+  listingHistories(): ListingHistoryRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT l.listing_id, l.state, l.created_at, l.delisted_at, l.filled_at, p.value_cents
+         FROM listings l LEFT JOIN pulls p ON p.pull_id = l.pull_id ORDER BY l.created_at`,
+      )
+      .all() as Omit<ListingHistoryRow, 'prices'>[];
+    const events = this.db.prepare(
+      `SELECT price_cents, at FROM listing_events
+       WHERE listing_id = ? AND event IN ('created', 'repriced') AND price_cents IS NOT NULL ORDER BY at, id`,
+    );
+    return rows.map((r) => ({
+      ...r,
+      prices: (events.all(r.listing_id) as { price_cents: number; at: number }[]).map((e) => ({
+        priceCents: e.price_cents,
+        at: e.at,
+      })),
+    }));
   }
 
   /** The pull's latest listing (any state). */

@@ -1,9 +1,11 @@
 /**
- * The value index's walk from successive snapshots. Every card of a category moves by its
- * category's index (the world's law), so the log ratio of one card's market value between two
- * snapshots is the index's log move: the median over the cards seen in both (shop stock and pool
- * cards, worth at least MIN_VALUE so that cent rounding is noise) is one observation per category
- * and interval. Pooled over categories, they give the daily volatility and trend.
+ * The value index's walk from successive snapshots. Shop stock is priced at its market value
+ * times the shop's markup, and every shop card of a category moves by its category's index (the
+ * world's law), so the log ratio of one card's market value between two snapshots is the index's
+ * log move: the median over the cards seen in both (worth at least MIN_VALUE so that cent
+ * rounding is noise) is one observation per category and interval. Pooled over categories, they
+ * give the daily volatility and trend. Pool cards are used only for a snapshot without shop
+ * stock: the simulator keeps a pool card's value fixed until someone pulls it.
  */
 import type { SnapshotFile } from '../../api/snapshot-schema.js';
 
@@ -42,8 +44,8 @@ function valuesOf(s: SnapshotFile): Map<string, Map<string, number>> {
     }
     m.set(id, v);
   };
-  for (const p of s.pools) for (const c of p.cards) put(p.category, c.id, c.market_value);
-  for (const shop of s.shop ?? []) for (const c of shop.cards) put(shop.category, c.id, c.market_value);
+  if (s.shop) for (const shop of s.shop) for (const c of shop.cards) put(shop.category, c.id, c.market_value);
+  else for (const p of s.pools) for (const c of p.cards) put(p.category, c.id, c.market_value);
   return out;
 }
 
