@@ -33,19 +33,6 @@ describe('calibrate against packbot sim (72 hourly snapshots)', () => {
     within(result.dynamics.restock_fraction_per_hour, TRUTH.restock_fraction_per_hour, 0.5);
   });
   it('says which fields kept their defaults, and holds a held-out check', () => {
-    console.log(
-      JSON.stringify(
-        {
-          dynamics: result.dynamics,
-          stderr: result.stderr,
-          samples: result.samples,
-          held: result.held_out?.cards_left,
-          moves: result.held_out?.price_moves,
-        },
-        null,
-        1,
-      ),
-    );
     expect(result.defaulted.listing_fills_per_day_at_value).toMatch(/too few listings/);
     expect(result.held_out?.openings.length).toBeGreaterThan(0);
     expect(result.held_out?.price_moves.length).toBe(5);
