@@ -102,7 +102,6 @@ const num = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(4)
 
 function dynamicsYaml(c: Calibration, source: string): string {
   const lines = [
-    '# yaml-language-server: $schema=../schemas/world.schema.json',
     `# Fitted by packbot calibrate from ${c.span.snapshots} snapshots in ${source}`,
     `# (${c.span.since} to ${c.span.until}). Fields without data keep the defaults and say why.`,
     'format: packbot.world/v1',
