@@ -78,7 +78,7 @@ export function indexMoves(series: readonly SnapshotFile[]): IndexMove[] {
 }
 
 /** Geometric Brownian motion fitted to moves: drift per day, then volatility from the residuals. */
-function fit(moves: readonly IndexMove[]): { volatility: number; trend: number; mu: number } {
+function fitWalk(moves: readonly IndexMove[]): { volatility: number; trend: number; mu: number } {
   let sx = 0;
   let sd = 0;
   for (const m of moves) {
@@ -94,7 +94,7 @@ function fit(moves: readonly IndexMove[]): { volatility: number; trend: number; 
 }
 
 export function estimateDrift(moves: readonly IndexMove[]): DriftEstimate {
-  const all = fit(moves);
+  const all = fitWalk(moves);
   const n = moves.length;
   const totalDays = moves.reduce((a, m) => a + m.days, 0);
   const categories = [...new Set(moves.map((m) => m.category))].sort();
@@ -108,7 +108,7 @@ export function estimateDrift(moves: readonly IndexMove[]): DriftEstimate {
     moves: n,
     perCategory: categories.map((category) => {
       const own = moves.filter((m) => m.category === category);
-      const f = fit(own);
+      const f = fitWalk(own);
       return { category, volatility: f.volatility, trend: f.trend, moves: own.length };
     }),
   };
