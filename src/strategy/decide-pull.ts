@@ -4,7 +4,7 @@
  */
 import type { Pull } from '../api/schemas.js';
 import { type Cents, toCents } from '../core/money.js';
-import { planForValue } from './pull-policy.js';
+import { type PullPlan, planForValue } from './pull-policy.js';
 import type { Strategy } from './strategy-schema.js';
 
 export type PullDecision =
@@ -16,15 +16,8 @@ export type PullDecision =
       rate: number;
       reason: 'below_threshold' | 'not_listable' | 'listing_not_better';
     }
-  | {
-      action: 'list';
-      priceCents: Cents;
-      fill: number;
-      /** Expected pay if it sells, and if it is delisted and sold back (pull-policy.ts). */
-      saleCents: Cents;
-      fallbackCents: Cents;
-      expectedCents: number;
-    }
+  /** The pull policy's listing plan as it is (pull-policy.ts). */
+  | Extract<PullPlan, { action: 'list' }>
   | { action: 'hold'; reason: string };
 
 export function decidePull(pull: Pull, strategy: Strategy, now: number): PullDecision {
@@ -35,15 +28,7 @@ export function decidePull(pull: Pull, strategy: Strategy, now: number): PullDec
   const fresh = now < freshUntil;
   const rate = fresh ? offer.rate : offer.after.rate;
   const plan = planForValue(toCents(pull.value), strategy, rate);
-  if (plan.action === 'list')
-    return {
-      action: 'list',
-      priceCents: plan.priceCents,
-      fill: plan.fill,
-      saleCents: plan.saleCents,
-      fallbackCents: plan.fallbackCents,
-      expectedCents: plan.expectedCents,
-    };
+  if (plan.action === 'list') return plan;
   const deadline = fresh ? freshUntil : Date.parse(offer.after.valid_until);
   return { action: 'sell_back', deadline, payoutCents: plan.payoutCents, rate, reason: plan.reason };
 }
