@@ -13,7 +13,8 @@ import type { PartnerApi } from '../api/partner-api.js';
 import type { SellBackItem } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { PullRow } from '../store/ledger.js';
-import { decidePull } from '../strategy/decide-pull.js';
+import { decideBoughtCard, decidePull, type PullDecision } from '../strategy/decide-pull.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
 import type { AccountContext } from './context.js';
 import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
@@ -106,8 +107,8 @@ export class SellSide {
     const { ledger, strategy, account, log, metrics } = this.o;
     const now = this.o.clock.now();
     for (const row of ledger.undecidedPulls(account)) {
-      const decision = decidePull(pullFromRow(row), strategy, now);
-      if (this.missedWindow(row, now)) {
+      const decision = decisionFor(row, strategy, now);
+      if (row.origin === 'pack' && this.missedWindow(row, now)) {
         metrics.sellbackWindowMissed();
         log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
         this.o.notifier?.notify(notices.windowMissed(account, row, now));
@@ -123,7 +124,7 @@ export class SellSide {
         ledger.recordDecision({
           pullId: row.pullId,
           action: 'list',
-          reason: `fill ${decision.fill.toFixed(2)}`,
+          reason: `${row.origin === 'purchase' ? 'bought card, ' : ''}fill ${decision.fill.toFixed(2)}`,
           priceCents: decision.priceCents,
         });
       else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
@@ -283,4 +284,21 @@ export class SellSide {
     const p = this.o.ledger.pullsAwaitingSale(this.o.account)[0];
     return p?.buybackValidUntil ?? undefined;
   }
+}
+
+/**
+ * A pull by the pull policy; a bought card by the strategy's `cards.exit` (its purchase was scored
+ * by that rule). A bought card the service flagged for review is held for an operator.
+ */
+function decisionFor(row: PullRow, strategy: Strategy, now: number): PullDecision {
+  if (row.origin !== 'purchase') return decidePull(pullFromRow(row), strategy, now);
+  return decideBoughtCard(
+    {
+      valueCents: row.valueCents,
+      pricePaidCents: row.pricePaidCents ?? row.valueCents,
+      lockEndsAt: row.buybackValidUntil ?? now,
+    },
+    strategy,
+    now,
+  );
 }

@@ -16,6 +16,7 @@ import type { CardPurchaseResponse, PackPurchaseResponse, SellBackResult } from 
 import { IDEMPOTENCY_KEY_RE } from '../api/schemas.js';
 import { type Clock, WallClock } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
+import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
 import { migrate } from './migrations.js';
 import { ledgerOpenError } from './open-error.js';
 import {
@@ -26,6 +27,7 @@ import {
   type IntentOperation,
   type IntentState,
   type ListingRow,
+  type NewPull,
   type OrderRow,
   OWNED_STATUSES,
   type PullRow,
@@ -56,9 +58,6 @@ export interface NewIntent {
   unitPriceCents?: Cents;
 }
 
-/** A pull as the ledger stores it before it has an order and a status. */
-export type NewPull = Omit<PullRow, 'checkoutId' | 'account' | 'status' | 'statusAt'>;
-
 export interface ConfirmedOrder {
   order: OrderRow;
   pulls: PullRow[];
@@ -79,6 +78,9 @@ export interface ReportData {
   listings: ListingRow[];
 }
 
+/** The hold decision of a bought card whose purchase the service flagged `needs_review`. */
+export const NEEDS_REVIEW_REASON = 'needs_review: the service asks for a manual check of this purchase';
+
 const UNRESOLVED: readonly IntentState[] = ['pending', 'sent', 'in_doubt'];
 
 const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts, error_code AS errorCode,
@@ -90,12 +92,13 @@ const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts,
 const ORDER_COLS = `checkout_id AS checkoutId, intent_key AS intentKey, account, operation,
   pack_type AS packType, category, risk_level AS riskLevel, card_id AS cardId, quantity,
   total_charged_cents AS totalChargedCents, remaining_balance_cents AS remainingBalanceCents,
-  expected_value_cents AS expectedValueCents, stdev_cents AS stdevCents, created_at AS createdAt`;
+  expected_value_cents AS expectedValueCents, stdev_cents AS stdevCents, created_at AS createdAt,
+  price_cents AS priceCents, fee_cents AS feeCents, source, needs_review AS needsReview`;
 const PULL_COLS = `pull_id AS pullId, checkout_id AS checkoutId, account, card_id AS cardId, name, kind,
   value_cents AS valueCents, bucket, rarity_tier AS rarityTier, is_chase AS isChase,
   buyback_cents AS buybackCents, buyback_rate AS buybackRate, buyback_valid_until AS buybackValidUntil,
   after_cents AS afterCents, after_rate AS afterRate, after_valid_until AS afterValidUntil,
-  pulled_at AS pulledAt, status, status_at AS statusAt`;
+  pulled_at AS pulledAt, status, status_at AS statusAt, origin, price_paid_cents AS pricePaidCents`;
 const DECISION_COLS = `id, pull_id AS pullId, action, reason, price_cents AS priceCents, decided_at AS decidedAt`;
 const SELLBACK_COLS = `id, pull_id AS pullId, card_id AS cardId, account, status, payout_cents AS payoutCents,
   payout_rate AS payoutRate, transaction_id AS transactionId, error, counted, at`;
@@ -111,6 +114,7 @@ const toIntent = (r: Raw): Intent => ({
   delivered: r.delivered === 1,
   keyForgotten: r.keyForgotten === 1,
 });
+const toOrder = (r: Raw): OrderRow => ({ ...(r as unknown as OrderRow), needsReview: r.needsReview === 1 });
 const toPull = (r: Raw): PullRow => ({ ...(r as unknown as PullRow), isChase: r.isChase === 1 });
 const toSellBack = (r: Raw): SellBackRow => ({ ...(r as unknown as SellBackRow), counted: r.counted === 1 });
 const ms = (isoTime: string): number => Date.parse(isoTime);
@@ -218,6 +222,9 @@ export class Ledger {
         @value, @now) ON CONFLICT (account, fact) DO UPDATE SET value = @value, at = @now`),
       ordersBetween: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE account = ? AND created_at >= ?
         AND created_at <= ? ORDER BY created_at`),
+      cardsOrderedSince: db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(total_charged_cents), 0) AS cents
+        FROM orders WHERE account = ? AND operation = 'card' AND created_at >= ?`),
+      needsReview: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE needs_review = 1 ORDER BY created_at`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
       unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
@@ -225,17 +232,18 @@ export class Ledger {
       countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
       insertOrder: db.prepare(`INSERT INTO orders (checkout_id, intent_key, account, operation, pack_type,
         category, risk_level, card_id, quantity, total_charged_cents, remaining_balance_cents,
-        expected_value_cents, stdev_cents, created_at)
+        expected_value_cents, stdev_cents, created_at, price_cents, fee_cents, source, needs_review)
         VALUES (@checkoutId, @intentKey, @account, @operation, @packType, @category, @riskLevel, @cardId,
-        @quantity, @totalChargedCents, @remainingBalanceCents, @expectedValueCents, @stdevCents, @createdAt)`),
+        @quantity, @totalChargedCents, @remainingBalanceCents, @expectedValueCents, @stdevCents, @createdAt,
+        @priceCents, @feeCents, @source, @needsReview)`),
       orderByIntent: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE intent_key = ?`),
       orderByCheckout: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE checkout_id = ?`),
       insertPull: db.prepare(`INSERT INTO pulls (pull_id, checkout_id, account, card_id, name, kind,
         value_cents, bucket, rarity_tier, is_chase, buyback_cents, buyback_rate, buyback_valid_until,
-        after_cents, after_rate, after_valid_until, pulled_at, status, status_at)
+        after_cents, after_rate, after_valid_until, pulled_at, status, status_at, origin, price_paid_cents)
         VALUES (@pullId, @checkoutId, @account, @cardId, @name, @kind, @valueCents, @bucket, @rarityTier,
         @isChase, @buybackCents, @buybackRate, @buybackValidUntil, @afterCents, @afterRate,
-        @afterValidUntil, @pulledAt, @status, @pulledAt)`),
+        @afterValidUntil, @pulledAt, @status, @pulledAt, @origin, @pricePaidCents)`),
       pullsOfOrder: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE checkout_id = ? ORDER BY rowid`),
       getPull: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE pull_id = ?`),
       ownedPullByCard: db.prepare(`SELECT ${PULL_COLS} FROM pulls
@@ -397,7 +405,30 @@ export class Ledger {
         expectedValueCents: intent.expectedValueCents,
         stdevCents: intent.stdevCents,
         createdAt: now,
+        priceCents: card ? toCents(card.price) : null,
+        feeCents: card ? toCents(card.fee) : null,
+        source: card ? card.source : null,
+        needsReview: card?.needs_review === true,
       };
+      if (card) {
+        const held = boughtCardPull(boughtCardFromResponse(card, now));
+        this.insertOrder(order, [held]);
+        if (order.needsReview) {
+          // The sale went through but the service asks for a manual check: the card is held (not
+          // listed or sold) until an operator releases it, decided in the same transaction.
+          this.stmts.insertDecision.run({
+            pullId: held.pullId,
+            action: 'hold',
+            reason: NEEDS_REVIEW_REASON,
+            priceCents: null,
+            now,
+          });
+          this.stmts.setPullStatus.run({ pullId: held.pullId, status: 'held', now });
+        }
+        this.stmts.insertBalance.run(intent.account, order.remainingBalanceCents, 'card purchase', now);
+        this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now, settledBy: null });
+        return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: true };
+      }
       const pulls = (pack?.pulls ?? []).map((p): NewPull => {
         const bb = p.kind === 'card' ? p.buyback : null;
         return {
@@ -432,7 +463,14 @@ export class Ledger {
    */
   confirmBySettlement(
     key: string,
-    s: { quantity: number; totalChargedCents: Cents; pulls: readonly NewPull[]; by: string },
+    s: {
+      quantity: number;
+      totalChargedCents: Cents;
+      pulls: readonly NewPull[];
+      by: string;
+      /** A card order: the price and fee it is booked at. */
+      card?: { priceCents: Cents; feeCents: Cents };
+    },
     at?: number,
   ): ConfirmedOrder {
     const now = this.now(at);
@@ -457,6 +495,10 @@ export class Ledger {
         expectedValueCents: intent.expectedValueCents,
         stdevCents: intent.stdevCents,
         createdAt: now,
+        priceCents: s.card ? s.card.priceCents : null,
+        feeCents: s.card ? s.card.feeCents : null,
+        source: s.card ? 'unknown' : null,
+        needsReview: false,
       };
       this.insertOrder(order, s.pulls);
       this.stmts.confirmIntent.run({ key, response: null, now, settledBy: s.by });
@@ -541,8 +583,9 @@ export class Ledger {
   /** Adds pulls found in the vault to an order already booked (a settled order's late pulls). */
   adoptPulls(checkoutId: string, pulls: readonly NewPull[]): PullRow[] {
     return this.tx(() => {
-      const order = this.stmts.orderByCheckout.get(checkoutId) as OrderRow | undefined;
-      if (!order) throw new LedgerError(`unknown order ${checkoutId}`);
+      const raw = this.stmts.orderByCheckout.get(checkoutId) as Raw | undefined;
+      if (!raw) throw new LedgerError(`unknown order ${checkoutId}`);
+      const order = toOrder(raw);
       const fresh = pulls.filter((p) => !this.getPull(p.pullId));
       this.insertPulls(order, fresh);
       return fresh.map((p) => this.getPull(p.pullId)!);
@@ -550,12 +593,12 @@ export class Ledger {
   }
 
   private storedOrder(key: string): ConfirmedOrder {
-    const order = this.stmts.orderByIntent.get(key) as OrderRow;
+    const order = toOrder(this.stmts.orderByIntent.get(key) as Raw);
     return { order, pulls: this.pullsOfOrder(order.checkoutId), recorded: false };
   }
 
   private insertOrder(order: OrderRow, pulls: readonly NewPull[]): void {
-    this.stmts.insertOrder.run(order);
+    this.stmts.insertOrder.run({ ...order, needsReview: order.needsReview ? 1 : 0 });
     this.insertPulls(order, pulls);
   }
 
@@ -566,6 +609,8 @@ export class Ledger {
         checkoutId: order.checkoutId,
         account: order.account,
         isChase: p.isChase ? 1 : 0,
+        origin: p.origin ?? 'pack',
+        pricePaidCents: p.pricePaidCents ?? null,
         // Sealed packs cannot be sold back: they are holdings from the start.
         status: p.kind === 'sealed_pack' ? 'held' : 'open',
       });
@@ -633,7 +678,7 @@ export class Ledger {
 
   /** Orders of `account` booked in [from, to] (ms). */
   ordersBetween(account: string, from: number, to: number): OrderRow[] {
-    return this.stmts.ordersBetween.all(account, from, to) as OrderRow[];
+    return (this.stmts.ordersBetween.all(account, from, to) as Raw[]).map(toOrder);
   }
 
   /** Packs of confirmed orders of `account` booked at or after `since` (ms). */
@@ -642,6 +687,18 @@ export class Ledger {
   }
 
   /** A fact learnt about an account from the service (e.g. its purchase report `user_id`). */
+  /** Card orders booked since `since` (ms) and what they charged (prices and fees). */
+  cardsOrderedSince(account: string, since: number): { count: number; chargedCents: Cents } {
+    const r = this.stmts.cardsOrderedSince.get(account, since) as { n: number; cents: number };
+    return { count: r.n, chargedCents: r.cents };
+  }
+
+  /** Card orders the service flagged `needs_review` (their cards are held for an operator). */
+  ordersNeedingReview(account?: string): OrderRow[] {
+    const rows = (this.stmts.needsReview.all() as Raw[]).map(toOrder);
+    return account === undefined ? rows : rows.filter((o) => o.account === account);
+  }
+
   accountFact(account: string, fact: string): string | undefined {
     return (this.stmts.getFact.get(account, fact) as { value: string } | undefined)?.value;
   }
@@ -672,7 +729,8 @@ export class Ledger {
   }
 
   orderForIntent(key: string): OrderRow | undefined {
-    return this.stmts.orderByIntent.get(key) as OrderRow | undefined;
+    const r = this.stmts.orderByIntent.get(key) as Raw | undefined;
+    return r ? toOrder(r) : undefined;
   }
 
   // ---------------------------------------------------------------- pulls and decisions
@@ -994,7 +1052,8 @@ export class Ledger {
 
   /** The intent an order came from (its stored response carries the cards' images and grades). */
   intentOfOrder(checkoutId: string): Intent | undefined {
-    const o = this.stmts.orderByCheckout.get(checkoutId) as OrderRow | undefined;
+    const r = this.stmts.orderByCheckout.get(checkoutId) as Raw | undefined;
+    const o = r ? toOrder(r) : undefined;
     return o ? this.getIntent(o.intentKey) : undefined;
   }
 
@@ -1023,7 +1082,7 @@ export class Ledger {
    */
   reportData(since: number, until: number): ReportData {
     return {
-      orders: this.stmts.reportOrders.all(since, until) as OrderRow[],
+      orders: (this.stmts.reportOrders.all(since, until) as Raw[]).map(toOrder),
       pulls: (this.stmts.reportPulls.all(since, until) as Raw[]).map(toPull),
       sellbacks: (this.stmts.reportSellBacks.all(until, since, until) as Raw[]).map(toSellBack),
       listings: this.stmts.reportListings.all(since, until) as ListingRow[],

@@ -154,6 +154,19 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (account, fact)
   );
   `,
+  // 3: card purchases. A card order keeps the price, the buyer fee, where the card came from and
+  // whether the service flagged the sale for review; the bought card is a holding like a pull (its
+  // pull_id is the purchase's transaction_id, the id the service sells it back by), marked by its
+  // origin and the price paid, so the sell side lists, holds or sells it back with its lock basis.
+  `
+  ALTER TABLE orders ADD COLUMN price_cents INTEGER;
+  ALTER TABLE orders ADD COLUMN fee_cents INTEGER;
+  ALTER TABLE orders ADD COLUMN source TEXT;
+  ALTER TABLE orders ADD COLUMN needs_review INTEGER NOT NULL DEFAULT 0 CHECK (needs_review IN (0, 1));
+  ALTER TABLE pulls ADD COLUMN origin TEXT NOT NULL DEFAULT 'pack' CHECK (origin IN ('pack', 'purchase'));
+  ALTER TABLE pulls ADD COLUMN price_paid_cents INTEGER;
+  CREATE INDEX orders_operation_created ON orders (account, operation, created_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -58,6 +58,13 @@ export interface OrderRow {
   /** Standard deviation of that value for the whole order. */
   stdevCents: Cents | null;
   createdAt: number;
+  /** Card orders: the card's price and the buyer fee (total = price + fee); null for packs. */
+  priceCents: Cents | null;
+  feeCents: Cents | null;
+  /** Card orders: `shop` or `listing` (another user's); null for packs. */
+  source: string | null;
+  /** The service answered `needs_review: true`: the card is ours, held until an operator looks. */
+  needsReview: boolean;
 }
 
 export type PullStatus =
@@ -95,10 +102,27 @@ export interface PullRow {
   afterCents: Cents | null;
   afterRate: number | null;
   afterValidUntil: number | null;
+  /** When the pull was made, or the card bought. */
   pulledAt: number;
   status: PullStatus;
   statusAt: number;
+  /**
+   * `pack`: pulled from a pack; `purchase`: bought with a card purchase (pull id = its transaction
+   * id, sell-back locked to min(price paid, value at purchase) until `buybackValidUntil`).
+   */
+  origin: PullOrigin;
+  /** Card purchases: the price paid (fee excluded); null for pulls. */
+  pricePaidCents: Cents | null;
 }
+
+export type PullOrigin = 'pack' | 'purchase';
+
+/** A pull as the ledger stores it before it has an order and a status (a pack's pull by default). */
+export type NewPull = Omit<
+  PullRow,
+  'checkoutId' | 'account' | 'status' | 'statusAt' | 'origin' | 'pricePaidCents'
+> &
+  Partial<Pick<PullRow, 'origin' | 'pricePaidCents'>>;
 
 export type DecisionAction = 'sell_back' | 'list' | 'hold' | 'reprice' | 'delist';
 

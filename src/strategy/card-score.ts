@@ -12,7 +12,12 @@ import { listingLife } from './listing-life.js';
 import { minListingCents, priceWithinRules } from './listing-model.js';
 import type { Strategy, WatchEntry } from './strategy-schema.js';
 
-export type CardDecision = { action: 'buy'; maxPriceCents: Cents } | { action: 'skip'; reason: string };
+/** Why the scorer skips a card (a bounded set: metrics label the skipped cards by it). */
+export type CardSkipCode = 'disabled' | 'category' | 'watch_limit' | 'price_cap' | 'edge';
+
+export type CardDecision =
+  | { action: 'buy'; maxPriceCents: Cents }
+  | { action: 'skip'; code: CardSkipCode; reason: string };
 
 export interface CardRow {
   category: string;
@@ -36,17 +41,60 @@ export interface CardRow {
   decision: CardDecision;
 }
 
-/** What a card worth `valueCents` bought at `priceCents` is expected to realise by the exit (cents). */
-export function cardRealizableCents(valueCents: number, priceCents: number, strategy: Strategy): number {
+/**
+ * What the strategy's exit does with a card worth `valueCents` bought at `priceCents`, and what it
+ * is expected to realise (cents): the one rule shared by the scorer (which prices a purchase with
+ * it) and the bot (which acts on a bought card with it), so what is scored is what is done.
+ */
+export type BoughtCardPlan =
+  | { action: 'hold'; reason: string; realizableCents: number }
+  | {
+      action: 'sell_back';
+      reason: 'exit_sell_back' | 'not_listable' | 'listing_not_better';
+      payoutCents: Cents;
+      realizableCents: number;
+    }
+  | {
+      action: 'list';
+      priceCents: Cents;
+      fill: number;
+      saleCents: Cents;
+      fallbackCents: Cents;
+      expectedCents: number;
+      realizableCents: number;
+    };
+
+export function planBoughtCard(valueCents: number, priceCents: number, strategy: Strategy): BoughtCardPlan {
   const basis = Math.min(priceCents, valueCents);
   const sellBack = fastRate(basis, LATE_RATE);
   const exit = strategy.cards.exit;
-  if (exit === 'sell_back' || valueCents <= 0) return sellBack;
-  if (exit === 'hold') return valueCents;
-  if (priceWithinRules(valueCents, strategy.sell.list.markup, minListingCents(strategy)) === null)
-    return sellBack;
-  const listed = valueCents * listingLife(strategy, basis / valueCents).expectedYield;
-  return strategy.sell.list.only_when_better ? Math.max(listed, sellBack) : listed;
+  const sell = (reason: 'exit_sell_back' | 'not_listable' | 'listing_not_better'): BoughtCardPlan => ({
+    action: 'sell_back',
+    reason,
+    payoutCents: sellBack,
+    realizableCents: sellBack,
+  });
+  if (exit === 'sell_back' || valueCents <= 0) return sell('exit_sell_back');
+  if (exit === 'hold') return { action: 'hold', reason: 'cards.exit is hold', realizableCents: valueCents };
+  const listPrice = priceWithinRules(valueCents, strategy.sell.list.markup, minListingCents(strategy));
+  if (listPrice === null) return sell('not_listable');
+  const life = listingLife(strategy, basis / valueCents);
+  const listed = valueCents * life.expectedYield;
+  if (strategy.sell.list.only_when_better && listed <= sellBack) return sell('listing_not_better');
+  return {
+    action: 'list',
+    priceCents: listPrice,
+    fill: life.fill,
+    saleCents: fastRound(valueCents * life.saleYield),
+    fallbackCents: fastRound(valueCents * life.fallbackYield),
+    expectedCents: listed,
+    realizableCents: listed,
+  };
+}
+
+/** What a card worth `valueCents` bought at `priceCents` is expected to realise by the exit (cents). */
+export function cardRealizableCents(valueCents: number, priceCents: number, strategy: Strategy): number {
+  return planBoughtCard(valueCents, priceCents, strategy).realizableCents;
 }
 
 /**
@@ -109,7 +157,7 @@ export function scoreShopCard(card: ShopCard, category: string, strategy: Strate
     break_even_price: breakEven === null ? null : usd(breakEven),
     max_edge_price: atEdge === null ? null : usd(atEdge),
     watch: watch >= 0 ? watch : null,
-    decision: { action: 'skip', reason: '' },
+    decision: { action: 'skip', code: 'disabled', reason: '' },
   };
   row.decision = decideCard(row, priceCents, atEdge, strategy);
   return row;
@@ -122,18 +170,27 @@ function decideCard(
   strategy: Strategy,
 ): CardDecision {
   const cards = strategy.cards;
-  if (!cards.enabled) return { action: 'skip', reason: 'card buying disabled' };
+  if (!cards.enabled) return { action: 'skip', code: 'disabled', reason: 'card buying disabled' };
   if (!(cards.categories as readonly string[]).includes(row.category))
-    return { action: 'skip', reason: `category ${row.category} not in strategy` };
+    return { action: 'skip', code: 'category', reason: `category ${row.category} not in strategy` };
   if (row.watch !== null) {
     const limit = toCents(cards.watchlist[row.watch]!.max_price_usd);
     if (priceCents <= limit) return { action: 'buy', maxPriceCents: limit };
-    return { action: 'skip', reason: `watchlist #${row.watch + 1}: price above its limit ${usd(limit)}` };
+    return {
+      action: 'skip',
+      code: 'watch_limit',
+      reason: `watchlist #${row.watch + 1}: price above its limit ${usd(limit)}`,
+    };
   }
   const cap = toCents(cards.max_price_usd);
-  if (priceCents > cap) return { action: 'skip', reason: `price above max_price_usd ${cards.max_price_usd}` };
+  if (priceCents > cap)
+    return { action: 'skip', code: 'price_cap', reason: `price above max_price_usd ${cards.max_price_usd}` };
   if (atEdge === null || priceCents > atEdge)
-    return { action: 'skip', reason: `edge ${row.edge_ratio.toFixed(3)} below ${cards.min_edge_ratio}` };
+    return {
+      action: 'skip',
+      code: 'edge',
+      reason: `edge ${row.edge_ratio.toFixed(3)} below ${cards.min_edge_ratio}`,
+    };
   return { action: 'buy', maxPriceCents: Math.min(atEdge, cap) };
 }
 

@@ -246,7 +246,7 @@ describe('Ledger (in memory)', () => {
     expect(ledger.expectedBalance('other')).toBeUndefined();
   });
 
-  it('records a card purchase as an order without pulls', () => {
+  it('records a card purchase as an order with its price and fee, and the card as a holding', () => {
     ledger.recordIntent({
       key: 'card-key-001',
       account: 'main',
@@ -254,6 +254,7 @@ describe('Ledger (in memory)', () => {
       body: { card_id: 'c-9', max_price: 25 },
     });
     ledger.markIntentSent('card-key-001');
+    const at = clock.now();
     const res = ledger.confirmIntent('card-key-001', {
       checkout_id: 'co-card',
       transaction_id: 'tx-1',
@@ -265,6 +266,7 @@ describe('Ledger (in memory)', () => {
       total_charged: 25.5,
       remaining_balance: 974.5,
       item: { id: 'c-9', name: 'Nine', market_value: 30, category: 'onepiece' },
+      needs_review: true,
     });
     expect(res.order).toMatchObject({
       operation: 'card',
@@ -274,8 +276,37 @@ describe('Ledger (in memory)', () => {
       riskLevel: null,
       quantity: 1,
       totalChargedCents: 2550,
+      priceCents: 2450,
+      feeCents: 100,
+      source: 'shop',
+      needsReview: true,
     });
-    expect(res.pulls).toEqual([]);
+    // Sold back by the purchase's transaction id, at 0.8 of min(price, value) until the lock ends.
+    expect(res.pulls).toEqual([
+      expect.objectContaining({
+        pullId: 'tx-1',
+        cardId: 'c-9',
+        origin: 'purchase',
+        pricePaidCents: 2450,
+        valueCents: 3000,
+        buybackCents: 1960,
+        buybackRate: 0.8,
+        buybackValidUntil: at + 7 * 86_400_000,
+        afterCents: null,
+      }),
+    ]);
+    expect(ledger.cardsOrderedSince('main', at)).toEqual({ count: 1, chargedCents: 2550 });
+    expect(ledger.cardsOrderedSince('main', at + 1)).toEqual({ count: 0, chargedCents: 0 });
+    expect(ledger.ordersNeedingReview().map((o) => o.checkoutId)).toEqual(['co-card']);
+    expect(ledger.getPull('tx-1')?.status).toBe('held');
+    // A replay books nothing twice.
+    expect(
+      ledger.confirmIntent('card-key-001', {
+        ...JSON.parse(ledger.getIntent('card-key-001')!.responseJson!),
+        idempotent_replay: true,
+      }).recorded,
+    ).toBe(false);
+    expect(ledger.holdings('main')).toHaveLength(1);
   });
 
   it('a failed intent confirmed later (a replay succeeded after all) keeps its pulls', () => {
