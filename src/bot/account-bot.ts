@@ -21,6 +21,7 @@ import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { BudgetTracker } from './budget-state.js';
+import { CardBuyer } from './card-buyer.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
@@ -29,7 +30,7 @@ import { type AccountView, accountView, readPools, scoreView } from './market-vi
 import * as notices from './notices.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
-import { sleepFor, sleepUntil } from './sleep.js';
+import { Mutex, sleepFor, sleepUntil } from './sleep.js';
 
 export interface Cadence {
   accountMs: number;
@@ -56,12 +57,17 @@ export interface AccountBotOptions extends AccountContext {
   adoptUnknownCards?: boolean;
   /** The key has `read:pulls`: the purchase report may be read as evidence (default true). */
   readsPurchaseReport?: boolean;
+  /** Full shop sync period for card buying (config `polling.shop_seconds`; default 15 min). */
+  shopMs?: number;
 }
 
 export class AccountBot {
   readonly sell: SellSide;
   readonly executor: PurchaseExecutor;
   readonly inDoubt: InDoubtResolver;
+  readonly cards: CardBuyer;
+  /** Pack and card purchases one at a time: each checks the caps with the other's spend booked. */
+  private readonly spending = new Mutex();
   private account: AccountView | undefined;
   private pools:
     | {
@@ -76,6 +82,7 @@ export class AccountBot {
   private readonly allAbort = new AbortController();
   private openingStopped = false;
   private loops: Promise<void>[] = [];
+  private cardLoop: Promise<void> | undefined;
   private readonly reconcileOptions: ReconcileOptions;
   /** Why the open loop last waited (for logs and tests). */
   lastWait = '';
@@ -113,6 +120,21 @@ export class AccountBot {
       ...(o.crashAt ? { crashAt: o.crashAt } : {}),
       ...(o.notifier ? { notifier: o.notifier } : {}),
     });
+    this.cards = new CardBuyer({
+      ...o,
+      executor: this.executor,
+      budget: () => this.budget,
+      shopMs: o.shopMs ?? 15 * 60_000,
+      idleMs: o.cadence.idleMs,
+      spending: (fn) => this.spending.run(fn),
+      readAccount: (now) => this.readAccountIfStale(now),
+      inDoubt: () => o.ledger.unresolvedIntents(o.account).some((i) => i.state !== 'pending'),
+      onBought: async (confirmed, replay) => {
+        this.onConfirmed(confirmed, replay);
+        this.updateDoubtGauge();
+        await this.sell.process();
+      },
+    });
     this.inDoubt = new InDoubtResolver({
       ...o,
       executor: this.executor,
@@ -146,9 +168,11 @@ export class AccountBot {
   setStrategy(strategy: Strategy): void {
     (this.o as { strategy: Strategy }).strategy = strategy;
     this.sell.setStrategy(strategy);
+    this.cards.setStrategy(strategy);
     this.reconcileOptions.strategy = strategy;
     this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy, this.o.clock.now());
     this.pools = undefined;
+    if (this.loops.length > 0) this.startCardLoop();
   }
 
   /** Recovery, then the loops. Resolves once recovery is done (the loops keep running). */
@@ -159,6 +183,7 @@ export class AccountBot {
       this.guard('sweep', () => this.sweepLoop()),
       this.guard('reconcile', () => this.reconcileLoop()),
     ];
+    this.startCardLoop();
   }
 
   /**
@@ -190,7 +215,19 @@ export class AccountBot {
   async stopOpening(): Promise<void> {
     this.openingStopped = true;
     this.openAbort.abort();
-    await this.loops[0];
+    await Promise.all([this.loops[0], this.cardLoop]);
+  }
+
+  /**
+   * The card buyer's loop, run only while the strategy buys cards (a pack-only bot has the three
+   * loops it always had); a reloaded strategy that enables cards starts it.
+   */
+  private startCardLoop(): void {
+    if (this.cardLoop || !this.o.strategy.cards.enabled || this.openingStopped) return;
+    this.cardLoop = this.guard('cards', () =>
+      this.cards.loop(AbortSignal.any([this.openAbort.signal, this.allAbort.signal])),
+    );
+    this.loops.push(this.cardLoop);
   }
 
   /** Graceful stop: no new orders, a last sell pass for pulls still in their window, loops ended. */
@@ -292,18 +329,20 @@ export class AccountBot {
         r.risk_level === decision.risk_level,
     );
     const q = decision.quantity;
-    const outcome = await this.executor.open({
-      body: {
-        pack_type: decision.pack_type,
-        category: decision.category as never,
-        quantity: q,
-        risk_level: decision.risk_level as never,
-      },
-      unitPriceCents: decision.priceCents,
-      ...(row
-        ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
-        : {}),
-    });
+    const outcome = await this.spending.run(() =>
+      this.executor.open({
+        body: {
+          pack_type: decision.pack_type,
+          category: decision.category as never,
+          quantity: q,
+          risk_level: decision.risk_level as never,
+        },
+        unitPriceCents: decision.priceCents,
+        ...(row
+          ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
+          : {}),
+      }),
+    );
     return this.afterOutcome(outcome);
   }
 
@@ -348,6 +387,10 @@ export class AccountBot {
   }
 
   private onConfirmed(confirmed: ConfirmedOrder, replay: boolean): void {
+    if (confirmed.order.operation === 'card') {
+      this.onCardConfirmed(confirmed, replay);
+      return;
+    }
     const { metrics, clock } = this.o;
     const { order, pulls, recorded } = confirmed;
     const now = clock.now();
@@ -372,6 +415,30 @@ export class AccountBot {
       this.account.packsLeftToday = Math.max(0, this.account.packsLeftToday - order.quantity);
       this.account.nextPurchaseAt = now + this.account.minSecondsBetween * 1000;
       metrics.packsLeftToday(this.account.packsLeftToday);
+    } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A card order booked: the budget and metrics count it; the balance follows from the answer. */
+  private onCardConfirmed(confirmed: ConfirmedOrder, replay: boolean): void {
+    const { metrics, ledger, account } = this.o;
+    const { order, pulls, recorded } = confirmed;
+    this.sell.markReceived(pulls);
+    if (recorded) {
+      this.budget.order(order.totalChargedCents, order.createdAt);
+      metrics.cardBought(order.category, order.totalChargedCents);
+      metrics.spend(order.totalChargedCents);
+      const totals = this.budget.totals(this.o.clock.now());
+      metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
+    }
+    metrics.cardsNeedingReview(ledger.ordersNeedingReview(account).length);
+    if (order.needsReview && recorded)
+      this.o.log.error(
+        { checkout: order.checkoutId, card: order.cardId },
+        'card purchase flagged needs_review by the service: the card is held; never re-bought under a new key',
+      );
+    if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
+      this.account.balanceCents = order.remainingBalanceCents;
+      metrics.balance(order.remainingBalanceCents);
     } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
   }
 

@@ -112,3 +112,29 @@ export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOpti
     return { kind: 'park', why: 'past the re-send horizon and the evidence does not settle it' };
   return { kind: 'resend', why: 'the evidence does not settle it; the service replays a known key' };
 }
+
+/**
+ * A card purchase in doubt. A bought card can only be in our vault (nothing moves it out but our own
+ * sell-back, listing or shipping, none of which we do to a card we do not know), so once the order
+ * must have ended the vault settles it: the card there under a purchase id the ledger does not
+ * know → charged; absent → not charged. A re-send of a key the service still knows is preferred
+ * while allowed: its replay carries the exact price paid (evidence only bounds it by `max_price`).
+ */
+export function judgeCard(
+  intent: Intent,
+  found: VaultEntry | undefined,
+  now: number,
+  o: EvidenceOptions,
+  mayResend: boolean,
+): Verdict {
+  const win = intentWindow(intent, o);
+  if (now < win.settledAt && !found)
+    return { kind: 'wait', until: win.settledAt, why: 'the card purchase may still be running' };
+  const firstSent = intent.firstSentAt ?? intent.createdAt;
+  const canResend = mayResend && !intent.keyForgotten && now - firstSent <= o.resendHorizonMs;
+  if (found) {
+    if (canResend) return { kind: 'resend', why: 'the card is in the vault; a replay gives the price paid' };
+    return { kind: 'charged', pulls: [found], by: 'evidence: the card is in the vault' };
+  }
+  return { kind: 'not_charged', by: 'evidence: the card is not in the vault after the order ended' };
+}

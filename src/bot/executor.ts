@@ -21,7 +21,12 @@ import {
   TransportError,
 } from '../api/errors.js';
 import type { PartnerApi } from '../api/partner-api.js';
-import type { PackPurchaseRequest, PackPurchaseResponse } from '../api/schemas.js';
+import type {
+  CardPurchaseRequest,
+  CardPurchaseResponse,
+  PackPurchaseRequest,
+  PackPurchaseResponse,
+} from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
 import type { Logger } from '../obs/logger.js';
 import { NO_NOTIFIER, type Notifier } from '../obs/notify/event.js';
@@ -30,7 +35,12 @@ import { newIdempotencyKey } from './keys.js';
 import * as notices from './notices.js';
 
 export type PurchaseOutcome =
-  | { status: 'confirmed'; intent: Intent; confirmed: ConfirmedOrder; response: PackPurchaseResponse }
+  | {
+      status: 'confirmed';
+      intent: Intent;
+      confirmed: ConfirmedOrder;
+      response: PackPurchaseResponse | CardPurchaseResponse;
+    }
   | { status: 'failed'; intent: Intent; error: PartnerApiError }
   | { status: 'in_doubt'; intent: Intent; error: PartnerApiError };
 
@@ -40,6 +50,14 @@ export interface PurchasePlan {
   stdevCents?: Cents;
   /** Price per pack planned (the larger of any two prices seen): what a settled order is booked at. */
   unitPriceCents?: Cents;
+}
+
+export interface CardPurchasePlan {
+  body: CardPurchaseRequest;
+  /** The `max_price` of the body, in cents. */
+  maxPriceCents: Cents;
+  /** What the strategy's exit is expected to realise for the card. */
+  expectedValueCents?: Cents;
 }
 
 /** Points where a test can simulate a crash (the process dying at that instant). */
@@ -78,6 +96,23 @@ export class PurchaseExecutor {
   }
 
   /**
+   * Records a card purchase intent (`max_price` already the most the strategy pays), then sends it.
+   * `unitPriceCents` is that max price: what an order settled by evidence is booked at.
+   */
+  async buyCard(plan: CardPurchasePlan): Promise<PurchaseOutcome> {
+    const intent = this.o.ledger.recordIntent({
+      key: newIdempotencyKey(this.o.account),
+      account: this.o.account,
+      operation: 'card',
+      body: plan.body,
+      ...(plan.expectedValueCents !== undefined ? { expectedValueCents: plan.expectedValueCents } : {}),
+      unitPriceCents: plan.maxPriceCents,
+    });
+    this.o.crashAt?.('after_intent', intent.key);
+    return this.send(intent);
+  }
+
+  /**
    * Sends (or re-sends) a recorded intent with its stored key and byte-identical body. A finished
    * order comes back as a replay and is recorded once; a failed one runs again.
    */
@@ -85,10 +120,13 @@ export class PurchaseExecutor {
     const { ledger, log } = this.o;
     const key = intent.key;
     const delivered = ledger.markIntentSent(key).delivered;
-    let response: PackPurchaseResponse;
+    let response: PackPurchaseResponse | CardPurchaseResponse;
     try {
       this.o.crashAt?.('before_send', key);
-      response = await this.o.api.purchasePacks(intent.body as PackPurchaseRequest, key);
+      response =
+        intent.operation === 'card'
+          ? await this.o.api.purchaseCard(intent.body as CardPurchaseRequest, key)
+          : await this.o.api.purchasePacks(intent.body as PackPurchaseRequest, key);
     } catch (e) {
       if (!isPartnerApiError(e)) throw e;
       if (this.charged(e) === 'no' && !delivered) {
@@ -119,8 +157,9 @@ export class PurchaseExecutor {
       {
         intent: key,
         checkout: response.checkout_id,
-        pack_type: response.pack_type,
-        quantity: response.quantity,
+        ...('pack_type' in response
+          ? { pack_type: response.pack_type, quantity: response.quantity }
+          : { card: response.card_id, price: response.price, needs_review: response.needs_review === true }),
         charged: response.total_charged,
         replay: response.idempotent_replay === true,
       },

@@ -7,11 +7,12 @@
  */
 
 import { iterPurchaseReport } from '../api/paginate.js';
-import { FRESH_WINDOW_MS, LATE_RATE } from '../api/rules.js';
-import type { Category, VaultEntry } from '../api/schemas.js';
+import { CARD_FEE_USD, FRESH_WINDOW_MS, LATE_RATE } from '../api/rules.js';
+import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, toCents } from '../core/money.js';
 import { NO_NOTIFIER } from '../obs/notify/event.js';
+import { boughtCardPull } from '../store/bought-card.js';
 import type { ConfirmedOrder, Intent, NewPull } from '../store/ledger.js';
 import type { AccountContext } from './context.js';
 import {
@@ -20,6 +21,7 @@ import {
   type EvidenceOptions,
   intentWindow,
   judge,
+  judgeCard,
   quantityOf,
   type Verdict,
 } from './evidence.js';
@@ -64,6 +66,7 @@ export class InDoubtResolver {
    * re-sends its key: a re-send the service does not recognise would open a pack.
    */
   async resolve(intent: Intent, mayResend = true): Promise<Resolution> {
+    if (intent.operation === 'card') return this.resolveCard(intent, mayResend);
     const { ledger, log, clock } = this.o;
     const evidence = await this.gather(intent);
     const verdict: Verdict = evidence
@@ -124,6 +127,59 @@ export class InDoubtResolver {
         }
         return { status: 'in_doubt', until: clock.now() + this.o.recheckMs, why: verdict.why, parked: true };
       }
+    }
+  }
+
+  /** A card purchase in doubt, settled by whether the card is in the vault (evidence.ts judgeCard). */
+  private async resolveCard(intent: Intent, mayResend: boolean): Promise<Resolution> {
+    const { ledger, log, clock, api } = this.o;
+    const cardId = String(intent.body.card_id ?? '');
+    let found: VaultEntry | undefined;
+    try {
+      // The body names no category: every category's vault is read (rare: orders in doubt only).
+      const vault = await readVault(api, CATEGORIES);
+      const v = vault.get(cardId);
+      if (v && v.pull_id !== null && !ledger.getPull(v.pull_id)) found = v;
+    } catch (e) {
+      log.warn({ intent: intent.key, err: String(e) }, 'card order in doubt: vault not readable');
+      return {
+        status: 'in_doubt',
+        until: clock.now() + this.o.recheckMs,
+        why: 'vault not readable',
+        parked: false,
+      };
+    }
+    const verdict = judgeCard(intent, found, clock.now(), this.opts, mayResend);
+    switch (verdict.kind) {
+      case 'charged': {
+        const maxPrice = intent.unitPriceCents ?? 0;
+        const fee = toCents(CARD_FEE_USD);
+        const confirmed = ledger.confirmBySettlement(intent.key, {
+          quantity: 1,
+          totalChargedCents: maxPrice + fee,
+          pulls: verdict.pulls.map((v) => boughtCardOf(v, maxPrice, clock.now())),
+          by: `${verdict.by} (booked at its max_price)`,
+          card: { priceCents: maxPrice, feeCents: fee },
+        });
+        log.warn({ intent: intent.key, card: cardId }, 'card order in doubt settled: charged');
+        if (confirmed.recorded)
+          notices.announceBooked(this.o.notifier ?? NO_NOTIFIER, this.o.account, confirmed);
+        return { status: 'confirmed', confirmed, replay: false };
+      }
+      case 'not_charged': {
+        const failed = ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
+        log.warn({ intent: intent.key, by: verdict.by }, 'card order in doubt settled: not charged');
+        this.o.notifier?.notify(
+          notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', verdict.by, failed.updatedAt),
+        );
+        return { status: 'failed' };
+      }
+      case 'resend':
+        return this.resend(intent, verdict.why);
+      case 'wait':
+        return { status: 'in_doubt', until: verdict.until, why: verdict.why, parked: false };
+      case 'park':
+        return { status: 'in_doubt', until: clock.now() + this.o.recheckMs, why: verdict.why, parked: true };
     }
   }
 
@@ -266,5 +322,28 @@ export function pullOf(v: VaultEntry): NewPull {
     afterRate: bb ? LATE_RATE : null,
     afterValidUntil: bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null,
     pulledAt,
+  };
+}
+
+/**
+ * A bought card found in the vault as a ledger holding: its price is bounded by the order's
+ * `max_price`; its sell-back offer and lock are the vault's own.
+ */
+export function boughtCardOf(v: VaultEntry, maxPriceCents: number, now: number): NewPull {
+  const bb = v.buyback;
+  const lockEnd = bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null;
+  const pull = boughtCardPull({
+    transactionId: v.pull_id ?? `card:${v.card_id}`,
+    cardId: v.card_id,
+    name: v.item.name,
+    priceCents: maxPriceCents,
+    valueCents: toCents(v.value),
+    source: 'unknown',
+    boughtAt: now,
+  });
+  return {
+    ...pull,
+    ...(bb ? { buybackCents: toCents(bb.amount), buybackRate: bb.rate } : {}),
+    ...(lockEnd !== null && Number.isFinite(lockEnd) ? { buybackValidUntil: lockEnd } : {}),
   };
 }

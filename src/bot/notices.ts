@@ -22,7 +22,10 @@ export function orderConfirmed(account: string, c: ConfirmedOrder, at: number): 
     event: 'order_confirmed',
     account,
     at,
-    summary: `opened ${order.quantity} × ${order.packType ?? '?'} (${order.category}, ${order.riskLevel ?? '?'}) for ${formatUsd(order.totalChargedCents)}; pulls worth ${formatUsd(value)}${settled ? ' (settled from evidence)' : ''}`,
+    summary:
+      order.operation === 'card'
+        ? `bought ${pulls[0]?.name ?? order.cardId ?? 'a card'} (${order.category}) for ${formatUsd(order.totalChargedCents)} with the fee; worth ${formatUsd(value)}${order.needsReview ? ' (the service flagged it for review: held)' : ''}${settled ? ' (settled from evidence)' : ''}`
+        : `opened ${order.quantity} × ${order.packType ?? '?'} (${order.category}, ${order.riskLevel ?? '?'}) for ${formatUsd(order.totalChargedCents)}; pulls worth ${formatUsd(value)}${settled ? ' (settled from evidence)' : ''}`,
     data: {
       order_key: order.intentKey,
       checkout_id: order.checkoutId,
@@ -35,6 +38,9 @@ export function orderConfirmed(account: string, c: ConfirmedOrder, at: number): 
       pulls_value_cents: value,
       balance_cents: order.remainingBalanceCents,
       settled_by_evidence: settled,
+      ...(order.operation === 'card'
+        ? { card_id: order.cardId, price_cents: order.priceCents, needs_review: order.needsReview }
+        : {}),
     },
   };
 }
@@ -43,7 +49,7 @@ export function orderConfirmed(account: string, c: ConfirmedOrder, at: number): 
 export function announceBooked(notifier: Notifier, account: string, c: ConfirmedOrder): void {
   const at = c.order.createdAt;
   notifier.notify(orderConfirmed(account, c, at));
-  if (notifier.wants('big_pull'))
+  if (notifier.wants('big_pull') && c.order.operation === 'pack')
     for (const e of bigPulls(account, c, notifier.bigPullMultiple, at)) notifier.notify(e);
 }
 

@@ -457,6 +457,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
         metrics,
         strategy,
         cadence,
+        shopMs: config.polling.shopMs,
         batchSize: config.sellback.batchSize,
         evidence: config.orders,
         adoptUnknownCards: config.orders.adoptUnknownCards,

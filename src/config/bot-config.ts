@@ -76,8 +76,17 @@ export const BotConfigFile = z.strictObject({
       pools_seconds: Seconds(60, 86_400).default(300),
       vault_seconds: Seconds(60, 86_400).default(600),
       listings_seconds: Seconds(30, 86_400).default(300),
+      shop_seconds: Seconds(300, 86_400)
+        .default(900)
+        .describe('full shop sync for card buying (strategy cards); the spec allows a few an hour'),
     })
-    .default({ account_seconds: 60, pools_seconds: 300, vault_seconds: 600, listings_seconds: 300 }),
+    .default({
+      account_seconds: 60,
+      pools_seconds: 300,
+      vault_seconds: 600,
+      listings_seconds: 300,
+      shop_seconds: 900,
+    }),
   sellback: z
     .strictObject({
       safety_margin_seconds: Seconds(5, 290).default(60),
@@ -170,6 +179,7 @@ export interface BotConfig {
     readonly poolsMs: number;
     readonly vaultMs: number;
     readonly listingsMs: number;
+    readonly shopMs: number;
   };
   readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
   /** How orders in doubt are judged (src/bot/evidence.ts). */
@@ -356,6 +366,7 @@ export function loadBotConfig(
       poolsMs: raw.polling.pools_seconds * 1000,
       vaultMs: raw.polling.vault_seconds * 1000,
       listingsMs: raw.polling.listings_seconds * 1000,
+      shopMs: raw.polling.shop_seconds * 1000,
     },
     sellback: {
       safetyMarginMs: raw.sellback.safety_margin_seconds * 1000,

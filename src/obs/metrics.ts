@@ -41,6 +41,19 @@ const NOTIFY_EVENT_SET = new Set<string>(NOTIFY_EVENTS);
 /** What became of one event for one webhook. */
 export const NOTIFY_RESULTS = ['sent', 'failed', 'dropped'] as const;
 export type NotifyResult = (typeof NOTIFY_RESULTS)[number];
+/** A shop card's decision at a sync: bought, or the scorer's skip code (card-score.ts). */
+export const SHOP_DECISIONS = ['buy', 'disabled', 'category', 'watch_limit', 'price_cap', 'edge'] as const;
+export type ShopDecision = (typeof SHOP_DECISIONS)[number];
+/** Refusal codes of a card purchase worth a label; anything else is `other`. */
+const CARD_REFUSALS = new Set([
+  'PRICE_CHANGED',
+  'OWN_LISTING',
+  'CARD_NO_LONGER_AVAILABLE',
+  'DAILY_CARD_LIMIT_REACHED',
+  'RATE_LIMITED',
+  'NOT_FOUND',
+  'BAD_REQUEST',
+]);
 const OPERATION_TO_ENDPOINT = new Map<string, string>(Object.entries(ENDPOINTS));
 
 export type StatusLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'transport' | 'other';
@@ -188,6 +201,36 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // ---- card buying (the strategy's `cards` section)
+  readonly cardsBoughtTotal = new Counter({
+    name: `${PREFIX}cards_bought_total`,
+    help: 'Cards bought with card purchases (confirmed orders), by category',
+    labelNames: ['category'] as const,
+    registers: [this.registry],
+  });
+  readonly cardSpendUsdTotal = new Counter({
+    name: `${PREFIX}card_spend_usd_total`,
+    help: 'USD charged for bought cards, price plus the buyer fee (also in packbot_spend_usd_total)',
+    registers: [this.registry],
+  });
+  readonly shopCardsGauge = new Gauge({
+    name: `${PREFIX}shop_cards`,
+    help: 'Shop cards at the last full shop sync, by decision: buy, or the reason it was skipped',
+    labelNames: ['decision'] as const,
+    registers: [this.registry],
+  });
+  readonly cardPurchasesRefusedTotal = new Counter({
+    name: `${PREFIX}card_purchases_refused_total`,
+    help: 'Card purchases the service refused (nothing charged), by code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly cardsNeedingReviewGauge = new Gauge({
+    name: `${PREFIX}cards_needing_review`,
+    help: 'Bought cards the service flagged needs_review, held until an operator releases them',
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) {
       collectDefaultMetrics({ register: this.registry });
@@ -306,6 +349,24 @@ export class Metrics {
   }
 
   /** Prometheus text exposition. */
+  cardBought(category: string, chargedCents: Cents): void {
+    this.cardsBoughtTotal.inc({ category: CATEGORY_SET.has(category) ? category : OTHER });
+    this.cardSpendUsdTotal.inc(usd(chargedCents));
+  }
+
+  /** The last shop sync: how many cards each decision got (every label exported, 0 when none). */
+  shopCards(byDecision: Readonly<Record<ShopDecision, number>>): void {
+    for (const d of SHOP_DECISIONS) this.shopCardsGauge.set({ decision: d }, byDecision[d] ?? 0);
+  }
+
+  cardPurchaseRefused(code: string): void {
+    this.cardPurchasesRefusedTotal.inc({ code: CARD_REFUSALS.has(code) ? code : OTHER });
+  }
+
+  cardsNeedingReview(n: number): void {
+    this.cardsNeedingReviewGauge.set(n);
+  }
+
   text(): Promise<string> {
     return this.registry.metrics();
   }

@@ -574,6 +574,10 @@ export class Ledger {
           expectedValueCents: null,
           stdevCents: null,
           createdAt: now,
+          priceCents: null,
+          feeCents: null,
+          source: null,
+          needsReview: 0,
         });
       }
       return this.adoptPulls(checkoutId, pulls);

@@ -37,7 +37,9 @@ export function scopesNeeded(strategy: Strategy, mode: 'live' | 'dry-run'): Scop
   if (mode === 'dry-run') return { required, optional: [] };
   if (!strategy.budget.kill_switch) {
     required.push('rip:packs', 'sell:cards');
-    if (strategyMayList(strategy)) required.push('write:listings');
+    if (strategy.cards.enabled) required.push('buy:cards');
+    if (strategyMayList(strategy) || (strategy.cards.enabled && strategy.cards.exit === 'list'))
+      required.push('write:listings');
   }
   return { required, optional: ['read:pulls'] };
 }

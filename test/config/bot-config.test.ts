@@ -47,6 +47,7 @@ describe('loadBotConfig', () => {
       poolsMs: 300_000,
       vaultMs: 600_000,
       listingsMs: 300_000,
+      shopMs: 900_000,
     });
     expect(cfg.sellback).toEqual({ safetyMarginMs: 60_000, batchSize: 10 });
     expect(cfg.accounts[0]?.strategyPath).toBe(resolve(dir, 'strategies/s.yaml'));

@@ -1,0 +1,266 @@
+/**
+ * Card buying end to end on the simulator (issue #18's acceptance): a shop selling below market
+ * value in one category and above it in another; a watchlist card whose price falls through its
+ * limit; the service's own daily card cap; a needs_review answer.
+ */
+import { describe, expect, it } from 'vitest';
+import { AccountBot } from '../../src/bot/account-bot.js';
+import { DAY_MS, HOUR_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
+import { devKeys, parseWorld } from '../../src/market/world.js';
+import type { WorldInput } from '../../src/market/world-schema.js';
+import { KillSwitch } from '../../src/obs/kill-switch.js';
+import type { OrderRow } from '../../src/store/ledger.js';
+import { highestPriceCents } from '../../src/strategy/card-score.js';
+import { CADENCE, driveUntil, fault, fixture, START, TrackingClock, testStrategy } from './helpers.js';
+
+/** open, sweep, reconcile and the card buyer. */
+const SLEEPERS = 4;
+
+const PACK = {
+  pack_type: 'lucky',
+  name: 'Lucky Pack',
+  price: 10,
+  max_quantity: 10,
+  risk_levels: ['standard'],
+  bands: [
+    {
+      bucket_id: 'low',
+      min_value: 5,
+      max_value: 9,
+      odds: { standard: 1 },
+      generate: { count: 100, distribution: 'uniform' },
+    },
+  ],
+};
+
+function shopWorld(over: Partial<WorldInput> = {}, shops: Record<string, object> = {}) {
+  return parseWorld({
+    format: 'packbot.world/v1',
+    name: 'card buying world',
+    accounts: [{ id: 'acct_t', username: 'tester', balance: 5000 }],
+    keys: devKeys('acct_t'),
+    categories: {
+      pokemon: {
+        packs: [PACK],
+        shop: {
+          markup: 0.6,
+          min_value: 20,
+          max_value: 150,
+          generate: { count: 40, distribution: 'uniform' },
+        },
+      },
+      onepiece: {
+        shop: {
+          markup: 1.3,
+          min_value: 20,
+          max_value: 150,
+          generate: { count: 40, distribution: 'uniform' },
+        },
+      },
+      ...shops,
+    },
+    dynamics: {
+      others_pack_openings_per_hour: 0,
+      others_shop_purchases_per_hour: 0,
+      value_daily_volatility: 0,
+    },
+    ...over,
+  } as WorldInput);
+}
+
+const CARDS = {
+  enabled: true,
+  categories: ['pokemon', 'onepiece'],
+  min_edge_ratio: 1.1,
+  max_price_usd: 300,
+  max_per_day: 5,
+  max_daily_spend_usd: 400,
+  exit: 'list',
+};
+
+function makeBot(world: ReturnType<typeof shopWorld>, cards: Record<string, unknown> = {}) {
+  const virtual = new VirtualClock(START);
+  const clock = new TrackingClock(virtual);
+  // Packs never score 100× their price: this bot only buys cards.
+  const strategy = testStrategy({
+    open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
+    cards: { ...CARDS, ...cards },
+  });
+  const f = fixture({ clock: virtual, world, strategy });
+  const fatal: unknown[] = [];
+  const killSwitch = new KillSwitch(undefined, () => virtual.now());
+  const bot = new AccountBot({
+    account: 'main',
+    api: f.api,
+    ledger: f.ledger,
+    clock,
+    log: f.log,
+    metrics: f.metrics,
+    strategy,
+    cadence: CADENCE,
+    batchSize: 10,
+    killSwitch,
+    onFatal: (e) => fatal.push(e),
+  });
+  return { f, clock, bot, fatal, strategy, killSwitch };
+}
+
+function cardOrders(f: ReturnType<typeof fixture>): OrderRow[] {
+  return f.ledger.reportData(0, Number.MAX_SAFE_INTEGER).orders.filter((o) => o.operation === 'card');
+}
+
+/** The simulator's own record of what the account paid for cards (price and fee), by transaction. */
+function simCardCharges(f: ReturnType<typeof fixture>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of f.market.ledger())
+    if (e.accountId === 'acct_t' && (e.kind === 'card_purchase' || e.kind === 'card_fee'))
+      out.set(e.ref, (out.get(e.ref) ?? 0) - e.amountCents);
+  return out;
+}
+
+describe('card buying on the simulator', () => {
+  it('buys only under-priced cards, never above break-even, lists them, within its caps, to the cent', async () => {
+    const { f, clock, bot, fatal, strategy } = makeBot(shopWorld());
+    await bot.start();
+    const end = nextUtcMidnight(START) + DAY_MS + 6 * HOUR_MS;
+    await driveUntil(clock, end, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+
+    const orders = cardOrders(f);
+    // Two UTC days (and part of a third) at 5 a day.
+    expect(orders.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(orders.map((o) => o.category))).toEqual(new Set(['pokemon']));
+    const byDay = new Map<number, OrderRow[]>();
+    for (const o of orders) {
+      const day = Math.floor(o.createdAt / DAY_MS);
+      byDay.set(day, [...(byDay.get(day) ?? []), o]);
+    }
+    for (const day of byDay.values()) {
+      expect(day.length).toBeLessThanOrEqual(CARDS.max_per_day);
+      expect(day.reduce((n, o) => n + o.totalChargedCents, 0)).toBeLessThanOrEqual(
+        CARDS.max_daily_spend_usd * 100,
+      );
+    }
+    const sim = simCardCharges(f);
+    for (const o of orders) {
+      const [card] = f.ledger.pullsOfOrder(o.checkoutId);
+      expect(card?.origin).toBe('purchase');
+      // Never above the break-even price of the card's value at purchase.
+      const breakEven = highestPriceCents(card!.valueCents, strategy, 1);
+      expect(o.priceCents!).toBeLessThanOrEqual(breakEven!);
+      expect(o.feeCents).toBe(100);
+      expect(o.totalChargedCents).toBe(o.priceCents! + o.feeCents!);
+      // Listed (or already sold through its listing).
+      expect(f.ledger.listingOfPull(card!.pullId)).toBeDefined();
+      // The simulator charged exactly what the ledger booked, order by order.
+      expect(sim.get(card!.pullId)).toBe(o.totalChargedCents);
+    }
+    expect(sim.size).toBe(orders.length);
+    const metrics = await f.metrics.text();
+    expect(metrics).toContain(`packbot_cards_bought_total{category="pokemon"} ${orders.length}`);
+    expect(metrics).not.toContain('packbot_cards_bought_total{category="onepiece"}');
+    const spent = orders.reduce((n, o) => n + o.totalChargedCents, 0) / 100;
+    expect(metrics).toContain(`packbot_card_spend_usd_total ${spent}`);
+    expect(metrics).toMatch(/packbot_shop_cards\{decision="edge"\} [1-9]/);
+  });
+
+  it("stops for the UTC day at the service's daily card cap, and starts again after midnight", async () => {
+    const { f, clock, bot, fatal } = makeBot(shopWorld({ rules: { card_daily_count_cap: 2 } }));
+    await bot.start();
+    const midnight = nextUtcMidnight(START);
+    await driveUntil(clock, midnight - 1, SLEEPERS);
+    expect(cardOrders(f)).toHaveLength(2);
+    const refusedDay1 = (await f.metrics.text()).match(
+      /packbot_card_purchases_refused_total\{code="DAILY_CARD_LIMIT_REACHED"\} (\d+)/,
+    );
+    // One refusal, then no request until midnight.
+    expect(refusedDay1?.[1]).toBe('1');
+    await driveUntil(clock, midnight + 2 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    expect(cardOrders(f)).toHaveLength(4);
+  });
+
+  it('buys a watchlist card once its price falls under the limit, and not before', async () => {
+    const world = shopWorld(
+      {
+        dynamics: {
+          others_pack_openings_per_hour: 0,
+          others_shop_purchases_per_hour: 0,
+          value_daily_volatility: 0,
+          value_daily_trend: -0.1,
+        },
+      },
+      {
+        pokemon: { packs: [PACK] },
+        onepiece: {
+          shop: {
+            markup: 1,
+            cards: [
+              {
+                id: 'wanted-1',
+                name: 'Charizard Gold Star',
+                value: 100,
+                grading_company: 'PSA',
+                grading_rank: 10,
+              },
+              {
+                id: 'wanted-2',
+                name: 'Charizard Gold Star',
+                value: 100,
+                grading_company: 'BGS',
+                grading_rank: 10,
+              },
+            ],
+          },
+        },
+      },
+    );
+    const { f, clock, bot, fatal } = makeBot(world, {
+      categories: ['onepiece'],
+      watchlist: [{ name: 'charizard', grading_company: 'PSA', min_grade: 9, max_price_usd: 90 }],
+    });
+    await bot.start();
+    await driveUntil(clock, START + 12 * HOUR_MS, SLEEPERS);
+    // The price is still above 90: nothing bought.
+    expect(cardOrders(f)).toHaveLength(0);
+    await driveUntil(clock, START + 3 * DAY_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const orders = cardOrders(f);
+    expect(orders.map((o) => o.cardId)).toEqual(['wanted-1']);
+    // Bought at the first sync after the price crossed the limit (it falls ~0.4% an hour).
+    expect(orders[0]!.priceCents).toBeLessThanOrEqual(9000);
+    expect(orders[0]!.priceCents).toBeGreaterThan(8900);
+  });
+
+  it('holds a card the service flagged needs_review and never buys it again', async () => {
+    const { f, clock, bot, fatal } = makeBot(shopWorld(), { max_per_day: 1 });
+    f.market.setFaults({ 'POST /cards/purchase': fault({ needs_review_rate: 1 }) });
+    await bot.start();
+    await driveUntil(clock, START + 6 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const orders = cardOrders(f);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.needsReview).toBe(true);
+    const [card] = f.ledger.pullsOfOrder(orders[0]!.checkoutId);
+    expect(card?.status).toBe('held');
+    expect(f.ledger.listingOfPull(card!.pullId)).toBeUndefined();
+    expect(await f.metrics.text()).toContain('packbot_cards_needing_review 1');
+  });
+
+  it('buys nothing while the kill switch is on', async () => {
+    const { f, clock, bot, fatal, killSwitch } = makeBot(shopWorld());
+    killSwitch.pause({ by: 'test' });
+    await bot.start();
+    await driveUntil(clock, START + 3 * HOUR_MS, SLEEPERS);
+    expect(cardOrders(f)).toHaveLength(0);
+    killSwitch.resume();
+    await driveUntil(clock, START + 5 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    expect(cardOrders(f).length).toBeGreaterThan(0);
+  });
+});
