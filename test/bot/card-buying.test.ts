@@ -4,6 +4,8 @@
  * limit; the service's own daily card cap; a needs_review answer.
  */
 import { describe, expect, it } from 'vitest';
+import { CardNoLongerAvailableError, TransportError } from '../../src/api/errors.js';
+import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot } from '../../src/bot/account-bot.js';
 import { DAY_MS, HOUR_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
@@ -78,7 +80,11 @@ const CARDS = {
   exit: 'list',
 };
 
-function makeBot(world: ReturnType<typeof shopWorld>, cards: Record<string, unknown> = {}) {
+function makeBot(
+  world: ReturnType<typeof shopWorld>,
+  cards: Record<string, unknown> = {},
+  wrap: (api: PartnerApi) => PartnerApi = (api) => api,
+) {
   const virtual = new VirtualClock(START);
   const clock = new TrackingClock(virtual);
   // Packs never score 100× their price: this bot only buys cards.
@@ -91,7 +97,7 @@ function makeBot(world: ReturnType<typeof shopWorld>, cards: Record<string, unkn
   const killSwitch = new KillSwitch(undefined, () => virtual.now());
   const bot = new AccountBot({
     account: 'main',
-    api: f.api,
+    api: wrap(f.api),
     ledger: f.ledger,
     clock,
     log: f.log,
@@ -249,6 +255,68 @@ describe('card buying on the simulator', () => {
     expect(card?.status).toBe('held');
     expect(f.ledger.listingOfPull(card!.pullId)).toBeUndefined();
     expect(await f.metrics.text()).toContain('packbot_cards_needing_review 1');
+  });
+
+  it('settles a card purchase whose answer was lost, booking it once at the price paid', async () => {
+    let drops = 2;
+    const { f, clock, bot, fatal } = makeBot(shopWorld(), { max_per_day: 3 }, (api) => ({
+      ...api,
+      // The order commits on the service, then the answer is lost: twice.
+      purchaseCard: async (body, key) => {
+        const r = await api.purchaseCard(body, key);
+        if (drops-- > 0) throw new TransportError('reset', 'connection reset after the order committed');
+        return r;
+      },
+    }));
+    await bot.start();
+    await driveUntil(clock, START + 6 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const orders = cardOrders(f);
+    expect(orders).toHaveLength(3);
+    const sim = simCardCharges(f);
+    expect(sim.size).toBe(3);
+    for (const o of orders) {
+      const [card] = f.ledger.pullsOfOrder(o.checkoutId);
+      // Re-sent under the same key: the replay carries the exact price (not a settled estimate).
+      expect(o.checkoutId.startsWith('settled:')).toBe(false);
+      expect(sim.get(card!.pullId)).toBe(o.totalChargedCents);
+    }
+    expect(f.ledger.unresolvedIntents()).toEqual([]);
+    expect(f.sink.messages().filter((m) => m.startsWith('order outcome unknown'))).toHaveLength(2);
+  });
+
+  it('settles by the vault when the service forgot the key: charged once, at its max_price', async () => {
+    const keys = new Set<string>();
+    const { f, clock, bot, fatal } = makeBot(shopWorld(), { max_per_day: 1 }, (api) => ({
+      ...api,
+      purchaseCard: async (body, key) => {
+        // A service that lost the key answers a re-send as a new order: the card is gone (ours).
+        if (keys.has(key)) throw new CardNoLongerAvailableError('this card is no longer available');
+        keys.add(key);
+        await api.purchaseCard(body, key);
+        throw new TransportError('reset', 'connection reset after the order committed');
+      },
+    }));
+    await bot.start();
+    await driveUntil(clock, START + 3 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const orders = cardOrders(f);
+    expect(orders).toHaveLength(1);
+    const order = orders[0]!;
+    const intent = f.ledger.getIntent(order.intentKey)!;
+    expect(intent.keyForgotten).toBe(true);
+    expect(intent.settledBy).toMatch(/the card is in the vault/);
+    // Booked at the most it could have cost (its max_price) plus the fee; the sim charged no more.
+    const maxPrice = Math.round(Number(intent.body.max_price) * 100);
+    expect(order.totalChargedCents).toBe(maxPrice + 100);
+    const [card] = f.ledger.pullsOfOrder(order.checkoutId);
+    const charged = simCardCharges(f);
+    expect(charged.size).toBe(1);
+    expect(charged.get(card!.pullId)).toBeLessThanOrEqual(order.totalChargedCents);
+    expect(card?.origin).toBe('purchase');
+    expect(f.ledger.listingOfPull(card!.pullId)).toBeDefined();
   });
 
   it('buys nothing while the kill switch is on', async () => {
