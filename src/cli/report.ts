@@ -50,6 +50,48 @@ function table(title: string, rows: ReportGroup[]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
+/** The card purchases of the window, as one table row (spend = prices + fees). */
+function cardLines(r: PnlReport): string[] {
+  const c = r.cards;
+  if (!c) return [];
+  const head = [
+    'card purchases',
+    'cards',
+    'prices',
+    'fees',
+    'spend',
+    'sell-backs',
+    'listings',
+    'holdings',
+    'net P&L',
+  ];
+  const row = [
+    'all',
+    String(c.orders),
+    formatUsd(c.pricesCents),
+    formatUsd(c.feesCents),
+    formatUsd(c.spendCents),
+    formatUsd(c.sellbackPayoutCents),
+    formatUsd(c.listingProceedsCents),
+    `${c.holdings} / ${formatUsd(c.holdingsSellbackCents)}`,
+    formatUsd(c.netCents),
+  ];
+  const widths = head.map((h, i) => Math.max(h.length, row[i]!.length));
+  const line = (cells: string[]) =>
+    cells.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
+  return [
+    line(head),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    line(row),
+    ...(c.needsReview > 0
+      ? [
+          `${c.needsReview} purchase(s) flagged needs_review by the service: their cards are held (packbot holdings)`,
+        ]
+      : []),
+    '',
+  ];
+}
+
 /** Orders whose outcome is unknown: never in the P&L until settled, always shown beside it. */
 export interface InDoubtSummary {
   count: number;
@@ -84,6 +126,7 @@ export function renderReport(
     '',
     table('pack', r.byPack),
     '',
+    ...cardLines(r),
     table('risk level', r.byRiskLevel),
     '',
     table('day (UTC)', r.byDay),

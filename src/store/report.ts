@@ -9,8 +9,10 @@
  * Luck: realised pull value minus the scorer's expected value, in standard deviations of the sum
  * (orders are independent, so variances add).
  */
+
+import { LATE_RATE } from '../api/rules.js';
 import { iso } from '../core/clock.js';
-import type { Cents } from '../core/money.js';
+import { applyRate, type Cents } from '../core/money.js';
 import type { ReportData } from './ledger.js';
 import type { OrderRow, PullRow } from './types.js';
 
@@ -39,12 +41,23 @@ export interface ReportGroup extends ReportTotals {
   key: string;
 }
 
+/** Card purchases on their own (they are in the totals and the `card purchase/…` rows too). */
+export interface CardReport extends ReportTotals {
+  /** Card prices paid, fees excluded, and the buyer fees (spend = prices + fees). */
+  pricesCents: Cents;
+  feesCents: Cents;
+  /** Purchases the service flagged `needs_review` (their cards held for an operator). */
+  needsReview: number;
+}
+
 export interface PnlReport {
   since: string;
   until: string;
   /** The account reported on; null for all accounts of the ledger. */
   account: string | null;
   totals: ReportTotals;
+  /** Card purchases of the window; null when there are none. */
+  cards: CardReport | null;
   byPack: ReportGroup[];
   byRiskLevel: ReportGroup[];
   byDay: ReportGroup[];
@@ -85,7 +98,9 @@ export function sellbackValueAt(pull: PullRow, at: number): Cents {
   if (pull.kind !== 'card') return 0;
   if (pull.buybackCents !== null && pull.buybackValidUntil !== null && at < pull.buybackValidUntil)
     return pull.buybackCents;
-  return pull.afterCents ?? 0;
+  if (pull.afterCents !== null) return pull.afterCents;
+  // A bought card after its lock: 0.8 of market value (the value at purchase stands in for it).
+  return pull.origin === 'purchase' ? applyRate(pull.valueCents, LATE_RATE) : 0;
 }
 
 export const packKey = (o: OrderRow): string =>
@@ -110,8 +125,18 @@ export function computeReport(
   );
   const byCheckout = new Map(orders.map((o) => [o.checkoutId, o]));
   const accsOf = new Map<string, Acc[]>();
+  const cards = empty();
+  let pricesCents = 0;
+  let feesCents = 0;
+  let needsReview = 0;
   for (const o of orders) {
     const accs = [total];
+    if (o.operation === 'card') {
+      accs.push(cards);
+      feesCents += o.feeCents ?? 0;
+      pricesCents += o.priceCents ?? o.totalChargedCents - (o.feeCents ?? 0);
+      if (o.needsReview) needsReview++;
+    }
     for (const g of ['pack', 'risk', 'day'] as const) {
       const k = keyers[g](o);
       const acc = groups[g].get(k) ?? empty();
@@ -183,6 +208,7 @@ export function computeReport(
     until: iso(until),
     account: options.account ?? null,
     totals: finish(total),
+    cards: cards.orders === 0 ? null : { ...finish(cards), pricesCents, feesCents, needsReview },
     byPack: list(groups.pack),
     byRiskLevel: list(groups.risk),
     byDay: list(groups.day),

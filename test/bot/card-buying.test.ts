@@ -7,11 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { CardNoLongerAvailableError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot } from '../../src/bot/account-bot.js';
+import { renderReport } from '../../src/cli/report.js';
 import { DAY_MS, HOUR_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { WorldInput } from '../../src/market/world-schema.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import type { OrderRow } from '../../src/store/ledger.js';
+import { computeReport } from '../../src/store/report.js';
 import { highestPriceCents } from '../../src/strategy/card-score.js';
 import { CADENCE, driveUntil, fault, fixture, START, TrackingClock, testStrategy } from './helpers.js';
 
@@ -169,6 +171,20 @@ describe('card buying on the simulator', () => {
     const spent = orders.reduce((n, o) => n + o.totalChargedCents, 0) / 100;
     expect(metrics).toContain(`packbot_card_spend_usd_total ${spent}`);
     expect(metrics).toMatch(/packbot_shop_cards\{decision="edge"\} [1-9]/);
+
+    // packbot report: card purchases as their own rows.
+    const report = computeReport(f.ledger.reportData(0, end), 0, end);
+    const c = report.cards!;
+    expect(c.orders).toBe(orders.length);
+    expect(c.feesCents).toBe(100 * orders.length);
+    expect(c.spendCents).toBe(orders.reduce((n, o) => n + o.totalChargedCents, 0));
+    expect(c.pricesCents + c.feesCents).toBe(c.spendCents);
+    expect(c.holdings + (c.listingProceedsCents > 0 ? 1 : 0)).toBeGreaterThan(0);
+    expect(c.netCents).toBe(
+      c.sellbackPayoutCents + c.listingProceedsCents + c.holdingsSellbackCents - c.spendCents,
+    );
+    expect(report.byPack.map((g) => g.key)).toContain('card purchase/pokemon');
+    expect(renderReport(report)).toMatch(/card purchases\s+cards\s+prices\s+fees\s+spend/);
   });
 
   it("stops for the UTC day at the service's daily card cap, and starts again after midnight", async () => {
