@@ -430,7 +430,7 @@ export class AccountBot {
       const totals = this.budget.totals(this.o.clock.now());
       metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
     }
-    metrics.cardsNeedingReview(ledger.ordersNeedingReview(account).length);
+    metrics.cardsNeedingReview(ledger.cardsHeldForReview(account));
     if (order.needsReview && recorded)
       this.o.log.error(
         { checkout: order.checkoutId, card: order.cardId },

@@ -103,6 +103,8 @@ export class CardBuyer {
     const { clock, strategy } = this.o;
     const now = clock.now();
     const cards = strategy.cards;
+    // An operator may have sold a held needs_review card back since the last pass.
+    this.o.metrics.cardsNeedingReview(this.o.ledger.cardsHeldForReview(this.o.account));
     if (!cards.enabled) return this.wait('card buying is off (cards.enabled false)', now + this.o.shopMs);
     if (this.paused()) return this.wait('kill switch is on', now + this.o.idleMs);
     if (this.o.inDoubt()) return this.wait('an order is in doubt', now + this.o.idleMs);

@@ -227,7 +227,7 @@ export class Metrics {
   });
   readonly cardsNeedingReviewGauge = new Gauge({
     name: `${PREFIX}cards_needing_review`,
-    help: 'Bought cards the service flagged needs_review, held until an operator releases them',
+    help: 'Bought cards the service flagged needs_review and still held (sold back or shipped by an operator: gone)',
     registers: [this.registry],
   });
 

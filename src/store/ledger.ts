@@ -225,6 +225,9 @@ export class Ledger {
       cardsOrderedSince: db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(total_charged_cents), 0) AS cents
         FROM orders WHERE account = ? AND operation = 'card' AND created_at >= ?`),
       needsReview: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE needs_review = 1 ORDER BY created_at`),
+      heldForReview:
+        db.prepare(`SELECT COUNT(*) AS n FROM pulls p JOIN orders o ON o.checkout_id = p.checkout_id
+        WHERE o.needs_review = 1 AND p.status = 'held' AND p.account = ?`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
       unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
@@ -701,6 +704,11 @@ export class Ledger {
   ordersNeedingReview(account?: string): OrderRow[] {
     const rows = (this.stmts.needsReview.all() as Raw[]).map(toOrder);
     return account === undefined ? rows : rows.filter((o) => o.account === account);
+  }
+
+  /** Bought cards of `needs_review` purchases still held (not yet sold, listed or shipped). */
+  cardsHeldForReview(account: string): number {
+    return (this.stmts.heldForReview.get(account) as { n: number }).n;
   }
 
   accountFact(account: string, fact: string): string | undefined {
