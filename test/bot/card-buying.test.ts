@@ -9,68 +9,15 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot } from '../../src/bot/account-bot.js';
 import { renderReport } from '../../src/cli/report.js';
 import { DAY_MS, HOUR_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
-import { devKeys, parseWorld } from '../../src/market/world.js';
-import type { WorldInput } from '../../src/market/world-schema.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import type { OrderRow } from '../../src/store/ledger.js';
 import { computeReport } from '../../src/store/report.js';
 import { highestPriceCents } from '../../src/strategy/card-score.js';
+import { PACK, shopWorld } from './card-world.js';
 import { CADENCE, driveUntil, fault, fixture, START, TrackingClock, testStrategy } from './helpers.js';
 
 /** open, sweep, reconcile and the card buyer. */
 const SLEEPERS = 4;
-
-const PACK = {
-  pack_type: 'lucky',
-  name: 'Lucky Pack',
-  price: 10,
-  max_quantity: 10,
-  risk_levels: ['standard'],
-  bands: [
-    {
-      bucket_id: 'low',
-      min_value: 5,
-      max_value: 9,
-      odds: { standard: 1 },
-      generate: { count: 100, distribution: 'uniform' },
-    },
-  ],
-};
-
-function shopWorld(over: Partial<WorldInput> = {}, shops: Record<string, object> = {}) {
-  return parseWorld({
-    format: 'packbot.world/v1',
-    name: 'card buying world',
-    accounts: [{ id: 'acct_t', username: 'tester', balance: 5000 }],
-    keys: devKeys('acct_t'),
-    categories: {
-      pokemon: {
-        packs: [PACK],
-        shop: {
-          markup: 0.6,
-          min_value: 20,
-          max_value: 150,
-          generate: { count: 40, distribution: 'uniform' },
-        },
-      },
-      onepiece: {
-        shop: {
-          markup: 1.3,
-          min_value: 20,
-          max_value: 150,
-          generate: { count: 40, distribution: 'uniform' },
-        },
-      },
-      ...shops,
-    },
-    dynamics: {
-      others_pack_openings_per_hour: 0,
-      others_shop_purchases_per_hour: 0,
-      value_daily_volatility: 0,
-    },
-    ...over,
-  } as WorldInput);
-}
 
 const CARDS = {
   enabled: true,
