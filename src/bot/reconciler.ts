@@ -5,7 +5,7 @@
  * ledger is corrected only where the service is authoritative (a card gone is gone).
  */
 import { isPartnerApiError } from '../api/errors.js';
-import type { Category, VaultEntry } from '../api/schemas.js';
+import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
 import type { AccountContext } from './context.js';
@@ -34,7 +34,7 @@ export interface ReconcileReport {
 }
 
 export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
-  const categories = o.strategy.packs.categories as readonly Category[];
+  const categories = vaultCategories(o);
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const listings = await watchListings(o, vault);
@@ -108,4 +108,16 @@ function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, 
     missing.push(pull.pullId);
   }
   return { missing };
+}
+
+/**
+ * Every category a card of ours can be in: the strategy's packs, its shops when it buys cards,
+ * and wherever the ledger still holds something (a reloaded strategy may have dropped a category
+ * whose cards are still listed: an unread category would make them look sold or gone).
+ */
+export function vaultCategories(o: Pick<ReconcileOptions, 'strategy' | 'ledger' | 'account'>): Category[] {
+  const out = new Set<string>(o.strategy.packs.categories);
+  if (o.strategy.cards.enabled) for (const c of o.strategy.cards.categories) out.add(c);
+  for (const c of o.ledger.holdingCategories(o.account)) out.add(c);
+  return CATEGORIES.filter((c) => out.has(c));
 }

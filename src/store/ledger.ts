@@ -225,8 +225,9 @@ export class Ledger {
       cardsOrderedSince: db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(total_charged_cents), 0) AS cents
         FROM orders WHERE account = ? AND operation = 'card' AND created_at >= ?`),
       needsReview: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE needs_review = 1 ORDER BY created_at`),
-      heldForReview:
-        db.prepare(`SELECT COUNT(*) AS n FROM pulls p JOIN orders o ON o.checkout_id = p.checkout_id
+      holdingCategories: db.prepare(`SELECT DISTINCT o.category AS category FROM pulls p
+        JOIN orders o ON o.checkout_id = p.checkout_id WHERE p.account = ? AND p.status IN (${ownedList})`),
+      heldForReview: db.prepare(`SELECT COUNT(*) AS n FROM pulls p JOIN orders o ON o.checkout_id = p.checkout_id
         WHERE o.needs_review = 1 AND p.status = 'held' AND p.account = ?`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
@@ -704,6 +705,11 @@ export class Ledger {
   ordersNeedingReview(account?: string): OrderRow[] {
     const rows = (this.stmts.needsReview.all() as Raw[]).map(toOrder);
     return account === undefined ? rows : rows.filter((o) => o.account === account);
+  }
+
+  /** Categories of the orders whose pulls or bought cards are still ours (the vault to read). */
+  holdingCategories(account: string): string[] {
+    return (this.stmts.holdingCategories.all(account) as { category: string }[]).map((r) => r.category);
   }
 
   /** Bought cards of `needs_review` purchases still held (not yet sold, listed or shipped). */

@@ -134,6 +134,36 @@ describe('card buying on the simulator', () => {
     expect(renderReport(report)).toMatch(/card purchases\s+cards\s+prices\s+fees\s+spend/);
   });
 
+  it("watches a card bought outside the packs' categories: no phantom sale, nothing lost", async () => {
+    const gen = { min_value: 20, max_value: 150, generate: { count: 40, distribution: 'uniform' } };
+    const world = shopWorld(
+      {},
+      {
+        pokemon: { packs: [PACK], shop: { ...gen, markup: 1.3 } },
+        onepiece: { shop: { ...gen, markup: 0.6 } },
+      },
+    );
+    const { f, clock, bot, fatal } = makeBot(world);
+    await bot.start();
+    await driveUntil(clock, START + DAY_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const orders = cardOrders(f);
+    expect(orders.length).toBeGreaterThan(0);
+    expect(new Set(orders.map((o) => o.category))).toEqual(new Set(['onepiece']));
+    const data = f.ledger.reportData(0, clock.now());
+    // Every fill the ledger recorded is a sale the simulator made, and no card went missing.
+    const sold = new Set(
+      f.market
+        .ledger()
+        .filter((e) => e.accountId === 'acct_t' && e.kind === 'listing_sale')
+        .map((e) => e.ref),
+    );
+    const filled = data.listings.filter((l) => l.state === 'filled');
+    for (const l of filled) expect(sold.has(l.listingId)).toBe(true);
+    expect(data.pulls.filter((p) => p.status === 'gone' || p.status === 'shipped')).toEqual([]);
+  });
+
   it("stops for the UTC day at the service's daily card cap, and starts again after midnight", async () => {
     const { f, clock, bot, fatal } = makeBot(shopWorld({ rules: { card_daily_count_cap: 2 } }));
     await bot.start();
