@@ -102,6 +102,7 @@ export class AccountBot {
       dailyCapUsd: b.max_daily_spend_usd,
       totalCapUsd: b.max_total_spend_usd,
     });
+    o.metrics.minEvRatio(o.strategy.open.min_ev_ratio);
     const spent = this.budget.totals(o.clock.now());
     o.metrics.budgetSpent(spent.spentTodayCents, spent.spentTotalCents);
     const onCash = (cents: number) => this.budget.cash(cents);
@@ -169,6 +170,7 @@ export class AccountBot {
     (this.o as { strategy: Strategy }).strategy = strategy;
     this.sell.setStrategy(strategy);
     this.cards.setStrategy(strategy);
+    this.o.metrics.minEvRatio(strategy.open.min_ev_ratio);
     this.reconcileOptions.strategy = strategy;
     this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy, this.o.clock.now());
     this.pools = undefined;

@@ -194,6 +194,11 @@ export class Metrics {
     labelNames: ['period'] as const,
     registers: [this.registry],
   });
+  readonly strategyMinEvRatio = new Gauge({
+    name: `${PREFIX}strategy_min_ev_ratio`,
+    help: "The strategy's open.min_ev_ratio: a pack is opened only when its realized EV / price reaches it",
+    registers: [this.registry],
+  });
   readonly budgetSpentUsd = new Gauge({
     name: `${PREFIX}budget_spent_usd`,
     help: 'USD spent against the caps, from the ledger, by period (day: this UTC day, total: ever)',
@@ -343,6 +348,10 @@ export class Metrics {
   }
 
   /** Spend counted against the caps (the budget guards' own totals). */
+  minEvRatio(ratio: number): void {
+    this.strategyMinEvRatio.set(ratio);
+  }
+
   budgetSpent(todayCents: Cents, totalCents: Cents): void {
     this.budgetSpentUsd.set({ period: 'day' }, usd(todayCents));
     this.budgetSpentUsd.set({ period: 'total' }, usd(totalCents));
