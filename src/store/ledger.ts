@@ -227,7 +227,8 @@ export class Ledger {
       needsReview: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE needs_review = 1 ORDER BY created_at`),
       holdingCategories: db.prepare(`SELECT DISTINCT o.category AS category FROM pulls p
         JOIN orders o ON o.checkout_id = p.checkout_id WHERE p.account = ? AND p.status IN (${ownedList})`),
-      heldForReview: db.prepare(`SELECT COUNT(*) AS n FROM pulls p JOIN orders o ON o.checkout_id = p.checkout_id
+      heldForReview:
+        db.prepare(`SELECT COUNT(*) AS n FROM pulls p JOIN orders o ON o.checkout_id = p.checkout_id
         WHERE o.needs_review = 1 AND p.status = 'held' AND p.account = ?`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
