@@ -605,9 +605,7 @@ export class DynamicMarket implements PathMarket {
         sellBackNow: (basis: number, value: number, at: number) =>
           boughtSellBack(at, basis, value, this.rules),
         offers: () => shop.offers(),
-        buy: (offer: ShopOffer) => {
-          shop.buy(offer);
-        },
+        buy: (offer: ShopOffer) => shop.buy(offer),
         listCard: (l: Listing, now: number) => this.list(l, now, shop.rng),
         anchor: (l: Listing) => {
           l.anchorIndex = this.indexOf(l);

@@ -72,9 +72,11 @@ export interface ShopOffer {
   cardId: string;
   priceCents: number;
   valueCents: number;
-  /** The scorer's `maxPriceCents` (the purchase's `max_price`). */
+  /** The scorer's `maxPriceCents` (the purchase's `max_price`), set by `buy` (0 before). */
   maxPriceCents: number;
   edge: number;
+  /** Bought because a watchlist entry wants it (these come first). */
+  watched: boolean;
 }
 
 /** The shop side of a market (dynamic market only; see shop.ts). */
@@ -87,10 +89,13 @@ export interface ShopMarket {
   readonly dailySpendCapCents: number;
   /** What selling a card bought at `at` back pays at once (its locked basis; `sellBackAmount`). */
   sellBackNow(basisCents: number, valueCents: number, at: number): number;
-  /** The cards the strategy buys now, best edge first (then by card id). */
+  /** The cards the strategy buys now: watched ones first, then best edge first (then by card id). */
   offers(now: number): readonly ShopOffer[];
-  /** Takes the offer's card out of the shop (our purchase). */
-  buy(offer: ShopOffer): void;
+  /**
+   * Our purchase: the scorer confirms the card at its current price and sets `maxPriceCents`, and
+   * the card leaves the shop; false (nothing bought) if it would not buy it at that price.
+   */
+  buy(offer: ShopOffer): boolean;
   /**
    * A bought card's life as a listing (`l.bought`, `l.valueCents` set): decided at once, like a
    * pull's (PathMarket.list), with the purchase's value lock; draws from the shop's own stream.

@@ -233,9 +233,8 @@ export function runPath(
       if (cardOutlayToday + cost > cardMaxDaily) continue;
       if (cardPricesToday + o.priceCents > shop!.dailySpendCapCents) continue;
       if (cost > cash || cost > spendHeadroom(state, strategy).cents) continue;
-      // The purchase's max_price is the scorer's: a price above it is refused (PRICE_CHANGED).
-      if (o.priceCents > o.maxPriceCents) continue;
-      shop!.buy(o);
+      // The scorer confirms at the current price and its max_price is the purchase's.
+      if (!shop!.buy(o)) continue;
       opts.cardLog?.push({ ...o, at: t });
       cash -= cost;
       state.balanceCents = cash;
@@ -357,7 +356,12 @@ export function runPath(
       if (!ruined) {
         const block = budgetBlock(state, strategy);
         if (block?.guard === 'stop_loss') ruined = true;
-        else if (cash - reserve < cheapest && spendHeadroom(state, strategy).limitedBy === 'balance_reserve')
+        // A card buyer that opens no pack is not ruined for want of one (cheapest is then ∞).
+        else if (
+          cash - reserve < cheapest &&
+          !(shop && cheapest === Number.POSITIVE_INFINITY) &&
+          spendHeadroom(state, strategy).limitedBy === 'balance_reserve'
+        )
           ruined = listings.size === 0;
       }
       tDecide = d.until !== undefined ? Math.max(d.until, t + 1) : market.nextRefreshAt(t);

@@ -358,15 +358,17 @@ export class Shop {
   }
 
   /**
-   * The cards whose `scoreShopCard` decision is 'buy' now, best edge first (then by card id, as
-   * `scoreShop` orders them). The scorer is asked only about cards that can be buys: a watched
-   * card at or under its limit, or a card at or under both `max_price_usd` and its edge price
-   * (`withinEdge`); tested against `scoreShop` on the shop's own listing.
+   * The cards whose `scoreShopCard` decision is 'buy' now: those a watchlist entry wants first
+   * (the user asked for them), then best edge first (`edge_ratio` as the scorer rounds it), then
+   * by card id. Exactly the scorer's buys (tested against `scoreShop` on the shop's own listing)
+   * without running it on every card: a watched card at or under its limit, or one at or under
+   * both `max_price_usd` and its edge price (`withinEdge`). `buy` asks the scorer itself.
    */
   offers(): readonly ShopOffer[] {
     if (this.offersVersion === this.version) return this.offerList;
     const strategy = this.strategy;
     const watchlist = strategy.cards.watchlist;
+    const fee = this.scorerFee;
     const out: ShopOffer[] = [];
     for (const s of this.stock) {
       if (!s.t.buys) continue;
@@ -378,42 +380,51 @@ export class Shop {
         const value = this.valueAt(s, i);
         if (watch < 0 && value > c.hopeUpTo) continue;
         const price = this.priceAt(s, i, value);
-        let maybe: boolean;
-        if (watch >= 0) maybe = price <= toCents(watchlist[watch]!.max_price_usd);
-        else {
-          if (price > this.cap) continue;
-          maybe = withinEdge(strategy, value, price, this.scorerFee);
-        }
-        if (!maybe) continue;
-        const row = scoreShopCard(this.cardAt(s, i, value), s.t.name, strategy);
-        if (row.decision.action !== 'buy') continue;
+        if (watch >= 0) {
+          if (price > toCents(watchlist[watch]!.max_price_usd)) continue;
+        } else if (price > this.cap || !withinEdge(strategy, value, price, fee)) continue;
+        const edge = cardRealizableCents(value, price, strategy) / (price + fee);
         out.push({
           serial: s.serial[i]!,
           category: s.t.name,
-          cardId: row.card_id,
+          cardId: (s.copy[i] === 1 ? c.copy : c.card).id,
           priceCents: price,
           valueCents: value,
-          maxPriceCents: row.decision.maxPriceCents,
-          edge: row.edge_ratio,
+          maxPriceCents: 0,
+          edge: Math.round(edge * 1e6) / 1e6,
+          watched: watch >= 0,
         });
       }
     }
-    out.sort((a, b) => b.edge - a.edge || (a.cardId < b.cardId ? -1 : a.cardId > b.cardId ? 1 : 0));
+    out.sort(
+      (a, b) =>
+        Number(b.watched) - Number(a.watched) ||
+        b.edge - a.edge ||
+        (a.cardId < b.cardId ? -1 : a.cardId > b.cardId ? 1 : 0),
+    );
     this.offerList = out;
     this.offersVersion = this.version;
     return out;
   }
 
-  /** Our purchase: the offer's card leaves the shop (false if it is no longer there). */
+  /**
+   * Our purchase of an offer: the scorer (`scoreShopCard`) is asked about the card as the shop
+   * shows it now; on 'buy' its `maxPriceCents` (the purchase's `max_price`) is set on the offer
+   * and the card leaves the shop. False, and nothing changes, if the card is gone or the scorer
+   * skips it or its price is above that limit (none of which `offers` lets happen).
+   */
   buy(offer: ShopOffer): boolean {
     for (const s of this.stock) {
       if (s.t.name !== offer.category) continue;
-      for (let i = 0; i < s.n; i++)
-        if (s.serial[i] === offer.serial) {
-          this.takeAt(s, i);
-          this.version++;
-          return true;
-        }
+      for (let i = 0; i < s.n; i++) {
+        if (s.serial[i] !== offer.serial) continue;
+        const row = scoreShopCard(this.cardAt(s, i), s.t.name, this.strategy);
+        if (row.decision.action !== 'buy' || offer.priceCents > row.decision.maxPriceCents) return false;
+        offer.maxPriceCents = row.decision.maxPriceCents;
+        this.takeAt(s, i);
+        this.version++;
+        return true;
+      }
     }
     return false;
   }
