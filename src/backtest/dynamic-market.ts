@@ -33,10 +33,11 @@ import {
 } from '../strategy/market-laws.js';
 import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket } from './path-market.js';
+import type { Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
+import { boughtSellBack, type CardsSetup, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { valueGrid } from './value-grid.js';
 
-export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number };
+export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number; card_sync_minutes?: number };
 
 /** The API's categories, in the order their value indexes draw their moves each tick. */
 const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
@@ -435,6 +436,7 @@ interface Settings {
   dyn: Dynamics;
   rules: Rules;
   rescoreMs: number;
+  cardSyncMs: number;
 }
 
 const settingsCache = new WeakMap<DynamicsInput, Settings>();
@@ -444,11 +446,12 @@ const NO_OVERRIDES: DynamicsInput = {};
 function settingsFor(overrides: DynamicsInput): Settings {
   const cached = settingsCache.get(overrides);
   if (cached) return cached;
-  const { rescore_minutes, ...rates } = overrides;
+  const { rescore_minutes, card_sync_minutes, ...rates } = overrides;
   const s = {
     dyn: DynamicsSpec.parse(rates),
     rules: RulesSpec.parse({}),
     rescoreMs: (rescore_minutes ?? DEFAULT_RESCORE_MINUTES) * 60_000,
+    cardSyncMs: Math.max(1, card_sync_minutes ?? DEFAULT_CARD_SYNC_MINUTES) * 60_000,
   };
   settingsCache.set(overrides, s);
   return s;
@@ -541,12 +544,16 @@ export class DynamicMarket implements PathMarket {
   private readonly gridOff: Int32Array;
   private readonly gridLen: Int32Array;
   private readonly gridId: Int32Array;
+  /** The shop (cards enabled and recorded; see shop.ts), and its side of PathMarket. */
+  private readonly shopWorld: Shop | null = null;
+  readonly shop: ShopMarket | null = null;
 
   constructor(
     private readonly model: BacktestModel,
     seed: number,
     pathIndex: number,
     overrides: DynamicsInput = NO_OVERRIDES,
+    cards: CardsSetup | null = null,
   ) {
     const settings = settingsFor(overrides);
     this.dyn = settings.dyn;
@@ -587,6 +594,30 @@ export class DynamicMarket implements PathMarket {
     this.start = model.startMs;
     this.tickMs = this.dyn.tick_seconds * 1000;
     this.nextTick = this.start + this.tickMs;
+    if (cards?.backtested) {
+      const shop = new Shop(model.snapshot, model.strategy, this.dyn, this.index, slotOf, seed, pathIndex);
+      this.shopWorld = shop;
+      this.shop = {
+        syncMs: settings.cardSyncMs,
+        feeCents: toCents(this.rules.card_fee),
+        dailyCountCap: this.rules.card_daily_count_cap,
+        dailySpendCapCents: toCents(this.rules.card_daily_spend_cap),
+        sellBackNow: (basis: number, value: number, at: number) =>
+          boughtSellBack(at, basis, value, this.rules),
+        offers: () => shop.offers(),
+        buy: (offer: ShopOffer) => shop.buy(offer),
+        listCard: (l: Listing, now: number) => this.list(l, now, shop.rng),
+        anchor: (l: Listing) => {
+          l.anchorIndex = this.indexOf(l);
+        },
+        valueNow: (l: Listing) => this.valueNow(l),
+      };
+    }
+  }
+
+  /** The shop on this path (tests read its stock); null when cards are not backtested. */
+  get shopState(): Shop | null {
+    return this.shopWorld;
   }
 
   /** Pack t's state at the start of a path: its recorded cards, and its truncated bands filled. */
@@ -848,10 +879,12 @@ export class DynamicMarket implements PathMarket {
       const at = this.nextTick;
       this.otherOpenings(poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.rng), at);
       this.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+      this.shopWorld?.othersBuy(dtHours);
       const k = Math.round((at - this.start) / step);
       const index = this.index;
       for (let c = 0; c < index.length; c++) index[c] = this.indexAt(k, c);
       this.refillBands(dtHours);
+      this.shopWorld?.restock(dtHours);
       this.nextTick += step;
     }
   }
@@ -1125,15 +1158,20 @@ export class DynamicMarket implements PathMarket {
     return qty;
   }
 
-  /** The value index of the category of listing l's pool (1 for a category the world does not move). */
+  /** Slot of listing l's category: its pool's, or a bought card's own. */
+  private categoryOf(l: Listing): number {
+    return l.bought ? slotOf(l.category) : this.poolCategory[l.pool]!;
+  }
+
+  /** The value index of listing l's category (1 for a category the world does not move). */
   private indexOf(l: Listing): number {
-    const c = this.poolCategory[l.pool]!;
+    const c = this.categoryOf(l);
     return c === NO_CATEGORY ? 1 : this.index[c]!;
   }
 
-  /** What listing l's card is worth now (its value at listing moved by its category's index). */
+  /** What listing l's card is worth now (its value at acquisition moved by its category's index). */
   valueNow(l: Listing): number {
-    return roundHalfAway((l.basisCents * this.indexOf(l)) / l.anchorIndex);
+    return roundHalfAway((acquiredValue(l) * this.indexOf(l)) / l.anchorIndex);
   }
 
   /**
@@ -1153,7 +1191,7 @@ export class DynamicMarket implements PathMarket {
 
   /** Listing l's card value after tick k (tick 0: the start), as `valueNow` gives it then. */
   private valueAfterTick(l: Listing, c: number, k: number): number {
-    return roundHalfAway((l.basisCents * (c === NO_CATEGORY ? 1 : this.indexAt(k, c))) / l.anchorIndex);
+    return roundHalfAway((acquiredValue(l) * (c === NO_CATEGORY ? 1 : this.indexAt(k, c))) / l.anchorIndex);
   }
 
   /**
@@ -1174,7 +1212,7 @@ export class DynamicMarket implements PathMarket {
     const dtDays = step / DAY_MS;
     const base = this.dyn.listing_fills_per_day_at_value;
     const sensitivity = this.dyn.listing_price_sensitivity;
-    const c = this.poolCategory[l.pool]!;
+    const c = this.categoryOf(l);
     let now = from;
     // The last tick at or before `now`: the value the decision sees.
     let k = Math.floor((now - this.start) / step);
@@ -1236,6 +1274,23 @@ export class DynamicMarket implements PathMarket {
 
   /** What selling the card back pays at `at` when it is worth `valueCents` then (`sellBackAmount`). */
   private holdValueAt(l: Listing, at: number, valueCents: number): number {
-    return sellBackAmount('pull', l.pulledAt, l.basisCents, valueCents, at, this.rules);
+    return sellBackAmount(
+      l.bought ? 'purchase' : 'pull',
+      l.pulledAt,
+      l.basisCents,
+      valueCents,
+      at,
+      this.rules,
+    );
   }
+}
+
+/** A listed card's value when acquired: a pull's is its basis, a bought card's is recorded apart. */
+function acquiredValue(l: Listing): number {
+  return l.bought ? l.valueCents! : l.basisCents;
+}
+
+/** A category's slot in CATEGORY_SLOT (NO_CATEGORY: one the world does not move). */
+function slotOf(category: string): number {
+  return CATEGORY_SLOT.get(category) ?? NO_CATEGORY;
 }

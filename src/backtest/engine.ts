@@ -8,9 +8,17 @@ import type { SnapshotFile } from '../api/snapshot-schema.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
 import { type BacktestModel, buildModel } from './model.js';
-import { type PathResult, runPath } from './path.js';
+import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult, runPath } from './path.js';
 import type { PathMarket } from './path-market.js';
+import { type CardsSetup, cardsSetup } from './shop.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
+
+export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path.js';
+
+/** Numbers per path of the card rows (0 when cards are not backtested). */
+export function cardWidth(cards: Pick<CardsSetup, 'backtested' | 'categories'> | null | undefined): number {
+  return cards?.backtested ? CARD_TOTALS + CARD_CATEGORY_FIELDS * cards.categories.length : 0;
+}
 
 export type MarketKind = 'static' | 'dynamic';
 
@@ -28,6 +36,8 @@ export interface EngineSpec {
 
 export class Engine {
   readonly model: BacktestModel;
+  /** Whether and how cards are backtested (null: the strategy buys no cards). */
+  readonly cards: CardsSetup | null;
   private readonly staticRows: StaticRowsCache;
 
   constructor(readonly spec: EngineSpec) {
@@ -35,16 +45,21 @@ export class Engine {
       ...(spec.balanceUsd !== undefined ? { balanceUsd: spec.balanceUsd } : {}),
     });
     this.staticRows = new StaticRowsCache(this.model);
+    this.cards = cardsSetup(spec.snapshot, spec.strategy, spec.market);
   }
 
   marketFor(index: number): PathMarket {
     if (this.spec.market === 'static') return new StaticMarket(this.model, this.staticRows);
-    return new DynamicMarket(this.model, this.spec.seed, index, this.spec.dynamics);
+    return new DynamicMarket(this.model, this.spec.seed, index, this.spec.dynamics, this.cards);
   }
 
   /** Runs path `index`: a function of (spec, index) only. */
   runPath(index: number): PathResult {
-    return runPath(this.model, this.marketFor(index), index, { days: this.spec.days, seed: this.spec.seed });
+    return runPath(this.model, this.marketFor(index), index, {
+      days: this.spec.days,
+      seed: this.spec.seed,
+      cards: this.cards,
+    });
   }
 }
 
@@ -62,6 +77,8 @@ export interface ChunkResult {
   pools: Float64Array;
   /** Most packs opened on one UTC day, per path. */
   maxDaily: Float64Array;
+  /** Card rows, `cardWidth` per path (empty when cards are not backtested). */
+  cards: Float64Array;
 }
 
 export const TOTALS = 8;
@@ -83,6 +100,8 @@ export function runChunk(
   const equity = new Float64Array(n * (days + 1));
   const pools = new Float64Array(n * nPools * POOL_FIELDS);
   const maxDaily = new Float64Array(n);
+  const cw = cardWidth(engine.cards);
+  const cards = new Float64Array(n * cw);
   let count = 0;
   for (let i = from; i < to; i += step) {
     if (stop?.()) break;
@@ -112,6 +131,7 @@ export function runChunk(
     let m = 0;
     for (const v of r.packsByUtcDay) if (v !== undefined && v > m) m = v;
     maxDaily[k] = m;
+    if (cw > 0) cards.set(r.cards, k * cw);
     count++;
   }
   return {
@@ -122,5 +142,6 @@ export function runChunk(
     equity: equity.subarray(0, count * (days + 1)),
     pools: pools.subarray(0, count * nPools * POOL_FIELDS),
     maxDaily: maxDaily.subarray(0, count),
+    cards: cards.subarray(0, count * cw),
   };
 }

@@ -29,7 +29,17 @@ export interface Listing {
   fillBudget: number;
   /** What the end pays: the sale net of the fee, or the sell-back. */
   amountCents: number;
+  /**
+   * A shop card we bought (absent for a pull): `pool` is NO_POOL, `pulledAt` is the purchase,
+   * `basisCents` the locked sell-back basis min(price paid, value at purchase) and `valueCents`
+   * the value at purchase (a pull's value is its basis).
+   */
+  bought?: true;
+  valueCents?: number;
 }
+
+/** `Listing.pool` of a bought shop card (it came from no pool). */
+export const NO_POOL = -1;
 
 export interface PathMarket {
   /** Brings the market's own processes (other users, restock, drift) up to `now`. */
@@ -50,4 +60,49 @@ export interface PathMarket {
   list(l: Listing, now: number, rng: Rng): void;
   /** What selling a listed card back would pay at `now` (equity is marked at sell-back value). */
   holdValue(l: Listing, now: number): number;
+  /** The shop, when this market models it (dynamic market, shop recorded, cards enabled); else null. */
+  readonly shop: ShopMarket | null;
+}
+
+/** A shop card the strategy would buy now (scoreShopCard's decision 'buy'), at the current price. */
+export interface ShopOffer {
+  /** Which stock entry (the market's handle for `buy`). */
+  serial: number;
+  category: string;
+  cardId: string;
+  priceCents: number;
+  valueCents: number;
+  /** The scorer's `maxPriceCents` (the purchase's `max_price`), set by `buy` (0 before). */
+  maxPriceCents: number;
+  edge: number;
+  /** Bought because a watchlist entry wants it (these come first). */
+  watched: boolean;
+}
+
+/** The shop side of a market (dynamic market only; see shop.ts). */
+export interface ShopMarket {
+  /** How often the bot reads the shop and buys (ms; `card_sync_minutes`). */
+  readonly syncMs: number;
+  /** The world's card rules: the buyer fee, and the daily count and spend (prices) caps. */
+  readonly feeCents: number;
+  readonly dailyCountCap: number;
+  readonly dailySpendCapCents: number;
+  /** What selling a card bought at `at` back pays at once (its locked basis; `sellBackAmount`). */
+  sellBackNow(basisCents: number, valueCents: number, at: number): number;
+  /** The cards the strategy buys now: watched ones first, then best edge first (then by card id). */
+  offers(now: number): readonly ShopOffer[];
+  /**
+   * Our purchase: the scorer confirms the card at its current price and sets `maxPriceCents`, and
+   * the card leaves the shop; false (nothing bought) if it would not buy it at that price.
+   */
+  buy(offer: ShopOffer): boolean;
+  /**
+   * A bought card's life as a listing (`l.bought`, `l.valueCents` set): decided at once, like a
+   * pull's (PathMarket.list), with the purchase's value lock; draws from the shop's own stream.
+   */
+  listCard(l: Listing, now: number): void;
+  /** Anchors a bought card that is kept (`hold`) to its category's value index now. */
+  anchor(l: Listing): void;
+  /** A bought card's market value now (its value at purchase moved by its category's index). */
+  valueNow(l: Listing): number;
 }

@@ -5,15 +5,30 @@
  * model. Everything is integer cents except sealed-pack worth (a fraction of a value), which is
  * rounded once at the end. No IO, no promises, no per-pull objects.
  */
-import { DAY_MS, nextUtcMidnight } from '../core/clock.js';
+import { DAY_MS, HOUR_MS, nextUtcMidnight } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket } from './path-market.js';
+import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
+import { type CardsSetup, listExit } from './shop.js';
+
+/**
+ * Per path, when cards are backtested: cards bought, their prices, fees, listing sales (net of
+ * the seller fee), sell-backs, holdings at the end (kept cards at market value, listed ones at
+ * their sell-back value), net, and the most cards bought on one UTC day…
+ */
+export const CARD_TOTALS = 8;
+/** …then per category of `CardsSetup.categories`: cards bought, outlay (price + fee), value (proceeds + holdings). */
+export const CARD_CATEGORY_FIELDS = 3;
+
+/** One card purchase (`PathOptions.cardLog`, for tests and inspection). */
+export interface CardBuy extends ShopOffer {
+  at: number;
+}
 
 /** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
 const BUCKET = Math.log(1.005);
@@ -79,11 +94,17 @@ export interface PathResult {
   poolExpected: Float64Array;
   /** Purchases per UTC day (index: day since the start's UTC day). */
   packsByUtcDay: number[];
+  /** Cards (CARD_TOTALS, then CARD_CATEGORY_FIELDS per category); empty when cards are not backtested. */
+  cards: Float64Array;
 }
 
 export interface PathOptions {
   days: number;
   seed: number;
+  /** Card buying as the engine set it up (null or absent: the strategy buys no cards). */
+  cards?: CardsSetup | null;
+  /** When given, every card purchase is appended to it. */
+  cardLog?: CardBuy[];
 }
 
 export function runPath(
@@ -138,15 +159,133 @@ export function runPath(
   let maxDd = 0;
   let ruined = false;
 
+  // Cards (shop purchases), when the market models the shop and the strategy buys cards.
+  const shop = opts.cards?.backtested ? market.shop : null;
+  const cardCats = shop ? opts.cards!.categories : [];
+  const cards = new Float64Array(shop ? CARD_TOTALS + CARD_CATEGORY_FIELDS * cardCats.length : 0);
+  const cardCat = new Map(cardCats.map((c, i) => [c, CARD_TOTALS + CARD_CATEGORY_FIELDS * i]));
+  const cardRules = strategy.cards;
+  const cardMaxPerDay = shop ? Math.min(cardRules.max_per_day, shop.dailyCountCap) : 0;
+  const cardMaxDaily = toCents(cardRules.max_daily_spend_usd);
+  let nextCardSync = shop ? start : Number.POSITIVE_INFINITY;
+  let cardsToday = 0;
+  let cardOutlayToday = 0; // price + fee (the strategy's cap)
+  let cardPricesToday = 0; // prices only (the world's cap)
+  let cardSales = 0;
+  let cardSellBacks = 0;
+  let cardMostInADay = 0;
+  /** Cards bought and kept (`hold`): valued at market (equity), at sell-back (budget). */
+  const held: Listing[] = [];
+  let heldMarket = 0;
+  let heldSellBack = 0;
+  let heldMarkedUntil = Number.NEGATIVE_INFINITY;
+  // Kept cards move with the values (on the hourly tick at most): marked again after an hour.
+  const markHeld = (now: number) => {
+    if (held.length === 0 || now < heldMarkedUntil) return;
+    heldMarket = 0;
+    heldSellBack = 0;
+    for (const h of held) {
+      heldMarket += shop!.valueNow(h);
+      heldSellBack += market.holdValue(h, now);
+    }
+    heldMarkedUntil = now + HOUR_MS;
+  };
+
   const mark = () => {
-    const eq = cash + sealedWorth + listedHold;
+    const eq = cash + sealedWorth + listedHold + heldMarket;
     if (eq > peak) peak = eq;
     else if (peak - eq > maxDd) maxDd = peak - eq;
   };
   const holdingsAt = (now: number) => {
     let h = sealedWorth;
     for (const l of listings.all()) h += market.holdValue(l, now);
+    if (held.length > 0) {
+      heldMarkedUntil = Number.NEGATIVE_INFINITY;
+      markHeld(now);
+      h += heldMarket;
+    }
     return h;
+  };
+
+  /** A bought card ends (sold or sold back): what it paid goes to the card rows. */
+  const cardProceeds = (category: string, outcome: Listing['outcome'], cents: number) => {
+    if (outcome === 'sold') cardSales += cents;
+    else cardSellBacks += cents;
+    const o = cardCat.get(category)!;
+    cards[o + 2] = cards[o + 2]! + cents;
+  };
+
+  /**
+   * A full sync of the shop: the scorer's buys, best edge first, each within the strategy's
+   * per-day count and spend (price + fee), the world's daily caps (count; prices), the budget
+   * (headroom: daily and total spend, balance reserve; no buying once a guard blocks) and the cash.
+   */
+  const buyCards = (t: number) => {
+    if (cardsToday >= cardMaxPerDay) return;
+    markHeld(t);
+    state.balanceCents = cash;
+    state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
+    if (budgetBlock(state, strategy)) return;
+    const fee = shop!.feeCents;
+    for (const o of shop!.offers(t)) {
+      if (cardsToday >= cardMaxPerDay) break;
+      const cost = o.priceCents + fee;
+      if (cardOutlayToday + cost > cardMaxDaily) continue;
+      if (cardPricesToday + o.priceCents > shop!.dailySpendCapCents) continue;
+      if (cost > cash || cost > spendHeadroom(state, strategy).cents) continue;
+      // The scorer confirms at the current price and its max_price is the purchase's.
+      if (!shop!.buy(o)) continue;
+      opts.cardLog?.push({ ...o, at: t });
+      cash -= cost;
+      state.balanceCents = cash;
+      state.spentTodayCents += cost;
+      state.spentTotalCents += cost;
+      cardsToday++;
+      cardOutlayToday += cost;
+      cardPricesToday += o.priceCents;
+      if (cardsToday > cardMostInADay) cardMostInADay = cardsToday;
+      cards[0] = cards[0]! + 1;
+      cards[1] = cards[1]! + o.priceCents;
+      cards[2] = cards[2]! + fee;
+      const c = cardCat.get(o.category)!;
+      cards[c] = cards[c]! + 1;
+      cards[c + 1] = cards[c + 1]! + cost;
+      // Spec: the sell-back offer of a bought card is locked to min(price paid, value at purchase) for 7 days.
+      const basis = Math.min(o.priceCents, o.valueCents);
+      const exit = cardRules.exit === 'list' ? listExit(o.valueCents, basis, strategy) : null;
+      const bought: Listing = {
+        pool: NO_POOL,
+        plan: -1,
+        category: o.category,
+        pulledAt: t,
+        listedAt: t,
+        basisCents: basis,
+        priceCents: exit?.list ? exit.priceCents : 0,
+        anchorIndex: 1,
+        eventAt: t,
+        outcome: 'pending',
+        amountCents: 0,
+        fillBudget: 0,
+        bought: true,
+        valueCents: o.valueCents,
+      };
+      if (cardRules.exit === 'hold') {
+        shop!.anchor(bought);
+        held.push(bought);
+        heldMarkedUntil = Number.NEGATIVE_INFINITY;
+        markHeld(t);
+      } else if (exit?.list) {
+        shop!.listCard(bought, t);
+        listings.push(bought);
+        listedHold += market.holdValue(bought, t);
+      } else {
+        const a = shop!.sellBackNow(basis, o.valueCents, t);
+        cash += a;
+        state.balanceCents = cash;
+        cardProceeds(o.category, 'sold_back', a);
+      }
+      mark();
+    }
   };
 
   let nextMidnight = nextUtcMidnight(start);
@@ -161,7 +300,7 @@ export function runPath(
 
   for (;;) {
     const nextListing = listings.nextAt();
-    const t = Math.min(tDecide, nextListing, nextMidnight, nextSample);
+    const t = Math.min(tDecide, nextListing, nextMidnight, nextSample, nextCardSync);
     if (t >= end) break;
     if (nextListing <= t) {
       // Listings ending: sales, delists with sell-back (decided when listed).
@@ -171,9 +310,12 @@ export function runPath(
         // A listing counts at its sell-back value as of listing (fixed per listing) while it lasts.
         listedHold -= market.holdValue(l, l.listedAt);
         cash += l.amountCents;
-        poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
-        if (l.outcome === 'sold') listingProceeds += l.amountCents;
-        else payout += l.amountCents;
+        if (l.bought) cardProceeds(l.category, l.outcome, l.amountCents);
+        else {
+          poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
+          if (l.outcome === 'sold') listingProceeds += l.amountCents;
+          else payout += l.amountCents;
+        }
         tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
         mark();
       }
@@ -182,6 +324,9 @@ export function runPath(
     if (nextMidnight <= t) {
       state.packsLeftToday = model.limits.maxPacksPerDay;
       state.spentTodayCents = 0;
+      cardsToday = 0;
+      cardOutlayToday = 0;
+      cardPricesToday = 0;
       nextMidnight += DAY_MS;
       state.resetsAt = nextMidnight;
       tDecide = Math.min(tDecide, t);
@@ -193,19 +338,30 @@ export function runPath(
       nextSample += DAY_MS;
       continue;
     }
+    if (nextCardSync <= t) {
+      market.advance(t);
+      buyCards(t);
+      nextCardSync = t + shop!.syncMs;
+      continue;
+    }
 
     // A purchase slot.
     market.advance(t);
     state.balanceCents = cash;
     // Cards on the marketplace count at their sell-back value: listing is not losing.
-    state.realizedPnlCents = cash + listedHold - startCash;
+    state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
     const rows = market.rows(balanceBucketCents(cash), t);
     const d = decideOpen(state, rows, strategy, t);
     if (d.action === 'wait') {
       if (!ruined) {
         const block = budgetBlock(state, strategy);
         if (block?.guard === 'stop_loss') ruined = true;
-        else if (cash - reserve < cheapest && spendHeadroom(state, strategy).limitedBy === 'balance_reserve')
+        // A card buyer that opens no pack is not ruined for want of one (cheapest is then ∞).
+        else if (
+          cash - reserve < cheapest &&
+          !(shop && cheapest === Number.POSITIVE_INFINITY) &&
+          spendHeadroom(state, strategy).limitedBy === 'balance_reserve'
+        )
           ruined = listings.size === 0;
       }
       tDecide = d.until !== undefined ? Math.max(d.until, t + 1) : market.nextRefreshAt(t);
@@ -277,14 +433,27 @@ export function runPath(
 
   market.advance(end);
   let holdings = sealedWorth;
+  let cardHoldings = 0;
   for (const l of listings.all()) {
     const h = market.holdValue(l, end);
+    if (l.bought) {
+      cardHoldings += h;
+      const o = cardCat.get(l.category)!;
+      cards[o + 2] = cards[o + 2]! + h;
+      continue;
+    }
     holdings += h;
     poolValue[l.pool] = poolValue[l.pool]! + h;
   }
+  for (const h of held) {
+    const v = shop!.valueNow(h);
+    cardHoldings += v;
+    const o = cardCat.get(h.category)!;
+    cards[o + 2] = cards[o + 2]! + v;
+  }
   const holdingsCents = roundHalfAway(holdings);
-  while (sample <= opts.days) equity[sample++] = cash + holdingsCents;
-  const finalEquity = cash + holdingsCents;
+  while (sample <= opts.days) equity[sample++] = cash + holdingsCents + cardHoldings;
+  const finalEquity = cash + holdingsCents + cardHoldings;
   if (peak - finalEquity > maxDd) maxDd = peak - finalEquity;
   for (let i = 0; i < nPools; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
   return {
@@ -303,5 +472,23 @@ export function runPath(
     poolValue,
     poolExpected,
     packsByUtcDay,
+    cards: finishCards(cards, cardSales, cardSellBacks, cardHoldings, cardMostInADay),
   };
+}
+
+/** The card totals' last fields, once the path is over. */
+function finishCards(
+  cards: Float64Array,
+  sales: number,
+  sellBacks: number,
+  holdings: number,
+  mostInADay: number,
+): Float64Array {
+  if (cards.length === 0) return cards;
+  cards[3] = sales;
+  cards[4] = sellBacks;
+  cards[5] = holdings;
+  cards[6] = sales + sellBacks + holdings - cards[1]! - cards[2]!;
+  cards[7] = mostInADay;
+  return cards;
 }

@@ -168,6 +168,32 @@ Most packs opened on one UTC day: ${s.max_packs_per_utc_day} (ceiling ${r.limits
 <table class="packs"><thead><tr><th>category</th><th>pack</th><th>risk</th><th>price</th><th>EV</th><th>realized EV</th><th>backtest value / pack</th><th>packs / path</th><th>share</th><th>scorer decision</th></tr></thead><tbody>
 ${packRows}
 </tbody></table>
-</body></html>
+${r.cards ? cardsSection(r.cards) : ''}</body></html>
+`;
+}
+
+/** The shop cards' rows (strategies that buy cards), apart from the packs'. */
+function cardsSection(c: NonNullable<BacktestReport['cards']>): string {
+  const notice = c.notice ? `<p class="partial">Cards: ${esc(c.notice)}</p>\n` : '';
+  if (!c.backtested) return `<h2>Shop cards</h2>\n${notice}`;
+  const cats = (c.per_category ?? [])
+    .map(
+      (x) =>
+        `<tr><td>${esc(x.category)}</td><td>${x.bought_mean.toFixed(2)}</td><td>${esc(money(x.outlay_usd_mean))}</td><td>${esc(money(x.value_usd_mean))}</td><td>${esc(money(x.net_usd_mean))}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>Shop cards</h2>
+${notice}<table><thead><tr><th></th><th>mean</th><th>stdev</th><th>p5</th><th>p50</th><th>p95</th></tr></thead><tbody>
+${statRow('cards bought', c.bought!, (x) => x.toFixed(1))}
+${statRow('card spend', c.spend_usd!)}
+${statRow('card fees', c.fees_usd!)}
+${statRow('card proceeds', c.proceeds_usd!)}
+${statRow('card holdings at end', c.holdings_value_usd!)}
+${statRow('card net P&L', c.net_pnl_usd!)}
+</tbody></table>
+<p class="meta">Proceeds: listing sales ${esc(money(c.listing_proceeds_usd!.mean))}, sell-backs ${esc(money(c.sell_back_usd!.mean))} (means per path). Most cards bought on one UTC day: ${c.max_cards_per_utc_day}.</p>
+<table><thead><tr><th>category</th><th>cards / path</th><th>outlay (price + fee)</th><th>proceeds + holdings</th><th>net</th></tr></thead><tbody>
+${cats}
+</tbody></table>
 `;
 }

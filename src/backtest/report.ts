@@ -6,7 +6,7 @@
  */
 import { roundHalfAway } from '../core/money.js';
 import type { Engine, MarketKind } from './engine.js';
-import { POOL_FIELDS, TOTALS } from './engine.js';
+import { CARD_CATEGORY_FIELDS, CARD_TOTALS, cardWidth, POOL_FIELDS, TOTALS } from './engine.js';
 import { describe, quantile, type Stat } from './stats.js';
 
 export const BACKTEST_FORMAT = 'packbot.backtest/v1';
@@ -73,10 +73,43 @@ export interface BacktestReport {
     scorer_gap_per_pack_stderr: number | null;
   };
   per_pack: PackBreakdown[];
+  /** Shop cards (only when the strategy buys cards): kept apart from the pack rows above. */
+  cards?: CardsReport;
   equity_by_day: { day: number; mean: number; p5: number; p50: number; p95: number }[];
   pnl_histogram: { lo: number; hi: number; count: number }[];
   elapsed_ms: number;
   partial: boolean;
+}
+
+/**
+ * The card rows. `backtested` false: the notice says why (no shop in the snapshot, static market)
+ * and no figures follow. Amounts per path; `proceeds_usd` = listing sales (net of the seller fee)
+ * + sell-backs of bought cards; `holdings_value_usd` = bought cards still held at the end (kept
+ * ones at market value, listed ones at their sell-back value); `net_pnl_usd` = proceeds +
+ * holdings − spend − fees.
+ */
+export interface CardsReport {
+  backtested: boolean;
+  notice: string | null;
+  bought?: Stat;
+  spend_usd?: Stat;
+  fees_usd?: Stat;
+  listing_proceeds_usd?: Stat;
+  sell_back_usd?: Stat;
+  proceeds_usd?: Stat;
+  holdings_value_usd?: Stat;
+  net_pnl_usd?: Stat;
+  /** Most cards any path bought on one UTC day. */
+  max_cards_per_utc_day?: number;
+  per_category?: {
+    category: string;
+    bought_mean: number;
+    /** Price + fee, mean per path. */
+    outlay_usd_mean: number;
+    /** Proceeds + holdings at the end, mean per path. */
+    value_usd_mean: number;
+    net_usd_mean: number;
+  }[];
 }
 
 const usd = (cents: number): number => roundHalfAway(cents) / 100;
@@ -89,6 +122,8 @@ export interface Collected {
   equity: Float64Array;
   pools: Float64Array;
   maxDaily: Float64Array;
+  /** Card rows, `cardWidth(context.cards)` per path (empty when cards are not backtested). */
+  cards: Float64Array;
 }
 
 /**
@@ -104,6 +139,8 @@ export interface ReportContext {
   startBalanceCents: number;
   limits: BacktestReport['limits'];
   pools: ReportPool[];
+  /** Present when the strategy buys cards (absent: a report as without the shop). */
+  cards?: { backtested: boolean; notice: string | null; categories: string[] };
 }
 
 /** A pool as the report shows it: the scorer's row on the snapshot (null: nothing to pull). */
@@ -147,6 +184,7 @@ export function reportContext(engine: Engine): ReportContext {
             : `wait: ${row.decision.reason}`,
       };
     }),
+    ...(engine.cards ? { cards: { ...engine.cards } } : {}),
   };
 }
 
@@ -171,7 +209,13 @@ export function buildReport(input: ReportInput): BacktestReport {
   const packs = col(0);
   const spend = col(1);
   const net = col(5);
-  const roi = Float64Array.from(idx, (_, j) => (spend[j]! > 0 ? net[j]! / spend[j]! : 0));
+  // Cards bought are spend too: ROI is over everything paid (packs, card prices and fees).
+  const cw = cardWidth(ctx.cards);
+  const outlay =
+    cw > 0
+      ? Float64Array.from(idx, (i, j) => spend[j]! + c.cards[i * cw + 1]! + c.cards[i * cw + 2]!)
+      : spend;
+  const roi = Float64Array.from(idx, (_, j) => (outlay[j]! > 0 ? net[j]! / outlay[j]! : 0));
   let ruined = 0;
   let losing = 0;
   let maxDaily = 0;
@@ -270,10 +314,53 @@ export function buildReport(input: ReportInput): BacktestReport {
       scorer_gap_per_pack_stderr: gapStderr,
     },
     per_pack: perPack,
+    ...(ctx.cards ? { cards: cardsReport(ctx.cards, c, idx) } : {}),
     equity_by_day: equity,
     pnl_histogram: histogram(net),
     elapsed_ms: input.elapsedMs,
     partial: input.partial,
+  };
+}
+
+function cardsReport(setup: NonNullable<ReportContext['cards']>, c: Collected, idx: number[]): CardsReport {
+  if (!setup.backtested) return { backtested: false, notice: setup.notice };
+  const w = cardWidth(setup);
+  const n = idx.length;
+  const col = (k: number) => Float64Array.from(idx, (i) => c.cards[i * w + k]!);
+  const sales = col(3);
+  const sellBacks = col(4);
+  let most = 0;
+  for (const i of idx) most = Math.max(most, c.cards[i * w + 7]!);
+  const mean = (k: number) => {
+    let t = 0;
+    for (const i of idx) t += c.cards[i * w + k]!;
+    return n > 0 ? t / n : 0;
+  };
+  return {
+    backtested: true,
+    notice: setup.notice,
+    bought: describe(col(0)),
+    spend_usd: describe(col(1), 100),
+    fees_usd: describe(col(2), 100),
+    listing_proceeds_usd: describe(sales, 100),
+    sell_back_usd: describe(sellBacks, 100),
+    proceeds_usd: describe(
+      Float64Array.from(sales, (x, j) => x + sellBacks[j]!),
+      100,
+    ),
+    holdings_value_usd: describe(col(5), 100),
+    net_pnl_usd: describe(col(6), 100),
+    max_cards_per_utc_day: most,
+    per_category: setup.categories.map((category, k) => {
+      const o = CARD_TOTALS + CARD_CATEGORY_FIELDS * k;
+      return {
+        category,
+        bought_mean: r6(mean(o)),
+        outlay_usd_mean: usd(mean(o + 1)),
+        value_usd_mean: usd(mean(o + 2)),
+        net_usd_mean: usd(mean(o + 2) - mean(o + 1)),
+      };
+    }),
   };
 }
 

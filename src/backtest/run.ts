@@ -9,7 +9,15 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../config/package-root.js';
-import { type ChunkResult, Engine, type EngineSpec, POOL_FIELDS, runChunk, TOTALS } from './engine.js';
+import {
+  type ChunkResult,
+  cardWidth,
+  Engine,
+  type EngineSpec,
+  POOL_FIELDS,
+  runChunk,
+  TOTALS,
+} from './engine.js';
 import {
   type BacktestReport,
   buildReport,
@@ -87,6 +95,7 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
   };
   const engine = new Engine(spec); // validates the inputs here, before any thread starts
   const nPools = engine.model.pools.length;
+  const cw = cardWidth(engine.cards);
   const total = opts.paths;
   const set = shardPaths(total, opts.shard);
   const col: Collected = {
@@ -95,6 +104,7 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
     equity: new Float64Array(total * (opts.days + 1)),
     pools: new Float64Array(total * nPools * POOL_FIELDS),
     maxDaily: new Float64Array(total),
+    cards: new Float64Array(total * cw),
   };
   let finished = 0;
   const days1 = opts.days + 1;
@@ -106,6 +116,7 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
       const w = nPools * POOL_FIELDS;
       col.pools.set(r.pools.subarray(k * w, (k + 1) * w), i * w);
       col.maxDaily[i] = r.maxDaily[k]!;
+      if (cw > 0) col.cards.set(r.cards.subarray(k * cw, (k + 1) * cw), i * cw);
       col.done[i] = 1;
     }
     finished += r.count;

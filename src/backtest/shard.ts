@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { BACKTEST_PART_FORMAT, BacktestPartFile } from '../config/backtest-part.js';
 import { InputFileError, loadFile } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
-import { POOL_FIELDS, TOTALS } from './engine.js';
+import { cardWidth, POOL_FIELDS, TOTALS } from './engine.js';
 import { type BacktestReport, buildReport, type Collected } from './report.js';
 import type { BacktestOptions, BacktestRun, Shard } from './run.js';
 
@@ -60,6 +60,7 @@ export function makePart(opts: BacktestOptions, run: BacktestRun): BacktestPartF
       equity: rows(c.equity, days1),
       pools: rows(c.pools, w),
       max_daily: idx.map((i) => c.maxDaily[i]!),
+      ...(context.cards ? { cards: rows(c.cards, cardWidth(context.cards)) } : {}),
     },
     partial: run.report.partial,
     elapsed_ms: run.report.elapsed_ms,
@@ -124,12 +125,14 @@ export function mergeParts(parts: { file: string; part: BacktestPartFile }[]): B
   const total = first.part.run.paths;
   const days1 = ctx.days + 1;
   const w = ctx.pools.length * POOL_FIELDS;
+  const cw = cardWidth(ctx.cards);
   const col: Collected = {
     done: new Uint8Array(total),
     totals: new Float64Array(total * TOTALS),
     equity: new Float64Array(total * days1),
     pools: new Float64Array(total * w),
     maxDaily: new Float64Array(total),
+    cards: new Float64Array(total * cw),
   };
   let elapsed = 0;
   let partial = false;
@@ -140,6 +143,7 @@ export function mergeParts(parts: { file: string; part: BacktestPartFile }[]): B
       col.equity.set(r.equity.slice(k * days1, (k + 1) * days1), i * days1);
       col.pools.set(r.pools.slice(k * w, (k + 1) * w), i * w);
       col.maxDaily[i] = r.max_daily[k]!;
+      if (cw > 0) col.cards.set(r.cards!.slice(k * cw, (k + 1) * cw), i * cw);
       col.done[i] = 1;
     });
     elapsed = Math.max(elapsed, part.elapsed_ms);
@@ -166,14 +170,13 @@ function checkRaw(file: string, part: BacktestPartFile): void {
     ['equity', run.days + 1],
     ['pools', context.pools.length * POOL_FIELDS],
     ['max_daily', 1],
+    ['cards', cardWidth(context.cards)],
   ];
-  for (const [key, width] of sizes)
-    if (raw[key].length !== n * width)
-      fail(
-        file,
-        `raw.${key}`,
-        `has ${raw[key].length} numbers, expected ${n * width} (${n} paths x ${width})`,
-      );
+  for (const [key, width] of sizes) {
+    const got = raw[key]?.length ?? 0;
+    if (got !== n * width)
+      fail(file, `raw.${key}`, `has ${got} numbers, expected ${n * width} (${n} paths x ${width})`);
+  }
   let last = -1;
   for (const i of raw.paths) {
     if (i <= last || i >= run.paths || i % shard.count !== shard.index - 1)

@@ -31,6 +31,8 @@ export class StaticRowsCache {
 }
 
 export class StaticMarket implements PathMarket {
+  /** Cards are backtested in the dynamic market only (the report says so). */
+  readonly shop = null;
   private readonly maxDaysMs: number;
 
   constructor(

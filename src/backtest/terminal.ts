@@ -30,6 +30,7 @@ export function terminalSummary(r: BacktestReport): string {
     a.realized_ev_per_pack === null
       ? '  no pack was opened'
       : `  per pack: scorer realized EV ${money(a.realized_ev_per_pack)} at the orders (${money(a.realized_ev_at_snapshot_per_pack ?? 0)} on the snapshot), backtest ${money(a.backtest_value_per_pack ?? 0)} ± ${money(a.backtest_value_per_pack_stderr ?? 0)} (${gap(a)})`,
+    ...(r.cards ? cardLines(r.cards) : []),
     `  elapsed ${(r.elapsed_ms / 1000).toFixed(1)} s`,
   ];
   return `${out.join('\n')}\n`;
@@ -42,4 +43,22 @@ function gap(a: BacktestReport['analytic']): string {
   if (!(expected > 0)) return `gap ${money(diff)}`;
   const sign = diff >= 0 ? '+' : '';
   return `gap ${sign}${((100 * diff) / expected).toFixed(1)}% ± ${((100 * (a.scorer_gap_per_pack_stderr ?? 0)) / expected).toFixed(1)}%`;
+}
+
+/** The shop cards' rows (strategies that buy cards), after the packs'. */
+function cardLines(c: NonNullable<BacktestReport['cards']>): string[] {
+  const out = c.notice ? [`  WARNING cards: ${c.notice}`] : [];
+  if (!c.backtested) return out;
+  out.push(
+    line('cards bought', c.bought!, (x) => x.toFixed(1)),
+    line('card spend', c.spend_usd!),
+    line('card fees', c.fees_usd!),
+    line('card proceeds', c.proceeds_usd!),
+    line('card holdings at end', c.holdings_value_usd!),
+    line('card net P&L', c.net_pnl_usd!),
+    `  cards by category: ${(c.per_category ?? [])
+      .map((x) => `${x.category} ${x.bought_mean.toFixed(1)} bought, net ${money(x.net_usd_mean)}`)
+      .join('; ')}   most cards on one UTC day ${c.max_cards_per_utc_day}`,
+  );
+  return out;
 }

@@ -26,5 +26,6 @@ parentPort!.on('message', (msg: { from: number; to: number; step: number } | nul
     r.equity.buffer,
     r.pools.buffer,
     r.maxDaily.buffer,
+    r.cards.buffer,
   ] as ArrayBuffer[]);
 });

@@ -57,6 +57,14 @@ export const BacktestPartFile = z.strictObject({
           decision: z.string(),
         }),
       ),
+      cards: z
+        .strictObject({
+          backtested: z.boolean(),
+          notice: z.string().nullable(),
+          categories: z.array(z.string()),
+        })
+        .optional()
+        .describe('present when the strategy buys shop cards'),
     })
     .describe("the report's context: the scorer's rows on the snapshot, limits, start balance"),
   raw: z
@@ -68,6 +76,9 @@ export const BacktestPartFile = z.strictObject({
       equity: Numbers.describe('days + 1 per path (cents)'),
       pools: Numbers.describe('pools x 4 per path: packs, spend, value, realized EV at open (cents)'),
       max_daily: Numbers.describe('most packs opened on one UTC day, per path'),
+      cards: Numbers.optional().describe(
+        'when cards are backtested: 8 per path (bought, spend, fees, sales, sell-backs, holdings, net, most in a day) then 3 per card category (bought, outlay, value), cents',
+      ),
     })
     .describe("the shard's per-path results"),
   partial: z.boolean(),

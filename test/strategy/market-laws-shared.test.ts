@@ -17,6 +17,7 @@ const USERS = [
   'market/buyback.ts',
   'market/market.ts',
   'backtest/dynamic-market.ts',
+  'backtest/shop.ts',
   'strategy/listing-life.ts',
   'strategy/listing-model.ts',
 ];
