@@ -23,7 +23,9 @@ import type { Intent, Ledger, PullRow } from '../store/ledger.js';
 import { computeReport } from '../store/report.js';
 import { sellBackDeadline } from '../strategy/decide-listing.js';
 import { listingPriceCents } from '../strategy/listing-model.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
 import type { AccountBot } from './account-bot.js';
+import type { CardBuyer } from './card-buyer.js';
 
 export interface RunnerViewOptions {
   mode: 'live' | 'dry-run';
@@ -155,6 +157,7 @@ export class RunnerView implements BotView {
       orders_in_doubt: inDoubt,
       listings_active: ledger.activeListings(name).length,
       holdings: ledger.holdings(name).length,
+      cards: cardStatus(ledger, name, snap.strategy, now, bot.cards),
     };
   }
 
@@ -432,4 +435,27 @@ function thin<T>(points: T[], limit: number): T[] {
   for (let k = 0; k < limit - 1; k++) out.push(points[Math.floor(k * step)]!);
   out.push(points.at(-1)!);
   return out;
+}
+
+/** An account's card buying for the status (the card loop's own state when the bot runs). */
+export function cardStatus(
+  ledger: Ledger,
+  account: string,
+  strategy: Strategy,
+  now: number,
+  buyer?: Pick<CardBuyer, 'lastWait' | 'lastSync'>,
+): AccountStatus['cards'] {
+  if (!strategy.cards.enabled) return null;
+  const today = ledger.cardsOrderedSince(account, Math.floor(now / DAY_MS) * DAY_MS);
+  const sync = buyer?.lastSync;
+  return {
+    today: today.count,
+    max_per_day: strategy.cards.max_per_day,
+    spent_today_usd: toUsd(today.chargedCents),
+    daily_cap_usd: strategy.cards.max_daily_spend_usd,
+    needing_review: ledger.cardsHeldForReview(account),
+    shop_synced_at: sync ? iso(sync.at) : null,
+    to_buy: sync ? sync.toBuy : null,
+    waiting: buyer ? buyer.lastWait || null : 'the bot is not running',
+  };
 }

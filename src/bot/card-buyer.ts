@@ -86,6 +86,12 @@ export class CardBuyer {
     this.syncedAt = Number.NEGATIVE_INFINITY;
   }
 
+  /** When the shop was last synced and how many cards it scored worth buying (read API). */
+  get lastSync(): { at: number; toBuy: number } | undefined {
+    if (!Number.isFinite(this.syncedAt)) return undefined;
+    return { at: this.syncedAt, toBuy: this.rows.filter((c) => c.row.decision.action === 'buy').length };
+  }
+
   /** The latest sync's rows (read API, tests). */
   get lastRows(): readonly CardRow[] {
     return this.rows.map((c) => c.row);

@@ -4,7 +4,7 @@
  * answers; otherwise from the ledger (what needs a live account read is left out).
  */
 import { existsSync } from 'node:fs';
-import { pauseInfo } from '../bot/bot-view.js';
+import { cardStatus, pauseInfo } from '../bot/bot-view.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { DAY_MS, iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';
@@ -73,6 +73,7 @@ export function ledgerStatus(config: BotConfig, ledger: Ledger): StatusResponse 
       orders_in_doubt: inDoubt,
       listings_active: ledger.activeListings(a.name).length,
       holdings: ledger.holdings(a.name).length,
+      cards: cardStatus(ledger, a.name, a.strategy, now),
     };
   });
   return { now: iso(now), mode: config.mode, embedded: config.api.embedded, pause: pauseInfo(ks), accounts };

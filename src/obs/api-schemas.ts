@@ -51,6 +51,19 @@ export const AccountStatus = z.strictObject({
   orders_in_doubt: z.number().int(),
   listings_active: z.number().int(),
   holdings: z.number().int().describe('cards and sealed packs still ours'),
+  cards: z
+    .strictObject({
+      today: z.number().int().describe('cards the ledger booked since UTC midnight'),
+      max_per_day: z.number().int().describe('strategy cards.max_per_day'),
+      spent_today_usd: Usd.describe('card prices + fees since UTC midnight'),
+      daily_cap_usd: Usd.describe('strategy cards.max_daily_spend_usd'),
+      needing_review: z.number().int().describe('bought cards flagged needs_review, still held'),
+      shop_synced_at: Time.nullable().describe('the last full shop sync (null: none in this process)'),
+      to_buy: z.number().int().nullable().describe('cards the last sync scored worth buying'),
+      waiting: z.string().nullable().describe('why the card loop last waited'),
+    })
+    .nullable()
+    .describe('card buying (strategy cards section); null when the strategy does not buy cards'),
 });
 export type AccountStatus = z.infer<typeof AccountStatus>;
 

@@ -46,6 +46,9 @@ describe('shop-sniper over HTTP (virtual clock)', () => {
     const runner = await Runner.start(config, { clock, logDestination: new LogSink() });
     await driveUntil(clock, START + DAY_MS + 6 * HOUR_MS, SLEEPERS);
     const metrics = await (await fetch(`${runner.obs!.url}/metrics`)).text();
+    const status = (await (await fetch(`${runner.obs!.url}/api/v1/status`)).json()) as {
+      accounts: { cards: Record<string, unknown> | null }[];
+    };
     await runner.stop('test done');
     expect(await runner.done).toBe(0);
 
@@ -80,6 +83,13 @@ describe('shop-sniper over HTTP (virtual clock)', () => {
       }
       expect(metrics).toContain(`packbot_cards_bought_total{category="pokemon"} ${orders.length}`);
       expect(metrics).toMatch(/packbot_shop_cards\{decision="buy"\} \d+/);
+      // The read API shows the card loop: today's cards against the caps, the last sync.
+      const cards = status.accounts[0]!.cards!;
+      expect(cards).toMatchObject({ max_per_day: 5, daily_cap_usd: 400, needing_review: 0 });
+      expect(cards.today).toBe(
+        orders.filter((o) => o.createdAt >= Math.floor(clock.now() / DAY_MS) * DAY_MS).length,
+      );
+      expect(typeof cards.shop_synced_at).toBe('string');
     } finally {
       ledger.close();
     }
