@@ -27,9 +27,11 @@ import {
   cardValue,
   drawable,
   drawPull,
+  forgetGoneIds,
   generateBandCard,
   generateShopCard,
   type PoolState,
+  releaseGone,
 } from './inventory.js';
 import { addOtherListing, type MarketState, record } from './state.js';
 
@@ -112,6 +114,7 @@ function otherOpening(s: MarketState, at: number): void {
   if (!d) return;
   const card = s.inv.cards[d.slot]!;
   card.loc = 'gone';
+  if (d.band >= 0) releaseGone(s.inv, card, at); // a chase card stays: its pool refers to it
   const dy = s.world.dynamics;
   s.report.push({
     at,
@@ -136,7 +139,7 @@ function pickCategory(s: MarketState, weight: (c: Category) => number): Category
   return undefined;
 }
 
-function otherShopPurchase(s: MarketState, _at: number): void {
+function otherShopPurchase(s: MarketState, at: number): void {
   const cat = pickCategory(s, (c) => s.inv.shop[c].size);
   if (!cat) return;
   const set = s.inv.shop[cat];
@@ -144,7 +147,9 @@ function otherShopPurchase(s: MarketState, _at: number): void {
   for (const slot of set) {
     if (k-- > 0) continue;
     set.delete(slot);
-    s.inv.cards[slot]!.loc = 'gone';
+    const card = s.inv.cards[slot]!;
+    card.loc = 'gone';
+    releaseGone(s.inv, card, at);
     return;
   }
 }
@@ -186,6 +191,7 @@ function tick(s: MarketState, at: number): void {
   for (const c of CATEGORIES) s.inv.index[c] *= indexFactor(step, s.dyn.normal());
   restock(s, dtDays * 24);
   fillListings(s, at, dtDays);
+  forgetGoneIds(s.inv, at);
   for (const c of CATEGORIES) {
     let have = 0;
     for (const slot of s.inv.listings) if (s.inv.cards[slot]!.category === c) have++;
@@ -216,5 +222,6 @@ function fillListings(s: MarketState, at: number, dtDays: number): void {
     c.listing = null;
     c.loc = 'gone';
     c.owner = null;
+    releaseGone(s.inv, c, at); // an account's card stays: its acquisition answers sell-back
   }
 }

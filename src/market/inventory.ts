@@ -87,8 +87,18 @@ export interface PoolState {
 }
 
 export interface Inventory {
-  cards: CardRec[];
+  /** By slot; a released slot is empty until a new card takes it (`free`). */
+  cards: (CardRec | undefined)[];
   byId: Map<string, CardRec>;
+  /** Released slots, reused by the next new cards: the slot space stays the size of the live stock. */
+  free: number[];
+  /**
+   * Ids of released cards by the time they went, oldest first, kept `GONE_ID_MEMORY_MS`: a card
+   * purchase naming one answers "no longer available" as for a card still on record, not 404.
+   */
+  goneIds: Map<string, number>;
+  /** Cards released since the world was built. */
+  releasedTotal: number;
   pools: PoolState[];
   poolByKey: Map<string, PoolState>;
   shop: Record<Category, Set<number>>;
@@ -145,7 +155,7 @@ export function newCard(
       ? `${pick(rng, SET_NAMES[category])} ${pick(rng, SEALED_NAMES[category])}`
       : pick(rng, CARD_NAMES[category]));
   const c: CardRec = {
-    slot: inv.cards.length,
+    slot: inv.free.pop() ?? inv.cards.length,
     id,
     category,
     kind,
@@ -165,9 +175,39 @@ export function newCard(
     listing: null,
   };
   if (inv.byId.has(id)) throw new Error(`duplicate card id '${id}' in the world`);
-  inv.cards.push(c);
+  inv.cards[c.slot] = c;
   inv.byId.set(id, c);
   return c;
+}
+
+/**
+ * How long the id of a released card is remembered. A client names a card it saw in the shop, a
+ * listing or a pool within minutes; a day covers any retry. After that, such an id is unknown (404).
+ */
+export const GONE_ID_MEMORY_MS = 86_400_000;
+
+/**
+ * A card taken by a simulated other user that no account ever held leaves the inventory: nothing
+ * answers with it any more, and keeping it would grow the simulator by every card it ever made
+ * (about 800 a day in the default world). Its slot is reused; its id is remembered for a day.
+ * Cards an account held stay: their acquisitions still answer sell-back (`already_sold`, holder).
+ */
+export function releaseGone(inv: Inventory, c: CardRec, now: number): void {
+  if (c.loc !== 'gone' || c.acquisition !== null || c.owner !== null || c.listing !== null) return;
+  if (inv.cards[c.slot] !== c) return;
+  inv.cards[c.slot] = undefined;
+  inv.byId.delete(c.id);
+  inv.free.push(c.slot);
+  inv.releasedTotal++;
+  if (c.kind === 'card') inv.goneIds.set(c.id, now);
+}
+
+/** Forgets released ids older than `GONE_ID_MEMORY_MS` (the map is in release order). */
+export function forgetGoneIds(inv: Inventory, now: number): void {
+  for (const [id, at] of inv.goneIds) {
+    if (now - at < GONE_ID_MEMORY_MS) break;
+    inv.goneIds.delete(id);
+  }
 }
 
 export function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: CardRec): void {
@@ -224,6 +264,9 @@ export function buildInventory(world: World, seed: number): Inventory {
   const inv: Inventory = {
     cards: [],
     byId: new Map(),
+    free: [],
+    goneIds: new Map(),
+    releasedTotal: 0,
     pools: [],
     poolByKey: new Map(),
     shop: Object.fromEntries(CATEGORIES.map((c) => [c, new Set<number>()])) as Record<Category, Set<number>>,

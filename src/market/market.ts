@@ -485,6 +485,10 @@ export class Market {
     const rules = s.world.rules;
     const account = caller.account!;
     const c = s.inv.byId.get(req.card_id);
+    if (!c && s.inv.goneIds.has(req.card_id))
+      throw new CardNoLongerAvailableError(
+        'this card is no longer available (sold, pulled from a pack, or delisted)',
+      );
     if (c?.kind !== 'card') throw new NotFoundError(`no card '${req.card_id}'`);
     const fromShop = c.loc === 'shop';
     if (!fromShop && c.loc !== 'listed' && c.loc !== 'listed_other')
@@ -977,6 +981,8 @@ export class Market {
       if (prev) problems.push(`card ${s.inv.cards[slot]!.id} is in ${prev} and ${where}`);
       seen.set(slot, where);
     };
+    const released = this.auditReleased();
+    if (released.length > 0) return released;
     for (const pool of s.inv.pools) {
       for (const b of pool.bands) {
         let sum = 0;
@@ -1004,6 +1010,7 @@ export class Market {
         problems.push(`listed card ${c.id} marked ${c.loc}`);
     }
     for (const c of s.inv.cards) {
+      if (!c) continue;
       if ((c.loc === 'vault' || c.loc === 'sealed' || c.loc === 'shipped') && !c.owner)
         problems.push(`held card ${c.id} has no owner`);
       if (c.loc === 'vault' || c.loc === 'sealed') claim(c.slot, `vault of ${c.owner}`);
@@ -1023,12 +1030,40 @@ export class Market {
     return problems;
   }
 
+  /** Released slots are empty and referenced by nothing; the id index holds exactly the live cards. */
+  private auditReleased(): string[] {
+    const inv = this.s.inv;
+    const problems: string[] = [];
+    const empty = (slot: number, where: string) => {
+      if (inv.cards[slot] === undefined) problems.push(`${where} refers to released slot ${slot}`);
+    };
+    for (const slot of inv.free)
+      if (inv.cards[slot] !== undefined) problems.push(`released slot ${slot} holds a card`);
+    for (const pool of inv.pools) {
+      for (const b of pool.bands)
+        for (let i = 0; i < b.bag.count; i++) empty(b.bag.at(i), `band ${b.spec.bucket_id}`);
+      if (pool.chase) empty(pool.chase.slot, `chase of ${pool.spec.pack_type}`);
+    }
+    for (const c of Object.keys(inv.shop) as Category[]) for (const slot of inv.shop[c]) empty(slot, 'shop');
+    for (const slot of inv.listings) empty(slot, 'listings');
+    for (const a of this.s.acquisitions.values()) empty(a.slot, `acquisition ${a.id}`);
+    let live = 0;
+    for (const c of inv.cards) {
+      if (!c) continue;
+      live++;
+      if (inv.byId.get(c.id) !== c) problems.push(`card ${c.id} is not indexed by its id`);
+      if (inv.goneIds.has(c.id)) problems.push(`card ${c.id} is live and released`);
+    }
+    if (live !== inv.byId.size) problems.push(`${inv.byId.size - live} ids index no live card`);
+    return problems;
+  }
+
   /** A JSON-able summary of the whole state for `GET /sim/v1/state`. */
   dump(): Json {
     const s = this.s;
     const now = this.sync();
     const locs: Record<string, number> = {};
-    for (const c of s.inv.cards) locs[c.loc] = (locs[c.loc] ?? 0) + 1;
+    for (const c of s.inv.cards) if (c) locs[c.loc] = (locs[c.loc] ?? 0) + 1;
     return {
       now: iso(now),
       seed: s.seed,
@@ -1048,6 +1083,8 @@ export class Market {
         last_purchase_at: k.lastPurchaseAt === null ? null : iso(k.lastPurchaseAt),
       })),
       cards_by_location: locs,
+      cards_released: s.inv.releasedTotal,
+      released_ids_remembered: s.inv.goneIds.size,
       category_value_index: { ...s.inv.index },
       pools: s.inv.pools.map((p) => ({
         category: p.category,

@@ -141,5 +141,14 @@ export function decodeState(
     if (!cls) throw new StateMismatchError(`simulator state holds an unknown class '${name}'`);
     Object.setPrototypeOf(obj, cls.prototype);
   }
+  upgrade(payload.state);
   return { header, state: payload.state, faults: payload.faults };
+}
+
+/** Fields a state written before they existed lacks get their empty value. */
+function upgrade(state: MarketState): void {
+  const inv = state.inv as Partial<MarketState['inv']> & MarketState['inv'];
+  inv.free ??= [];
+  inv.goneIds ??= new Map();
+  inv.releasedTotal ??= 0;
 }

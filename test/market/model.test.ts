@@ -100,6 +100,47 @@ describe('market model', () => {
     expect(new Set(report.pulls.map((p) => p.user_id)).size).toBeGreaterThan(1);
   });
 
+  it('cards taken by other users leave the inventory: slots reused, ids answered for a day', async () => {
+    const clock = new VirtualClock();
+    const m = new Market(loadWorld(), { clock, seed: 3 });
+    const api = m.api('sk_sim_full');
+    const live = () =>
+      Object.values(m.dump().cards_by_location as Record<string, number>).reduce((a, n) => a + n, 0);
+    const start = live();
+    const shopIds = new Set((await api.listShopCards({ per_page: 1000 })).cards.map((c) => c.id));
+    let taken: string | undefined;
+    for (let h = 1; h <= 5 * 24; h++) {
+      clock.advanceSync(3_600_000);
+      m.syncNow();
+      if (taken === undefined) {
+        const now = new Set((await api.listShopCards({ per_page: 1000 })).cards.map((c) => c.id));
+        taken = [...shopIds].find((id) => !now.has(id));
+        // Bought by another user a moment ago: no longer available, as long as the id is remembered.
+        if (taken !== undefined)
+          await expect(
+            api.purchaseCard({ card_id: taken, max_price: 1e6 }, 'taken-card-1'),
+          ).rejects.toMatchObject({
+            status: 409,
+          });
+      }
+    }
+    const dump = m.dump();
+    expect(dump.cards_released).toBeGreaterThan(2000);
+    // The stock refills what others take: the live cards stay near the world's size.
+    expect(live()).toBeLessThan(start * 1.1);
+    expect(dump.released_ids_remembered).toBeLessThan(1500);
+    expect(m.audit()).toEqual([]);
+    expect(taken).toBeDefined();
+    await expect(api.purchaseCard({ card_id: taken!, max_price: 1e6 }, 'taken-card-2')).rejects.toMatchObject(
+      {
+        status: 404,
+      },
+    );
+    const copy = Market.fromState(loadWorld(), m.saveState(), { clock });
+    expect(copy.dump()).toEqual(m.dump());
+    expect(copy.audit()).toEqual([]);
+  });
+
   it('the default world: five categories, dev keys, promo EV above 1 and house edge elsewhere', async () => {
     const world = loadWorld(DEFAULT_WORLD_PATH);
     const m = new Market(world, { clock: new VirtualClock(), seed: 1 });
