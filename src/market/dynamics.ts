@@ -33,6 +33,7 @@ import {
   type PoolState,
   releaseGone,
 } from './inventory.js';
+import { recordOpening } from './report-log.js';
 import { addOtherListing, type MarketState, record } from './state.js';
 
 const DAY = 86_400_000;
@@ -116,12 +117,11 @@ function otherOpening(s: MarketState, at: number): void {
   card.loc = 'gone';
   if (d.band >= 0) releaseGone(s.inv, card, at); // a chase card stays: its pool refers to it
   const dy = s.world.dynamics;
-  s.report.push({
+  recordOpening(s.report, {
     at,
     userId: s.otherUsers[s.dyn.int(s.otherUsers.length)]!,
     amountCents: s.dyn.next() < dy.others_free_opening_fraction ? 0 : pool.priceCents,
-    source: pool.spec.report_source ?? pool.category,
-    packType: pool.spec.pack_type,
+    pool: pool.index,
     internal: s.dyn.next() < dy.others_internal_fraction,
   });
 }

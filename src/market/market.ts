@@ -70,6 +70,7 @@ import {
   STATE_VERSION,
   worldIdentity,
 } from './persist.js';
+import { recordOpening, reportRows } from './report-log.js';
 import { type PackPurchaseInput, packPurchaseInput, parseRequest } from './request.js';
 import { SimClock } from './sim-clock.js';
 import {
@@ -458,12 +459,11 @@ export class Market {
         hit,
         buyback,
       });
-      s.report.push({
+      recordOpening(s.report, {
         at: now,
         userId: account.userId,
         amountCents: pool.priceCents,
-        source: pool.spec.report_source ?? pool.category,
-        packType: pool.spec.pack_type,
+        pool: pool.index,
         internal: account.internal,
       });
     }
@@ -863,9 +863,8 @@ export class Market {
     if (until - since > REPORT_MAX_WINDOW_MS) throw v.bad('window is longer than 31 days');
     const page = q.page ?? 1;
     const perPage = q.per_page ?? PAGE_LIMITS.purchaseReport.default;
-    const rows = this.s.report.filter(
-      (r) => r.at >= since && r.at <= until && r.amountCents > 0 && !r.internal,
-    );
+    const rows = reportRows(this.s.report, since, until);
+    const pools = this.s.inv.pools;
     return {
       since: iso(since),
       until: iso(until),
@@ -876,8 +875,8 @@ export class Market {
         user_id: r.userId,
         created_at: iso(r.at),
         amount: toUsd(r.amountCents),
-        source: r.source,
-        pack_type: r.packType,
+        source: pools[r.pool]!.spec.report_source ?? pools[r.pool]!.category,
+        pack_type: pools[r.pool]!.spec.pack_type,
       })),
     };
   }
@@ -1109,7 +1108,8 @@ export class Market {
         };
       }),
       orders: [...s.orders.entries()].map(([k, o]) => ({ account: k.split('\u0000')[0], state: o.state })),
-      report_rows: s.report.length,
+      report_rows: s.report.n,
+      pack_openings: s.report.openings,
       ledger_entries: s.ledger.length,
       faults: this.faults.list(),
       audit: this.audit(),

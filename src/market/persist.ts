@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { Rng } from '../core/prng.js';
 import { Faults } from './faults.js';
+import { emptyReport, recordOpening } from './report-log.js';
 import { AliasTable, FenwickTree, UniformBag } from './sampler.js';
 import type { MarketState } from './state.js';
 import type { World } from './world-schema.js';
@@ -151,4 +152,23 @@ function upgrade(state: MarketState): void {
   inv.free ??= [];
   inv.goneIds ??= new Map();
   inv.releasedTotal ??= 0;
+  // The report was an array of row objects, every opening included.
+  if (Array.isArray(state.report)) {
+    const rows = state.report as unknown as {
+      at: number;
+      userId: string;
+      amountCents: number;
+      source: string;
+      packType: string;
+      internal: boolean;
+    }[];
+    const log = emptyReport();
+    for (const r of rows) {
+      const pool = inv.pools.findIndex(
+        (p) => p.spec.pack_type === r.packType && (p.spec.report_source ?? p.category) === r.source,
+      );
+      recordOpening(log, { ...r, pool: Math.max(0, pool) });
+    }
+    state.report = log;
+  }
 }

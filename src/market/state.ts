@@ -7,6 +7,7 @@ import { type Cents, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import type { Acquisition } from './buyback.js';
 import { buildInventory, type Inventory, newCard } from './inventory.js';
+import { emptyReport, type ReportLog } from './report-log.js';
 import type { World } from './world-schema.js';
 
 export interface AccountState {
@@ -54,15 +55,6 @@ export interface LedgerEntry {
   ref: string;
 }
 
-export interface ReportRow {
-  at: number;
-  userId: string;
-  amountCents: Cents;
-  source: string;
-  packType: string;
-  internal: boolean;
-}
-
 export interface Order {
   state: 'running' | 'finished';
   fingerprint: string;
@@ -78,7 +70,7 @@ export interface MarketState {
   orders: Map<string, Order>;
   acquisitions: Map<string, Acquisition>;
   ledger: LedgerEntry[];
-  report: ReportRow[];
+  report: ReportLog;
   otherUsers: string[];
   /** Draw stream (our pulls), dynamics stream, id stream: separate so one cannot shift another. */
   draws: Rng;
@@ -134,7 +126,7 @@ export function buildState(world: World, seed: number, now: number): MarketState
     orders: new Map(),
     acquisitions: new Map(),
     ledger: [],
-    report: [],
+    report: emptyReport(),
     otherUsers,
     draws: root.fork(2),
     dyn: root.fork(3),

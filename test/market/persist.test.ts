@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_WORLD_PATH, loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
-import { readStateHeader, StateMismatchError } from '../../src/market/persist.js';
+import { decodeState, encodeState, readStateHeader, StateMismatchError } from '../../src/market/persist.js';
+import { reportRows } from '../../src/market/report-log.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { parseWorld } from '../../src/market/world.js';
 import { T0, testWorld } from './helpers.js';
@@ -152,5 +153,38 @@ describe('market state persistence', () => {
     await m.api(KEY).purchasePacks({ pack_type: 'starter', quantity: 1 }, 'key-00002');
     await outcome(m.api(KEY).sellBack([{ card_id: 'nope', pull_id: 'nope' }]));
     expect(ops).toEqual(['purchasePacks', 'sellBack']);
+  });
+});
+
+describe('states saved before the report columns and released cards', () => {
+  it('restore with the report rows they kept and empty release bookkeeping', async () => {
+    const clock = new VirtualClock(T0);
+    const m = new Market(world, { clock, seed: 4 });
+    await trade(m.api(KEY), clock, 'old-layout');
+    await clock.advance(6 * 3_600_000);
+    const report = await m.api(KEY).getPurchaseReport({});
+    expect(report.total).toBeGreaterThan(0);
+    // The old layout: every opening as a row object (a free one among them), no release fields.
+    const { header, state, faults } = decodeState(m.saveState(), world, 4);
+    const rows = reportRows(state.report, 0, Number.MAX_SAFE_INTEGER).map((r) => ({
+      at: r.at,
+      userId: r.userId,
+      amountCents: r.amountCents,
+      source: state.inv.pools[r.pool]!.spec.report_source ?? state.inv.pools[r.pool]!.category,
+      packType: state.inv.pools[r.pool]!.spec.pack_type,
+      internal: false,
+    }));
+    rows.push({ ...rows[0]!, amountCents: 0 });
+    const old = { ...state, report: rows, inv: { ...state.inv } } as unknown as typeof state;
+    const inv = old.inv as Partial<typeof state.inv>;
+    delete inv.free;
+    delete inv.goneIds;
+    delete inv.releasedTotal;
+    const restored = Market.fromState(world, encodeState(header, old, faults), { clock });
+    expect(await restored.api(KEY).getPurchaseReport({})).toEqual(report);
+    expect(restored.audit()).toEqual([]);
+    await clock.advance(86_400_000);
+    expect((restored.dump() as { cards_released: number }).cards_released).toBeGreaterThan(0);
+    expect(restored.audit()).toEqual([]);
   });
 });
