@@ -50,11 +50,12 @@ export interface Sample {
   /** The embedded simulator's state file (written after every order, sell-back and listing). */
   simStateKb: number;
   /**
-   * Cards the embedded simulator holds, and of them those taken by simulated other users
-   * (`gone`): the simulator keeps every card it ever generated.
+   * Cards the embedded simulator holds, of them those gone from an account (`gone`), and the cards
+   * simulated other users took that it released (their slots reused).
    */
   simCards: number;
   simCardsGone: number;
+  simCardsReleased: number;
   orders: number;
   windowsMissed: number;
   loopP99Ms: number;
@@ -75,7 +76,7 @@ export interface SoakResult {
     bytesPerOrder: number | null;
     line: string;
   };
-  /** What the embedded simulator's own growth accounts for (its cards and state file). */
+  /** The embedded simulator's own figures per day (cards held and released, state file). */
   simGrowth: string;
   gcExposed: boolean;
   /** Open handles before the bot started and once it stopped (a stopped bot leaves none behind). */
@@ -204,9 +205,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const types: Record<string, number> = {};
     const resources = process.getActiveResourcesInfo();
     for (const t of resources) types[t] = (types[t] ?? 0) + 1;
-    const locs = (
-      runner.embedded?.market.dump() as { cards_by_location?: Record<string, number> } | undefined
-    )?.cards_by_location;
+    const dump = runner.embedded?.market.dump() as
+      | { cards_by_location?: Record<string, number>; cards_released?: number }
+      | undefined;
+    const locs = dump?.cards_by_location;
     const s: Sample = {
       label,
       day,
@@ -220,6 +222,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       simStateKb: fileSize(embeddedStatePath(ledgerPath)) / 1024,
       simCards: Object.values(locs ?? {}).reduce((a, n) => a + n, 0),
       simCardsGone: locs?.gone ?? 0,
+      simCardsReleased: dump?.cards_released ?? 0,
       orders: runner.ledger.intentCounts().confirmed,
       windowsMissed: (await runner.metrics.sellbackWindowMissedTotal.get()).values[0]?.value ?? 0,
       loopP99Ms: loop.percentile(99) / 1e6,
@@ -236,7 +239,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       while (runner.clock.now() < target) await wallSleep((target - runner.clock.now()) / options.speed + 1);
       const s = await sample(day === options.days ? 'end' : `day ${day}`, day);
       options.progress?.(
-        `day ${day}/${options.days}: rss ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, handles ${s.handles}, orders ${s.orders}, ledger ${s.ledgerKb.toFixed(0)} kB (WAL ${s.walKb.toFixed(0)} kB), sim state ${s.simStateKb.toFixed(0)} kB (${s.simCards} cards, ${s.simCardsGone} gone), missed ${s.windowsMissed}, loop p99 ${s.loopP99Ms.toFixed(1)} ms`,
+        `day ${day}/${options.days}: rss ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, handles ${s.handles}, orders ${s.orders}, ledger ${s.ledgerKb.toFixed(0)} kB (WAL ${s.walKb.toFixed(0)} kB), sim state ${s.simStateKb.toFixed(0)} kB (${s.simCards} cards, ${s.simCardsReleased} released), missed ${s.windowsMissed}, loop p99 ${s.loopP99Ms.toFixed(1)} ms`,
       );
     }
   } finally {
@@ -276,7 +279,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     end: last,
     logLines: { total: logs.total, warn: logs.warn, error: logs.error },
     verdict: { memoryFlat, handlesFlat, heapSlopeMbPerDay: heapSlope, bytesPerOrder, line },
-    simGrowth: simGrowthLine(samples, heapSlope),
+    simGrowth: simGrowthLine(samples),
     gcExposed: gc !== undefined,
     handlesBefore,
     handlesAfterStop,
@@ -284,33 +287,31 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 }
 
 /**
- * The simulator shares the process in embedded mode: its card count and state file per day, and
- * the heap trend per card it added, to tell its growth from the bot's.
+ * The simulator shares the process in embedded mode: the cards it holds and releases and its state
+ * file per day, to tell its growth from the bot's.
  */
-function simGrowthLine(samples: Sample[], heapSlope: number | null): string {
+function simGrowthLine(samples: Sample[]): string {
   const days = samples.filter((x) => x.day >= 1);
   const cards = slope(days.map((x) => [x.day, x.simCards]));
+  const released = slope(days.map((x) => [x.day, x.simCardsReleased]));
   const state = slope(days.map((x) => [x.day, x.simStateKb]));
-  if (cards === null || state === null) return 'simulator: too few days to measure its growth';
-  const perCard =
-    heapSlope !== null && cards > 0
-      ? ` (heap trend ${Math.round((heapSlope * MB) / cards)} bytes per card added)`
-      : '';
-  return `simulator: +${Math.round(cards)} cards/day (it keeps every card it generated), state file +${Math.round(state)} kB/day${perCard}`;
+  if (cards === null || released === null || state === null)
+    return 'simulator: too few days to measure its growth';
+  return `simulator: ${cards >= 0 ? '+' : ''}${Math.round(cards)} cards held/day (the account's own), ${Math.round(released)} released/day (taken by simulated others, slots reused), state file ${state >= 0 ? '+' : ''}${Math.round(state)} kB/day`;
 }
 
 /** The three rows (start, middle, end) as a Markdown table. */
 export function soakTable(r: SoakResult): string {
   const rows = [r.start, r.middle, r.end];
   const head =
-    '| when | sim day | wall s | RSS MB | heap used MB | handles | ledger kB | orders | windows missed | loop p99 ms | sim cards (gone) | sim state kB |';
+    '| when | sim day | wall s | RSS MB | heap used MB | handles | ledger kB | orders | windows missed | loop p99 ms | sim cards (released) | sim state kB |';
   const sep = '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   return [
     head,
     sep,
     ...rows.map(
       (s) =>
-        `| ${s.label} | ${s.day} | ${s.wallSeconds.toFixed(1)} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.handles} | ${s.ledgerKb.toFixed(0)} | ${s.orders} | ${s.windowsMissed} | ${s.loopP99Ms.toFixed(1)} | ${s.simCards} (${s.simCardsGone}) | ${s.simStateKb.toFixed(0)} |`,
+        `| ${s.label} | ${s.day} | ${s.wallSeconds.toFixed(1)} | ${s.rssMb.toFixed(1)} | ${s.heapUsedMb.toFixed(1)} | ${s.handles} | ${s.ledgerKb.toFixed(0)} | ${s.orders} | ${s.windowsMissed} | ${s.loopP99Ms.toFixed(1)} | ${s.simCards} (${s.simCardsReleased}) | ${s.simStateKb.toFixed(0)} |`,
     ),
   ].join('\n');
 }

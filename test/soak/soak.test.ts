@@ -1,7 +1,8 @@
 /**
  * The soak run's short version (`npm run soak` runs 30 days): one simulated day on the embedded
  * simulator at 10 000×, on real timers. It completes, the bot trades, open handles do not grow
- * across the day, and a stopped bot leaves none behind.
+ * across the day, a stopped bot leaves none behind, and the simulator's card stock does not grow
+ * with the cards simulated other users take.
  */
 import { describe, expect, it } from 'vitest';
 import { runSoak, soakTable } from '../../soak/soak.js';
@@ -14,6 +15,9 @@ describe('soak (short)', () => {
     expect(r.logLines.error).toBe(0);
     expect(r.verdict.handlesFlat, JSON.stringify([r.start.handleTypes, r.end.handleTypes])).toBe(true);
     expect(r.handlesAfterStop).toBeLessThanOrEqual(r.handlesBefore);
+    // The simulator does not keep the cards simulated other users take (about 800 a day).
+    expect(r.end.simCardsReleased).toBeGreaterThan(300);
+    expect(r.end.simCards).toBeLessThan(r.start.simCards + 100);
     expect(soakTable(r).split('\n')).toHaveLength(5);
   }, 60_000);
 });
