@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { Rng } from '../core/prng.js';
 import { Faults } from './faults.js';
-import { emptyReport, recordOpening } from './report-log.js';
+import { emptyReport, type ReportLog, recordOpening } from './report-log.js';
 import { AliasTable, FenwickTree, UniformBag } from './sampler.js';
 import type { MarketState } from './state.js';
 import type { World } from './world-schema.js';
@@ -91,10 +91,25 @@ interface Payload {
 export function encodeState(header: StateHeader, state: MarketState, faults: Faults): Buffer {
   // An order still running has changed nothing but its idempotency entry; it is not kept, so the
   // restored market lets a retry with the same key run (instead of answering 409 forever).
-  const kept = { ...state, orders: new Map([...state.orders].filter(([, o]) => o.state === 'finished')) };
+  const kept = {
+    ...state,
+    orders: new Map([...state.orders].filter(([, o]) => o.state === 'finished')),
+    report: usedRows(state.report),
+  };
   const payload: Payload = { state: kept, faults, classes: [] };
   payload.classes = classInstances({ state: kept, faults });
   return Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), serialize(payload)]);
+}
+
+/** The report's columns cut to the rows kept (their spare capacity is up to as much again). */
+function usedRows(r: ReportLog): ReportLog {
+  return {
+    ...r,
+    at: r.at.slice(0, r.n),
+    amountCents: r.amountCents.slice(0, r.n),
+    user: r.user.slice(0, r.n),
+    pool: r.pool.slice(0, r.n),
+  };
 }
 
 /** The header of a saved state (cheap: the state itself is not decoded). */
@@ -146,8 +161,8 @@ export function decodeState(
   return { header, state: payload.state, faults: payload.faults };
 }
 
-/** Fields a state written before they existed lacks get their empty value. */
-function upgrade(state: MarketState): void {
+/** Fields a state written before they existed lacks get their empty value (decodeState does this). */
+export function upgrade(state: MarketState): void {
   const inv = state.inv as Partial<MarketState['inv']> & MarketState['inv'];
   inv.free ??= [];
   inv.goneIds ??= new Map();

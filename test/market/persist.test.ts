@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_WORLD_PATH, loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
-import { decodeState, encodeState, readStateHeader, StateMismatchError } from '../../src/market/persist.js';
+import {
+  decodeState,
+  encodeState,
+  readStateHeader,
+  StateMismatchError,
+  upgrade,
+} from '../../src/market/persist.js';
 import { reportRows } from '../../src/market/report-log.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { parseWorld } from '../../src/market/world.js';
@@ -157,7 +163,7 @@ describe('market state persistence', () => {
 });
 
 describe('states saved before the report columns and released cards', () => {
-  it('restore with the report rows they kept and empty release bookkeeping', async () => {
+  it('are upgraded to the report rows they kept and empty release bookkeeping', async () => {
     const clock = new VirtualClock(T0);
     const m = new Market(world, { clock, seed: 4 });
     await trade(m.api(KEY), clock, 'old-layout');
@@ -180,6 +186,7 @@ describe('states saved before the report columns and released cards', () => {
     delete inv.free;
     delete inv.goneIds;
     delete inv.releasedTotal;
+    upgrade(old);
     const restored = Market.fromState(world, encodeState(header, old, faults), { clock });
     expect(await restored.api(KEY).getPurchaseReport({})).toEqual(report);
     expect(restored.audit()).toEqual([]);
