@@ -129,7 +129,11 @@ export class AccountBot {
       idleMs: o.cadence.idleMs,
       spending: (fn) => this.spending.run(fn),
       readAccount: (now) => this.readAccountIfStale(now),
-      inDoubt: () => o.ledger.unresolvedIntents(o.account).some((i) => i.state !== 'pending'),
+      // A pack order merely on the wire is not in doubt (the lock below orders the two anyway).
+      inDoubt: () =>
+        o.ledger
+          .unresolvedIntents(o.account)
+          .some((i) => i.state !== 'pending' && !this.executor.isOnTheWire(i.key)),
       onBought: async (confirmed, replay) => {
         this.onConfirmed(confirmed, replay);
         this.updateDoubtGauge();

@@ -117,8 +117,9 @@ export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOpti
  * A card purchase in doubt. A bought card can only be in our vault (nothing moves it out but our own
  * sell-back, listing or shipping, none of which we do to a card we do not know), so once the order
  * must have ended the vault settles it: the card there under a purchase id the ledger does not
- * know → charged; absent → not charged. A re-send of a key the service still knows is preferred
- * while allowed: its replay carries the exact price paid (evidence only bounds it by `max_price`).
+ * know → charged; absent → not charged. With the card found, a re-send of a key the service still
+ * knows is preferred (inside the horizon, even while opening is paused: it cannot buy the card
+ * again): its replay carries the exact price paid (evidence only bounds it by `max_price`).
  */
 export function judgeCard(
   intent: Intent,
@@ -131,7 +132,10 @@ export function judgeCard(
   if (now < win.settledAt && !found)
     return { kind: 'wait', until: win.settledAt, why: 'the card purchase may still be running' };
   const firstSent = intent.firstSentAt ?? intent.createdAt;
-  const canResend = mayResend && !intent.keyForgotten && now - firstSent <= o.resendHorizonMs;
+  // With the card in our vault a re-send cannot buy anything (the service no longer sells it), so
+  // it goes out even while opening is paused or stopping: its replay is the only exact price.
+  const canResend =
+    (mayResend || found !== undefined) && !intent.keyForgotten && now - firstSent <= o.resendHorizonMs;
   if (found) {
     if (canResend) return { kind: 'resend', why: 'the card is in the vault; a replay gives the price paid' };
     return { kind: 'charged', pulls: [found], by: 'evidence: the card is in the vault' };

@@ -31,6 +31,7 @@ import type { Cents } from '../core/money.js';
 import type { Logger } from '../obs/logger.js';
 import { NO_NOTIFIER, type Notifier } from '../obs/notify/event.js';
 import type { ConfirmedOrder, Intent, Ledger } from '../store/ledger.js';
+import type { IntentOperation } from '../store/types.js';
 import { newIdempotencyKey } from './keys.js';
 import * as notices from './notices.js';
 
@@ -68,14 +69,16 @@ export interface ExecutorOptions {
   api: PartnerApi;
   ledger: Ledger;
   log: Logger;
-  /** Test hook: throw here to model a process killed at that point. */
-  crashAt?: (point: CrashPoint, key: string) => void;
+  /** Test hook: throw here (or die) to model a process killed at that point. */
+  crashAt?: (point: CrashPoint, key: string, operation: IntentOperation) => void;
   /** Told of every order booked, refused or put in doubt (order_confirmed, order_failed, …). */
   notifier?: Notifier;
 }
 
 export class PurchaseExecutor {
   private readonly notifier: Notifier;
+  /** Keys whose request this process has on the wire (sent, answer not yet recorded). */
+  private readonly onTheWire = new Set<string>();
   constructor(private readonly o: ExecutorOptions) {
     this.notifier = o.notifier ?? NO_NOTIFIER;
   }
@@ -91,7 +94,7 @@ export class PurchaseExecutor {
       ...(plan.stdevCents !== undefined ? { stdevCents: plan.stdevCents } : {}),
       ...(plan.unitPriceCents !== undefined ? { unitPriceCents: plan.unitPriceCents } : {}),
     });
-    this.o.crashAt?.('after_intent', intent.key);
+    this.o.crashAt?.('after_intent', intent.key, 'pack');
     return this.send(intent);
   }
 
@@ -108,7 +111,7 @@ export class PurchaseExecutor {
       ...(plan.expectedValueCents !== undefined ? { expectedValueCents: plan.expectedValueCents } : {}),
       unitPriceCents: plan.maxPriceCents,
     });
-    this.o.crashAt?.('after_intent', intent.key);
+    this.o.crashAt?.('after_intent', intent.key, 'card');
     return this.send(intent);
   }
 
@@ -117,12 +120,29 @@ export class PurchaseExecutor {
    * order comes back as a replay and is recorded once; a failed one runs again.
    */
   async send(intent: Intent): Promise<PurchaseOutcome> {
+    this.onTheWire.add(intent.key);
+    try {
+      return await this.sendOnce(intent);
+    } finally {
+      this.onTheWire.delete(intent.key);
+    }
+  }
+
+  /**
+   * Whether this process is sending `key` right now: a `sent` intent of the pack loop or the card
+   * buyer that is not in doubt, only waiting for its answer (never to be settled by evidence).
+   */
+  isOnTheWire(key: string): boolean {
+    return this.onTheWire.has(key);
+  }
+
+  private async sendOnce(intent: Intent): Promise<PurchaseOutcome> {
     const { ledger, log } = this.o;
     const key = intent.key;
     const delivered = ledger.markIntentSent(key).delivered;
     let response: PackPurchaseResponse | CardPurchaseResponse;
     try {
-      this.o.crashAt?.('before_send', key);
+      this.o.crashAt?.('before_send', key, intent.operation);
       response =
         intent.operation === 'card'
           ? await this.o.api.purchaseCard(intent.body as CardPurchaseRequest, key)
@@ -151,7 +171,7 @@ export class PurchaseExecutor {
       this.notifier.notify(notices.orderInDoubt(this.o.account, doubt, e.message, false, doubt.updatedAt));
       return { status: 'in_doubt', intent: doubt, error: e };
     }
-    this.o.crashAt?.('after_answer', key);
+    this.o.crashAt?.('after_answer', key, intent.operation);
     const confirmed = ledger.confirmIntent(key, response);
     log.info(
       {

@@ -32,6 +32,8 @@ import { readVault } from './vault.js';
 /** The purchase report's id of the account, learnt from a confirmed order (`account_facts`). */
 export const USER_ID_FACT = 'report_user_id';
 const DAY_MS = 86_400_000;
+/** How soon an order another loop has on the wire is looked at again. */
+const ON_THE_WIRE_RECHECK_MS = 200;
 /** Orders a process reads the report for, at most, to learn the account's user id. */
 const MAX_LEARN_TRIES = 20;
 
@@ -66,6 +68,16 @@ export class InDoubtResolver {
    * re-sends its key: a re-send the service does not recognise would open a pack.
    */
   async resolve(intent: Intent, mayResend = true): Promise<Resolution> {
+    // The other loop's order still waiting for its answer (`sent`, not in doubt): its own send
+    // records the outcome; evidence read now would race it (a card already in the vault, booked
+    // here at its max_price, then again from the answer).
+    if (this.o.executor.isOnTheWire(intent.key))
+      return {
+        status: 'in_doubt',
+        until: this.o.clock.now() + ON_THE_WIRE_RECHECK_MS,
+        why: 'its request is on the wire',
+        parked: false,
+      };
     if (intent.operation === 'card') return this.resolveCard(intent, mayResend);
     const { ledger, log, clock } = this.o;
     const evidence = await this.gather(intent);

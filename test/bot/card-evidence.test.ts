@@ -28,7 +28,9 @@ describe('judgeCard (a card purchase in doubt)', () => {
     ['card absent once the order ended', intent(), undefined, settled, true, 'not_charged'],
     ['card absent, key forgotten', intent({ keyForgotten: true }), undefined, settled, true, 'not_charged'],
     ['card there, key remembered: replay for the price', intent(), inVault, SENT + 10, true, 'resend'],
-    ['card there, resending not allowed (paused)', intent(), inVault, settled, false, 'charged'],
+    // The card is ours: a re-send cannot buy it again, so it goes out even while opening is paused.
+    ['card there, opening paused: still a replay for the price', intent(), inVault, settled, false, 'resend'],
+    ['card absent, opening paused', intent(), undefined, settled, false, 'not_charged'],
     ['card there, key forgotten', intent({ keyForgotten: true }), inVault, settled, true, 'charged'],
     [
       'card there, past the re-send horizon',
