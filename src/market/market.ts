@@ -929,14 +929,35 @@ export class Market {
    * Finished orders by idempotency key (admin API, for audits): the checkout each key produced and
    * its pulls, including orders whose answer never reached the client.
    */
-  finishedOrders(): { account: string; key: string; checkout_id: string; pull_ids: string[] }[] {
+  finishedOrders(): {
+    account: string;
+    key: string;
+    checkout_id: string;
+    pull_ids: string[];
+    /** Card orders: the sale (ref of its ledger entries) and the card. */
+    transaction_id?: string;
+    card_id?: string;
+  }[] {
     const out = [];
     for (const [id, o] of this.s.orders) {
       if (o.state !== 'finished') continue;
       const [account, key] = id.split('\u0000') as [string, string];
-      const r = o.response as { checkout_id?: string; pulls?: { pull_id: string }[] };
+      const r = o.response as {
+        checkout_id?: string;
+        pulls?: { pull_id: string }[];
+        transaction_id?: string;
+        card_id?: string;
+      };
       if (typeof r?.checkout_id !== 'string') continue;
-      out.push({ account, key, checkout_id: r.checkout_id, pull_ids: (r.pulls ?? []).map((p) => p.pull_id) });
+      out.push({
+        account,
+        key,
+        checkout_id: r.checkout_id,
+        pull_ids: (r.pulls ?? []).map((p) => p.pull_id),
+        ...(typeof r.transaction_id === 'string'
+          ? { transaction_id: r.transaction_id, card_id: String(r.card_id) }
+          : {}),
+      });
     }
     return out;
   }
