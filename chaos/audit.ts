@@ -14,6 +14,8 @@ export interface AuditInput {
   modelProblems: readonly string[];
   /** checkout id → original key and pull ids, from the proxy. */
   seen: ReadonlyMap<string, { originalKey: string; pullIds: readonly string[] }>;
+  /** Card sales: transaction id → the key that bought it and the card, from the simulator's orders. */
+  cardSales?: ReadonlyMap<string, { originalKey: string; cardId: string }>;
   caps: { dailyCents: number; totalCents: number };
   freshWindowMs: number;
   /** The simulator's time at the end of the run (epoch ms). */
@@ -23,6 +25,8 @@ export interface AuditInput {
 export interface AuditResult {
   kills: number;
   orders: number;
+  /** Card orders in the ledger (of `orders`). */
+  cardOrders: number;
   charges: number;
   doubleCharges: number;
   lostPulls: number;
@@ -39,6 +43,9 @@ export interface AuditResult {
 }
 
 const PAYOUT_KINDS = new Set(['sell_back', 'listing_sale', 'seller_fee']);
+const CHARGE_KINDS = new Set(['pack_purchase', 'pack_refund', 'card_purchase', 'card_fee']);
+/** A bought card after the clean round: listed, sold (back or through its listing), or held. */
+const SETTLED_CARD = new Set(['held', 'listed', 'sold']);
 const usd = (cents: number) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).toFixed(2)}`;
 
 export function audit(input: AuditInput): AuditResult {
@@ -64,11 +71,30 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
 
   // Charges: purchases the simulator did not refund, each tied to the bot's original key.
   const refunded = new Set(input.simEntries.filter((e) => e.kind === 'pack_refund').map((e) => e.ref));
-  const charges = input.simEntries.filter((e) => e.kind === 'pack_purchase' && !refunded.has(e.ref));
+  const packCharges = input.simEntries.filter((e) => e.kind === 'pack_purchase' && !refunded.has(e.ref));
+  // A card sale is two entries (price, fee) under its transaction id: one charge.
+  const cardSales = cardSalesOf(input.simEntries);
+  const charges = [
+    ...packCharges,
+    ...[...cardSales.values()].map((c) => ({
+      ref: c.txn,
+      amountCents: -(c.priceCents + c.feeCents),
+      at: c.at,
+    })),
+  ];
+  const pullOf = new Map(data.pulls.map((p) => [p.pullId, p]));
+  const keyOfCard = (txn: string) => {
+    const pull = pullOf.get(txn);
+    return pull ? orderOf.get(pull.checkoutId)?.intentKey : undefined;
+  };
   const byKey = new Map<string, string[]>();
   let doubleCharges = 0;
   for (const c of charges) {
-    const key = input.seen.get(c.ref)?.originalKey ?? orderOf.get(c.ref)?.intentKey;
+    const key =
+      input.seen.get(c.ref)?.originalKey ??
+      input.cardSales?.get(c.ref)?.originalKey ??
+      orderOf.get(c.ref)?.intentKey ??
+      keyOfCard(c.ref);
     if (key === undefined) {
       // Neither the simulator's orders nor the ledger can name its key: money spent on an order lost.
       doubleCharges++;
@@ -92,9 +118,9 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
       problems.push(`ledger has ${n} order(s) of intent ${key}, not charged by the simulator`);
 
   // Pulls: every pull the simulator handed out must be in the ledger, none left to rot in the vault.
-  const pullOf = new Map(data.pulls.map((p) => [p.pullId, p]));
   const handed = new Set<string>();
-  for (const c of charges) for (const id of input.seen.get(c.ref)?.pullIds ?? []) handed.add(id);
+  for (const c of packCharges) for (const id of input.seen.get(c.ref)?.pullIds ?? []) handed.add(id);
+  for (const txn of cardSales.keys()) handed.add(txn);
   for (const v of input.vault) if (v.pullId) handed.add(v.pullId);
   let lostPulls = 0;
   for (const id of handed)
@@ -115,10 +141,14 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
   if (inWindow > 0)
     notes.push(`${inWindow} pull(s) unsold and unlisted in the vault, still inside their 0.9 window`);
 
+  const cards = auditCards(data, cardSales, input.cardSales);
+  problems.push(...cards.problems);
+  lostPulls += cards.lost;
+
   // Money: both sides' charges and payouts.
   const ledgerCharges = data.orders.reduce((n, o) => n + o.totalChargedCents, 0);
   const simCharges = -input.simEntries
-    .filter((e) => e.kind === 'pack_purchase' || e.kind === 'pack_refund')
+    .filter((e) => CHARGE_KINDS.has(e.kind))
     .reduce((n, e) => n + e.amountCents, 0);
   const ledgerPayouts =
     data.sellbacks.filter((s) => s.counted).reduce((n, s) => n + s.payoutCents, 0) +
@@ -164,6 +194,7 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
   return {
     kills: input.kills,
     orders: data.orders.length,
+    cardOrders: data.orders.filter((o) => o.operation === 'card').length,
     charges: charges.length,
     doubleCharges,
     lostPulls,
@@ -181,5 +212,107 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
 export function summaryLine(r: AuditResult): string {
   const books =
     r.moneyDiffCents === 0 ? 'ledger = simulator' : `ledger - simulator = ${r.moneyDiffCents} cents`;
-  return `chaos: ${r.kills} kills, ${r.orders} orders, ${r.charges} charges, ${r.doubleCharges} double charges, ${r.lostPulls} lost pulls, ${r.soldAtFresh} sold at 0.9 of ${r.cardPulls}, ${books}`;
+  const orders = r.cardOrders > 0 ? `${r.orders} orders (${r.cardOrders} cards)` : `${r.orders} orders`;
+  return `chaos: ${r.kills} kills, ${orders}, ${r.charges} charges, ${r.doubleCharges} double charges, ${r.lostPulls} lost pulls, ${r.soldAtFresh} sold at 0.9 of ${r.cardPulls}, ${books}`;
+}
+
+interface CardSale {
+  txn: string;
+  priceCents: number;
+  feeCents: number;
+  at: number;
+}
+
+/** The simulator's card sales to the account: transaction id → price and fee charged. */
+function cardSalesOf(entries: readonly SimLedgerEntry[]): Map<string, CardSale> {
+  const out = new Map<string, CardSale>();
+  for (const e of entries) {
+    if (e.kind !== 'card_purchase' && e.kind !== 'card_fee') continue;
+    const sale = out.get(e.ref) ?? { txn: e.ref, priceCents: 0, feeCents: 0, at: e.at };
+    if (e.kind === 'card_purchase') sale.priceCents -= e.amountCents;
+    else sale.feeCents -= e.amountCents;
+    out.set(e.ref, sale);
+  }
+  return out;
+}
+
+type ReportData = ReturnType<Ledger['reportData']>;
+
+/**
+ * Card purchases, sale by sale: each charged sale booked by exactly one ledger order whose price
+ * and fee are the simulator's to the cent (its card's pull id is the transaction id); no card
+ * bought again while the account still held it from an earlier sale; every bought card held,
+ * listed or sold after the clean round. Charges per key are checked with the packs' (double
+ * charges).
+ */
+function auditCards(
+  data: ReportData,
+  sales: ReadonlyMap<string, CardSale>,
+  cardOf: AuditInput['cardSales'],
+): { problems: string[]; lost: number } {
+  const problems: string[] = [];
+  let lost = 0;
+  const cardOrders = data.orders.filter((o) => o.operation === 'card');
+  const pullsByOrder = new Map<string, string[]>();
+  for (const p of data.pulls)
+    if (p.origin === 'purchase')
+      pullsByOrder.set(p.checkoutId, [...(pullsByOrder.get(p.checkoutId) ?? []), p.pullId]);
+  const bookedBy = new Map<string, typeof cardOrders>();
+  for (const o of cardOrders) {
+    const txns = pullsByOrder.get(o.checkoutId) ?? [];
+    if (txns.length !== 1)
+      problems.push(
+        `card order ${o.checkoutId} (intent ${o.intentKey}): ${txns.length} bought card(s) booked`,
+      );
+    for (const t of txns) bookedBy.set(t, [...(bookedBy.get(t) ?? []), o]);
+  }
+  for (const sale of sales.values()) {
+    const booked = bookedBy.get(sale.txn) ?? [];
+    if (booked.length !== 1) {
+      problems.push(
+        `card sale ${sale.txn} (${usd(sale.priceCents + sale.feeCents)}): booked ${booked.length} time(s)`,
+      );
+      continue;
+    }
+    const o = booked[0]!;
+    if (
+      o.priceCents !== sale.priceCents ||
+      o.feeCents !== sale.feeCents ||
+      o.totalChargedCents !== sale.priceCents + sale.feeCents
+    )
+      problems.push(
+        `card sale ${sale.txn}: simulator ${usd(sale.priceCents)} + ${usd(sale.feeCents)}, ledger ${usd(o.priceCents ?? 0)} + ${usd(o.feeCents ?? 0)} (total ${usd(o.totalChargedCents)})`,
+      );
+  }
+  for (const [txn, orders] of bookedBy)
+    if (!sales.has(txn))
+      problems.push(
+        `ledger books card sale ${txn} (${orders.length} order(s)), not charged by the simulator`,
+      );
+
+  // One card bought twice: only after the account let go of it in between (sold it back, or its
+  // listing filled), never as a second purchase for one decision.
+  const pullOf = new Map(data.pulls.map((p) => [p.pullId, p]));
+  const byCard = new Map<string, CardSale[]>();
+  for (const sale of sales.values()) {
+    const card = cardOf?.get(sale.txn)?.cardId ?? pullOf.get(sale.txn)?.cardId;
+    if (card !== undefined) byCard.set(card, [...(byCard.get(card) ?? []), sale]);
+  }
+  for (const [card, list] of byCard) {
+    list.sort((a, b) => a.at - b.at);
+    for (let i = 1; i < list.length; i++) {
+      const before = pullOf.get(list[i - 1]!.txn);
+      if (before?.status !== 'sold' || before.statusAt > list[i]!.at)
+        problems.push(
+          `card ${card} bought again (${list[i]!.txn}) while held from ${list[i - 1]!.txn} (${before?.status ?? 'not in the ledger'})`,
+        );
+    }
+  }
+
+  for (const p of data.pulls)
+    if (p.origin === 'purchase' && !SETTLED_CARD.has(p.status)) {
+      lost++;
+      problems.push(`bought card ${p.cardId} (${p.pullId}): ${p.status} after the clean round`);
+    }
+  return { problems, lost };
 }

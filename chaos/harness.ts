@@ -10,8 +10,8 @@ import { Rng } from '../src/core/prng.js';
 import { Ledger } from '../src/store/ledger.js';
 import { type AuditResult, audit } from './audit.js';
 import { type Child, logMsg, startBot, startSim } from './processes.js';
-import { NO_MODES, startFaultProxy } from './proxy.js';
-import { planRound, type Scenario } from './scenarios.js';
+import { type FaultProxy, NO_MODES, startFaultProxy } from './proxy.js';
+import { type KillPlan, planRound, type Scenario } from './scenarios.js';
 import {
   ACCOUNT,
   capsAfter,
@@ -37,17 +37,22 @@ export interface ChaosOptions {
 
 const STARTUP_MS = 30_000;
 const FIRST_ORDER_MS = 3_000;
+/** A `cards` round's first card comes after a full read of the shop. */
+const FIRST_CARD_MS = 8_000;
+/** A `wire` or `crash` kill waits this long for its card purchase, then kills anyway. */
+const CARD_KILL_MS = 8_000;
 const SETTLE_MS = 60_000;
 const STOP_MS = 20_000;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const running = (line: string) => logMsg(line) === 'packbot running';
 const confirmed = (line: string) => logMsg(line) === 'order confirmed';
+const cardBought = (line: string) => logMsg(line) === 'card bought';
 
 /** What the simulator charged the account so far (purchases less refunds), in cents. */
 function spentCents(entries: readonly SimLedgerEntry[]): number {
   return -entries
-    .filter((e) => e.kind === 'pack_purchase' || e.kind === 'pack_refund')
+    .filter((e) => ['pack_purchase', 'pack_refund', 'card_purchase', 'card_fee'].includes(e.kind))
     .reduce((n, e) => n + e.amountCents, 0);
 }
 
@@ -98,33 +103,96 @@ async function cleanRound(bot: Child, ledgerPath: string, log: (line: string) =>
   return ok ? [] : [`the clean round exited with ${stop.code ?? stop.signal} after SIGTERM`];
 }
 
+/**
+ * A `cards` round whose kill is aimed at a card purchase: `wire`, the proxy holds the bot's nth card
+ * purchase while the bot is SIGKILLed, then forwards it or not; `crash`, the bot SIGKILLs itself at
+ * a crash point of its nth card intent (PACKBOT_CHAOS_CRASH_AT). Either way a bot still alive after
+ * CARD_KILL_MS is SIGKILLed.
+ */
+async function cardKillRound(
+  kill: Exclude<KillPlan, { kind: 'timed' }>,
+  config: string,
+  env: Record<string, string>,
+  proxy: FaultProxy,
+): Promise<{ landed: boolean; note: string; ms: number; exitNote?: string }> {
+  const started = Date.now();
+  let landed = false;
+  let bot: Child;
+  if (kill.kind === 'wire') {
+    bot = startBot(config, env);
+    proxy.holdCardPurchase(kill.nth, async () => {
+      landed = true;
+      bot.child.kill('SIGKILL');
+      await bot.exit;
+      return kill.forward;
+    });
+  } else bot = startBot(config, { ...env, PACKBOT_CHAOS_CRASH_AT: `${kill.point}:card:${kill.nth}` });
+  let timer: NodeJS.Timeout | undefined;
+  const exit = await Promise.race([
+    bot.exit,
+    new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), STARTUP_MS / 3 + CARD_KILL_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (kill.kind === 'crash') landed = exit?.signal === 'SIGKILL';
+  let exitNote: string | undefined;
+  if (exit === null) {
+    bot.child.kill('SIGKILL');
+    await bot.exit;
+  } else if (exit.code !== null)
+    exitNote = `the bot exited by itself with code ${exit.code}: ${bot.tail(3).replace(/\n/g, ' | ').slice(0, 300)}`;
+  proxy.setModes(NO_MODES);
+  const what =
+    kill.kind === 'wire'
+      ? `killed with its card purchase #${kill.nth} held on the wire (${kill.forward ? 'then delivered' : 'never delivered'})`
+      : `killed itself at ${kill.point} of card intent #${kill.nth}`;
+  return {
+    landed,
+    note: landed ? what : `no card purchase #${kill.nth}: killed after the wait`,
+    ms: Date.now() - started,
+    ...(exitNote ? { exitNote } : {}),
+  };
+}
+
 export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs: number; dir: string }> {
   const started = Date.now();
   const log = o.log ?? (() => {});
   const dir = o.keep ?? mkdtempSync(join(tmpdir(), 'packbot-chaos-'));
   const rng = new Rng(o.seed);
-  const sim = await startSim(writeWorld(dir), o.seed);
+  // A run with the `cards` family has a shop, and its bot buys from it in every round.
+  const cards = o.scenarios.includes('cards');
+  const sim = await startSim(writeWorld(dir, cards), o.seed);
   const proxy = await startFaultProxy(sim.url, o.seed);
   const admin = new SimAdmin(sim.url, KEY);
   // Spend caps bind from the middle of the run on (see capsAfter): before, orders flow freely;
   // after, any order past the caps is overspend, whatever the faults.
   let caps = OPEN_CAPS;
   const capRound = Math.floor(o.kills / 2) + 1;
-  const files = writeBotFiles(dir, proxy.url, caps);
+  const files = writeBotFiles(dir, proxy.url, caps, cards);
   const env = { [KEY_ENV]: KEY };
   const extra: string[] = [];
   const roundNotes: string[] = [];
+  const kills = { wire: 0, crash: 0, missed: 0 };
   let bot: Child | undefined;
   try {
     for (let round = 1; round <= o.kills; round++) {
       const plan = planRound(rng, o.scenarios);
       if (round === capRound) {
-        caps = capsAfter(spentCents(await admin.ledger(ACCOUNT)));
-        writeStrategy(files.strategy, caps);
+        caps = capsAfter(spentCents(await admin.ledger(ACCOUNT)), cards);
+        writeStrategy(files.strategy, caps, cards);
         log(`spend caps set to $${caps.totalCents / 100} (daily and total) from round ${round} on`);
       }
       await admin.setFaults(plan.simFaults);
       proxy.setModes(plan.proxy);
+      const kill = plan.kill;
+      if (kill.kind !== 'timed') {
+        const n = await cardKillRound(kill, files.config, env, proxy);
+        kills[n.landed ? kill.kind : 'missed']++;
+        if (n.exitNote) roundNotes.push(`round ${round}: ${n.exitNote}`);
+        log(`round ${round}/${o.kills}: ${plan.families.join('+')}, ${n.note} (${n.ms} ms)`);
+        continue;
+      }
       bot = startBot(files.config, env);
       const roundStart = Date.now();
       let note = `killed ${plan.killAfterMs} ms after its first order`;
@@ -132,8 +200,13 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
         await bot.waitLine(running, "'packbot running'", STARTUP_MS);
         // Kill while it trades: after its first order of the round, or a bounded wait when faults
         // or the spend caps keep it from ordering at all.
-        await bot.waitLine(confirmed, "'order confirmed'", FIRST_ORDER_MS).catch(() => {
-          note = `killed ${FIRST_ORDER_MS + plan.killAfterMs} ms after start, before any order`;
+        // A `cards` round waits for a card (the shop is read first), the others for any order.
+        const [first, what, ms] = plan.families.includes('cards')
+          ? [cardBought, 'card', FIRST_CARD_MS]
+          : [confirmed, 'order', FIRST_ORDER_MS];
+        note = `killed ${plan.killAfterMs} ms after its first ${what}`;
+        await bot.waitLine(first, `'${what}'`, ms).catch(() => {
+          note = `killed ${ms + plan.killAfterMs} ms after start, before any ${what}`;
         });
         await wait(plan.killAfterMs);
       } catch {
@@ -159,13 +232,20 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     // Every charge tied to the bot's own key: the simulator's orders (answers it sent, lost or
     // not), their keys mapped back through the proxy's re-keying, plus what the proxy saw.
     const seen = new Map(proxy.charges);
-    for (const order of await admin.orders(ACCOUNT))
+    const cardSales = new Map<string, { originalKey: string; cardId: string }>();
+    for (const order of await admin.orders(ACCOUNT)) {
       seen.set(order.checkoutId, {
         checkoutId: order.checkoutId,
         originalKey: proxy.originalKeyOf(order.key),
         sentKey: order.key,
         pullIds: order.pullIds,
       });
+      if (order.transactionId !== undefined)
+        cardSales.set(order.transactionId, {
+          originalKey: proxy.originalKeyOf(order.key),
+          cardId: order.cardId ?? '',
+        });
+    }
     const result = audit({
       ledgerPath: files.ledger,
       kills: o.kills,
@@ -173,12 +253,17 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       vault: await admin.vault('pokemon'),
       modelProblems: await admin.modelProblems(),
       seen,
+      cardSales,
       caps,
       freshWindowMs: FRESH_WINDOW_MS,
       now: await admin.now(),
     });
     if (proxy.rekeyed > 0)
       result.notes.push(`the proxy forwarded ${proxy.rekeyed} re-sent purchase(s) under a fresh key`);
+    if (cards)
+      result.notes.push(
+        `card kills: ${kills.wire} with a card purchase held on the wire, ${kills.crash} at a crash point of a card intent, ${kills.missed} that found no card purchase in ${CARD_KILL_MS} ms`,
+      );
     result.notes.push(...roundNotes);
     result.problems.push(...extra);
     result.ok &&= extra.length === 0;

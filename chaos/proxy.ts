@@ -38,10 +38,17 @@ export interface FaultProxy {
   readonly rekeyed: number;
   /** The bot's key behind a key the simulator saw (itself when it was not re-keyed). */
   originalKeyOf(sentKey: string): string;
+  /**
+   * Holds the `nth` card purchase from now on while `onHeld` runs (the harness kills the bot with
+   * the request on the wire), then forwards it to the simulator when `onHeld` says so, else drops
+   * it. Undone by `setModes`.
+   */
+  holdCardPurchase(nth: number, onHeld: () => Promise<boolean>): void;
   close(): Promise<void>;
 }
 
 const PURCHASE = `${API_PREFIX}/packs/purchase`;
+const CARD_PURCHASE = `${API_PREFIX}/cards/purchase`;
 const POOL = `${API_PREFIX}/catalog/packs/pool`;
 
 function readAll(stream: IncomingMessage): Promise<Buffer> {
@@ -71,6 +78,7 @@ export async function startFaultProxy(upstream: string, seed: number): Promise<F
   const charges = new Map<string, SeenCharge>();
   let rekeyed = 0;
   let fresh = 0;
+  let hold: { nth: number; seen: number; onHeld: () => Promise<boolean> } | undefined;
 
   function forward(
     req: IncomingMessage,
@@ -107,6 +115,14 @@ export async function startFaultProxy(upstream: string, seed: number): Promise<F
     const body = await readAll(req);
     const path = new URL(req.url ?? '/', 'http://proxy').pathname.replace(/\/+$/, '');
     const headers = { ...req.headers };
+    if (hold && req.method === 'POST' && path === CARD_PURCHASE && ++hold.seen === hold.nth) {
+      const { onHeld } = hold;
+      hold = undefined;
+      if (!(await onHeld())) {
+        req.socket.destroy();
+        return;
+      }
+    }
     const isPurchase = req.method === 'POST' && path === PURCHASE;
     let originalKey: string | undefined;
     let sentKey: string | undefined;
@@ -170,6 +186,10 @@ export async function startFaultProxy(upstream: string, seed: number): Promise<F
     url: `http://127.0.0.1:${port}`,
     setModes(m) {
       modes = { ...m };
+      hold = undefined;
+    },
+    holdCardPurchase(nth, onHeld) {
+      hold = { nth, seen: 0, onHeld };
     },
     charges,
     get rekeyed() {

@@ -2,7 +2,8 @@
  * The files of one chaos run: a world where orders flow fast in wall time (no pause between
  * purchases, a daily pack limit that never binds), a strategy that opens its packs readily,
  * sells the low band back and lists the high band, with spend caps the audit checks, and the bot
- * config pointing at the fault proxy.
+ * config pointing at the fault proxy. A run with the `cards` family also has a shop selling far
+ * below value, and the strategy buys from it (card caps that never bind; the spend caps do).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ export const PACK = 'lucky';
 export const PACK_PRICE_CENTS = 1000;
 /** Packs per order: with caps that are not a multiple of an order, a lying price shows as overspend. */
 export const ORDER_QUANTITY = 3;
+/** The shop of a run with cards: every card at this fraction of its value (value 30-120 USD). */
+export const SHOP_MARKUP = 0.6;
+export const SHOP_CARDS = 3000;
 /** The world's `fresh_window_seconds` (the default): how long a pull sells back at 0.9. */
 export const FRESH_WINDOW_MS = 300_000;
 
@@ -29,13 +33,17 @@ export interface Caps {
 export const OPEN_CAPS: Caps = { dailyCents: 10_000_000, totalCents: 10_000_000 };
 
 /**
- * Caps that bind soon after `spentCents`: a few more full orders, then part of one, so a bot that
- * sizes its last order by a lying price overspends.
+ * Caps that bind soon after `spentCents`: a few more full orders (and, with cards, some cards), then
+ * part of one, so a bot that sizes its last order by a lying price overspends.
  */
-export function capsAfter(spentCents: number): Caps {
-  const cents = spentCents + 5 * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS;
+export function capsAfter(spentCents: number, cards = false): Caps {
+  const cents =
+    spentCents + 5 * ORDER_QUANTITY * PACK_PRICE_CENTS + 2 * PACK_PRICE_CENTS + (cards ? CARD_ROOM_CENTS : 0);
   return { dailyCents: cents, totalCents: cents };
 }
+
+/** A run with cards: room for about twenty more cards (18-72 USD each) once the caps bind. */
+const CARD_ROOM_CENTS = 1000_00;
 
 export interface RunFiles {
   strategy: string;
@@ -64,7 +72,15 @@ function bands(low: number, high: number) {
   ];
 }
 
-export function chaosWorld(): WorldInput {
+/** Under-priced shop stock (a run with cards): the bot buys a card as soon as it has synced. */
+const SHOP = {
+  markup: SHOP_MARKUP,
+  min_value: 30,
+  max_value: 120,
+  generate: { count: SHOP_CARDS, distribution: 'uniform' as const },
+};
+
+export function chaosWorld(withShop = false): WorldInput {
   return {
     format: 'packbot.world/v1',
     name: 'chaos world',
@@ -92,6 +108,7 @@ export function chaosWorld(): WorldInput {
             bands: bands(6000, 2000),
           },
         ],
+        ...(withShop ? { shop: SHOP } : {}),
       },
     },
     dynamics: {
@@ -99,11 +116,27 @@ export function chaosWorld(): WorldInput {
       others_shop_purchases_per_hour: 0,
       value_daily_volatility: 0,
     },
-    rules: { min_seconds_between_purchases: 0, max_packs_per_day: 1_000_000 },
+    rules: {
+      min_seconds_between_purchases: 0,
+      max_packs_per_day: 1_000_000,
+      // The service's own card caps never bind: the strategy's spend caps are what is audited.
+      ...(withShop ? { card_daily_count_cap: 1_000_000, card_daily_spend_cap: 10_000_000 } : {}),
+    },
   };
 }
 
-function strategy(caps: Caps): unknown {
+/** Card buying with caps of its own that never bind, so the budget's spend caps decide. */
+const CARDS = {
+  enabled: true,
+  categories: ['pokemon'],
+  min_edge_ratio: 1.1,
+  max_price_usd: 500,
+  max_per_day: 1_000_000,
+  max_daily_spend_usd: 10_000_000,
+  exit: 'list',
+};
+
+function strategy(caps: Caps, cards: boolean): unknown {
   return {
     format: 'packbot.strategy/v1',
     name: 'chaos',
@@ -116,6 +149,7 @@ function strategy(caps: Caps): unknown {
       stop_loss_usd: 1_000_000,
     },
     sell: { threshold_usd: 25, list: { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false } },
+    ...(cards ? { cards: CARDS } : {}),
   };
 }
 
@@ -138,25 +172,25 @@ function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
 }
 
 /** Writes the world file (the simulator starts before the proxy and the config exist). */
-export function writeWorld(dir: string): string {
+export function writeWorld(dir: string, withShop = false): string {
   const path = join(dir, 'world.yaml');
-  writeFileSync(path, stringify(chaosWorld()));
+  writeFileSync(path, stringify(chaosWorld(withShop)));
   return path;
 }
 
 /** (Re)writes the strategy: the bot reads it at each start. */
-export function writeStrategy(path: string, caps: Caps): void {
-  writeFileSync(path, stringify(strategy(caps)));
+export function writeStrategy(path: string, caps: Caps, cards = false): void {
+  writeFileSync(path, stringify(strategy(caps, cards)));
 }
 
 /** Writes strategy and config into `dir`; the config points the bot at `baseUrl`. */
-export function writeBotFiles(dir: string, baseUrl: string, caps: Caps): RunFiles {
+export function writeBotFiles(dir: string, baseUrl: string, caps: Caps, cards = false): RunFiles {
   const files = {
     strategy: join(dir, 'strategy.yaml'),
     ledger: join(dir, 'ledger.db'),
     pauseFile: join(dir, 'pause'),
   };
-  writeStrategy(files.strategy, caps);
+  writeStrategy(files.strategy, caps, cards);
   const path = join(dir, 'bot.yaml');
   writeFileSync(path, stringify(config(baseUrl, files)));
   return { ...files, config: path };

@@ -13,6 +13,14 @@ export interface SimLedgerEntry {
   at: number;
 }
 
+export interface SimOrder {
+  key: string;
+  checkoutId: string;
+  pullIds: string[];
+  transactionId?: string;
+  cardId?: string;
+}
+
 export interface SimVaultCard {
   cardId: string;
   pullId: string | null;
@@ -65,8 +73,11 @@ export class SimAdmin {
       }));
   }
 
-  /** Finished orders of `account`: idempotency key (as the simulator saw it), checkout, pulls. */
-  async orders(account: string): Promise<{ key: string; checkoutId: string; pullIds: string[] }[]> {
+  /**
+   * Finished orders of `account`: idempotency key (as the simulator saw it), checkout, pulls; a card
+   * order's sale (`transactionId`, the ref of its ledger entries) and card.
+   */
+  async orders(account: string): Promise<SimOrder[]> {
     const body = (await call(`${this.url}/sim/v1/orders`)) as { orders: Record<string, unknown>[] };
     return body.orders
       .filter((o) => o.account === account)
@@ -74,6 +85,9 @@ export class SimAdmin {
         key: String(o.key),
         checkoutId: String(o.checkout_id),
         pullIds: Array.isArray(o.pull_ids) ? o.pull_ids.map(String) : [],
+        ...(typeof o.transaction_id === 'string'
+          ? { transactionId: o.transaction_id, cardId: String(o.card_id) }
+          : {}),
       }));
   }
 

@@ -2,11 +2,29 @@
  * `packbot run [--config config/bot.yaml] [--dry-run]`: the long-running bot. Bad config is exit 2
  * with file:line:column; SIGTERM/SIGINT stop it gracefully (exit 0) within 10 seconds.
  */
-import { Runner } from '../bot/runner.js';
+import type { CrashPoint } from '../bot/executor.js';
+import { Runner, type RunnerOptions } from '../bot/runner.js';
 import { loadBotConfig } from '../config/bot-config.js';
 import { UsageError } from '../core/errors.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
+
+const CRASH_POINTS: readonly CrashPoint[] = ['after_intent', 'before_send', 'after_answer'];
+
+/**
+ * `PACKBOT_CHAOS_CRASH_AT=POINT:OPERATION:N` (the chaos suite only): the process SIGKILLs itself at
+ * that crash point of its N-th intent of that operation (`pack` or `card`), instants no kill from
+ * outside can aim at (an intent recorded but not yet sent). Unset or malformed: no hook.
+ */
+export function chaosCrashHook(spec: string | undefined): RunnerOptions['crashAt'] {
+  const m = /^(\w+):(pack|card):(\d+)$/.exec(spec ?? '');
+  if (!m || !(CRASH_POINTS as readonly string[]).includes(m[1]!)) return undefined;
+  const [point, operation, nth] = [m[1] as CrashPoint, m[2], Number(m[3])];
+  let seen = 0;
+  return (p: CrashPoint, _key: string, op?: string) => {
+    if (p === point && op === operation && ++seen === nth) process.kill(process.pid, 'SIGKILL');
+  };
+}
 
 /** Graceful stop budget; after it the process exits anyway (the ledger is crash-safe). */
 const STOP_DEADLINE_MS = 9_500;
@@ -61,7 +79,8 @@ strategies (kept unchanged if any is invalid). See docs/runner.md and docs/api.m
     process.on('SIGINT', onSignal);
     process.on('SIGHUP', onHangup);
     try {
-      runner = await Runner.start(config);
+      const crashAt = chaosCrashHook(process.env.PACKBOT_CHAOS_CRASH_AT);
+      runner = await Runner.start(config, crashAt ? { crashAt } : {});
       if (requested) void runner.stop(`signal ${requested} during start-up`);
       return await runner.done;
     } finally {

@@ -44,6 +44,13 @@ describe.skipIf(!isBuilt())('chaos suite (skipped when dist/ is not built)', () 
     expect(r.ok).toBe(true);
   }, 60_000);
 
+  it('card buying killed with purchases on the wire: each sale charged once, booked to the cent', async () => {
+    const r = await chaos(['cards'], 11);
+    expect(r.problems).toEqual([]);
+    expect(r.cardOrders, summaryLine(r)).toBeGreaterThan(0);
+    expect(r.ok).toBe(true);
+  }, 60_000);
+
   it('a pool that lies about price: spend stays within the caps', async () => {
     const r = await chaos(['price-zero'], 10);
     expect(r.problems).toEqual([]);
