@@ -45,6 +45,8 @@ export interface CardRec {
   /** The acquisition (pull or card purchase) that put the card with its current owner. */
   acquisition: string | null;
   listing: ListingRec | null;
+  /** A shop card with its own price (world `shop.cards[].price`): that price at that value. */
+  ownPrice?: { valueCents: Cents; priceCents: Cents };
 }
 
 export interface ListingRec {
@@ -125,6 +127,12 @@ export function anchor(inv: Inventory, c: CardRec): void {
 }
 
 export function shopPrice(inv: Inventory, c: CardRec): Cents {
+  const own = c.ownPrice;
+  if (own) {
+    if (own.valueCents <= 0) return own.priceCents;
+    // Multiplied first: at the recorded value the price is the recorded one, to the cent.
+    return roundHalfAway((cardValue(inv, c) * own.priceCents) / own.valueCents);
+  }
   const markup = inv.shopSpec[c.category]?.shop.markup ?? 1.15;
   return roundHalfAway(cardValue(inv, c) * markup);
 }
@@ -338,6 +346,8 @@ export function buildInventory(world: World, seed: number): Inventory {
     }
     for (const cs of cat.shop.cards) {
       const c = newCard(inv, category, 'card', toCents(cs.value), cs);
+      if (cs.price !== undefined)
+        c.ownPrice = { valueCents: toCents(cs.value), priceCents: toCents(cs.price) };
       c.anchorIndex = 1;
       c.loc = 'shop';
       inv.shop[category].add(c.slot);

@@ -125,8 +125,15 @@ export const PackSpec = z
   });
 export type PackSpec = z.infer<typeof PackSpec>;
 
+/** A shop card may carry its own price (a snapshot's recorded shop): it moves with its value. */
+export const ShopCardSpec = CardSpec.extend({
+  price: Usd.optional().describe(
+    "its shop price (USD) at this value, moving with the value; default: value x the shop's markup",
+  ),
+});
+
 export const ShopSpec = z.strictObject({
-  cards: z.array(CardSpec).default([]),
+  cards: z.array(ShopCardSpec).default([]),
   generate: GenerateSpec.optional(),
   min_value: Usd.default(5),
   max_value: Usd.default(500),

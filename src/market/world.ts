@@ -1,6 +1,7 @@
 /**
  * Where worlds come from: a `packbot.world/v1` file (default `config/sim.yaml`), or a recorded
- * `packbot.snapshot/v1` (pools exactly as the API returned them become the inventory).
+ * snapshot (pools exactly as the API returned them become the inventory; on request, its shop
+ * stock too).
  */
 import { RISK_LEVELS, type RiskLevel, SCOPES } from '../api/schemas.js';
 import type { SnapshotFile } from '../api/snapshot-schema.js';
@@ -30,6 +31,11 @@ export interface SnapshotWorldOptions {
   /** Dynamics overrides (e.g. `{ others_pack_openings_per_hour: 0 }` for a frozen market). */
   dynamics?: WorldInput['dynamics'];
   rules?: WorldInput['rules'];
+  /**
+   * Stock the shop with the snapshot's recorded shop (v2 `shop`), each card at its own recorded
+   * price and value (prices need not fit one markup). Default false: pools only.
+   */
+  shop?: boolean;
 }
 
 type BandInput = NonNullable<WorldInput['categories']>['pokemon'] extends infer C
@@ -122,6 +128,24 @@ export function worldFromSnapshot(snapshot: SnapshotFile, opts: SnapshotWorldOpt
     };
     categories[category] ??= { packs: [] };
     categories[category].packs.push(pack);
+  }
+  const shops = opts.shop ? (snapshot.shop ?? []) : [];
+  for (const stock of shops) {
+    categories[stock.category] ??= { packs: [] };
+    const cat = categories[stock.category] as { packs: PackInput[]; shop?: unknown };
+    cat.shop = {
+      cards: stock.cards.map((c) => ({
+        id: c.id,
+        name: c.name,
+        ...(c.set ? { set: c.set } : {}),
+        value: c.market_value,
+        price: c.price,
+        ...(c.grading_company ? { grading_company: c.grading_company } : {}),
+        ...(typeof c.grading_rank === 'number' ? { grading_rank: c.grading_rank } : {}),
+        ...(c.cert_number ? { cert_number: c.cert_number } : {}),
+        ...(c.image_url ? { image_url: c.image_url } : {}),
+      })),
+    };
   }
   const balance = opts.balance ?? snapshot.account?.balance ?? 10000;
   const limits = snapshot.account?.limits;
