@@ -1,6 +1,6 @@
 /**
  * No stranded pull: a vault card the ledger does not know, whose pull falls inside the send window
- * of one of our attempts that could have charged without our knowing (a re-sent order, one settled
+ * of one of our pack attempts that could have charged without our knowing (a re-sent order, one settled
  * by evidence or by an operator, one closed as failed after it may have reached the service), is
  * ours. While an order of the account is still in doubt, cards pulled since its first send are left
  * to the resolver, which settles that order from them. It is adopted into that order — or, when that order already holds all its pulls, booked as
@@ -72,7 +72,10 @@ export function adoptStrays(
     (v) => v.pull_id !== null && v.pulled_at !== null && !ledger.getPull(v.pull_id),
   );
   if (strays.length === 0) return { adopted: [], unknown: [] };
-  const mine = ledger.recentIntents().filter((i) => i.account === account);
+  // Pack orders only: a pulled card never comes from a card purchase (a bought card is not a pull
+  // and has no pull time), and a card order booked with pack pulls would be charged at its
+  // max_price for a card it never bought.
+  const mine = ledger.recentIntents().filter((i) => i.account === account && i.operation === 'pack');
   const candidates = mine.filter(mayHaveStrays);
   // An order still in doubt is the resolver's to settle from these very cards (in-doubt.ts).
   const unresolved = mine.filter((i) => i.state === 'sent' || i.state === 'in_doubt');

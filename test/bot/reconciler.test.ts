@@ -258,4 +258,34 @@ describe('reconciler and listing watch', () => {
     expect(resolved.status).toBe('confirmed');
     expect(f.ledger.pullsOfOrder(`settled:${x.key}`)).toHaveLength(3);
   });
+
+  it('gives stray pack pulls to a pack order, never to a card purchase in the same window', async () => {
+    const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
+    // A card purchase that may have reached the service (a 500 re-sent), closed as not charged.
+    const card = f.ledger.recordIntent({
+      key: 'pb_main_cardC000',
+      account: 'main',
+      operation: 'card',
+      body: { card_id: 'shop-card', max_price: 80 },
+      unitPriceCents: 8000,
+    });
+    f.ledger.markIntentSent(card.key);
+    f.ledger.markInDoubt(card.key, 'SERVER_ERROR');
+    f.ledger.markIntentSent(card.key);
+    f.ledger.failIntent(card.key, 'NOT_CHARGED', 'not in the vault', undefined, 'evidence: not in the vault');
+    await f.clock.advance(100);
+    // A pack order sent once and confirmed, then a second copy of it run under a forgotten key.
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const pack = sentIntent(f, 'pb_main_packP000');
+    f.ledger.markInDoubt(pack.key, 'TRANSPORT_RESET');
+    expect((await ex.send(f.ledger.getIntent(pack.key)!)).status).toBe('confirmed');
+    await f.clock.advance(500);
+    await f.api.purchasePacks(BODY, 'forgotten-copy-P');
+    await f.clock.advance(1000);
+    const r = await reconcile(contextOf(f));
+    expect(r.adopted).toHaveLength(3);
+    expect(f.ledger.getIntent(card.key)?.state).toBe('failed');
+    expect(f.ledger.orderForIntent(card.key)).toBeUndefined();
+    expect(f.ledger.orderForIntent(`${pack.key}-x1`)).toMatchObject({ quantity: 3, totalChargedCents: 3000 });
+  });
 });
