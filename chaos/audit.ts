@@ -64,7 +64,11 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
   const orderOf = new Map(data.orders.map((o) => [o.checkoutId, o]));
   // An order settled without its answer is `settled:<key>`; an extra charge of one intent is booked
   // under `<key>-x<n>`: both belong to the bot's original key.
-  const baseKey = (intentKey: string) => intentKey.replace(/-x\d+$/, '');
+  // A random key may itself end in `-x<digits>`: only a key whose stem is an intent is an extra.
+  const baseKey = (intentKey: string) => {
+    const stem = intentKey.replace(/-x\d+$/, '');
+    return stem !== intentKey && ledger.getIntent(stem) ? stem : intentKey;
+  };
   const ordersByKey = new Map<string, number>();
   for (const o of data.orders)
     ordersByKey.set(baseKey(o.intentKey), (ordersByKey.get(baseKey(o.intentKey)) ?? 0) + 1);
@@ -87,14 +91,15 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
     const pull = pullOf.get(txn);
     return pull ? orderOf.get(pull.checkoutId)?.intentKey : undefined;
   };
+  const orderKey = (k: string | undefined) => (k === undefined ? undefined : baseKey(k));
   const byKey = new Map<string, string[]>();
   let doubleCharges = 0;
   for (const c of charges) {
     const key =
       input.seen.get(c.ref)?.originalKey ??
       input.cardSales?.get(c.ref)?.originalKey ??
-      orderOf.get(c.ref)?.intentKey ??
-      keyOfCard(c.ref);
+      orderKey(orderOf.get(c.ref)?.intentKey) ??
+      orderKey(keyOfCard(c.ref));
     if (key === undefined) {
       // Neither the simulator's orders nor the ledger can name its key: money spent on an order lost.
       doubleCharges++;

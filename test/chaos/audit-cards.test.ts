@@ -74,13 +74,13 @@ describe('chaos audit: card sales', () => {
       });
       ledger.markIntentSent(key);
     };
-    // Booked from the answer: exact.
-    const a = await buy('chaos_card_key_a', 0);
-    intend('chaos_card_key_a', a.body);
-    ledger.confirmIntent('chaos_card_key_a', a.response);
+    // Booked from the answer: exact (a random key may end in `-x<digits>` like an extra charge).
+    const a = await buy('chaos_card_key_a-x3', 0);
+    intend('chaos_card_key_a-x3', a.body);
+    ledger.confirmIntent('chaos_card_key_a-x3', a.response);
     ledger.recordDecision({ pullId: a.response.transaction_id, action: 'hold', reason: 'test' });
     let r = audit(input(path));
-    expect(r.problems.filter((p) => p.includes('card'))).toEqual([]);
+    expect(r.problems).toEqual([]);
     expect(r).toMatchObject({ cardOrders: 1, charges: 1, doubleCharges: 0, moneyDiffCents: 0 });
 
     // Booked by evidence at its max_price: the price is the simulator's to the cent, or a problem.
