@@ -85,17 +85,11 @@ export class PurchaseExecutor {
 
   /** Records a new intent, then sends it. */
   async open(plan: PurchasePlan): Promise<PurchaseOutcome> {
-    const intent = this.o.ledger.recordIntent({
-      key: newIdempotencyKey(this.o.account),
-      account: this.o.account,
-      operation: 'pack',
-      body: plan.body,
-      ...(plan.expectedValueCents !== undefined ? { expectedValueCents: plan.expectedValueCents } : {}),
-      ...(plan.stdevCents !== undefined ? { stdevCents: plan.stdevCents } : {}),
-      ...(plan.unitPriceCents !== undefined ? { unitPriceCents: plan.unitPriceCents } : {}),
+    return this.recordAndSend('pack', plan.body, {
+      expectedValueCents: plan.expectedValueCents,
+      stdevCents: plan.stdevCents,
+      unitPriceCents: plan.unitPriceCents,
     });
-    this.o.crashAt?.('after_intent', intent.key, 'pack');
-    return this.send(intent);
   }
 
   /**
@@ -103,15 +97,27 @@ export class PurchaseExecutor {
    * `unitPriceCents` is that max price: what an order settled by evidence is booked at.
    */
   async buyCard(plan: CardPurchasePlan): Promise<PurchaseOutcome> {
+    return this.recordAndSend('card', plan.body, {
+      expectedValueCents: plan.expectedValueCents,
+      unitPriceCents: plan.maxPriceCents,
+    });
+  }
+
+  /** The intent (new key, exact body) is in the ledger before anything leaves. */
+  private recordAndSend(
+    operation: 'pack' | 'card',
+    body: object,
+    extra: { expectedValueCents?: Cents; stdevCents?: Cents; unitPriceCents?: Cents },
+  ): Promise<PurchaseOutcome> {
+    const defined = Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
     const intent = this.o.ledger.recordIntent({
       key: newIdempotencyKey(this.o.account),
       account: this.o.account,
-      operation: 'card',
-      body: plan.body,
-      ...(plan.expectedValueCents !== undefined ? { expectedValueCents: plan.expectedValueCents } : {}),
-      unitPriceCents: plan.maxPriceCents,
+      operation,
+      body,
+      ...defined,
     });
-    this.o.crashAt?.('after_intent', intent.key, 'card');
+    this.o.crashAt?.('after_intent', intent.key, operation);
     return this.send(intent);
   }
 

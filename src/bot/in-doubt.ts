@@ -102,14 +102,8 @@ export class InDoubtResolver {
           notices.announceBooked(this.o.notifier ?? NO_NOTIFIER, this.o.account, confirmed);
         return { status: 'confirmed', confirmed, replay: false };
       }
-      case 'not_charged': {
-        const failed = ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
-        log.warn({ intent: intent.key, by: verdict.by }, 'order in doubt settled: not charged');
-        this.o.notifier?.notify(
-          notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', verdict.by, failed.updatedAt),
-        );
-        return { status: 'failed' };
-      }
+      case 'not_charged':
+        return this.notCharged(intent, verdict.by, 'order');
       case 'wait':
         return {
           status: 'in_doubt',
@@ -178,14 +172,8 @@ export class InDoubtResolver {
           notices.announceBooked(this.o.notifier ?? NO_NOTIFIER, this.o.account, confirmed);
         return { status: 'confirmed', confirmed, replay: false };
       }
-      case 'not_charged': {
-        const failed = ledger.failIntent(intent.key, 'NOT_CHARGED', verdict.by, undefined, verdict.by);
-        log.warn({ intent: intent.key, by: verdict.by }, 'card order in doubt settled: not charged');
-        this.o.notifier?.notify(
-          notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', verdict.by, failed.updatedAt),
-        );
-        return { status: 'failed' };
-      }
+      case 'not_charged':
+        return this.notCharged(intent, verdict.by, 'card order');
       case 'resend':
         return this.resend(intent, verdict.why);
       case 'wait':
@@ -193,6 +181,14 @@ export class InDoubtResolver {
       case 'park':
         return { status: 'in_doubt', until: clock.now() + this.o.recheckMs, why: verdict.why, parked: true };
     }
+  }
+
+  /** Evidence says nothing was charged: the intent fails with it as its reason. */
+  private notCharged(intent: Intent, by: string, what: string): Resolution {
+    const failed = this.o.ledger.failIntent(intent.key, 'NOT_CHARGED', by, undefined, by);
+    this.o.log.warn({ intent: intent.key, by }, `${what} in doubt settled: not charged`);
+    this.o.notifier?.notify(notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', by, failed.updatedAt));
+    return { status: 'failed' };
   }
 
   private async resend(intent: Intent, why: string): Promise<Resolution> {
