@@ -437,11 +437,13 @@ export class AccountBot {
       metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
     }
     metrics.cardsNeedingReview(ledger.cardsHeldForReview(account));
-    if (order.needsReview && recorded)
+    if (order.needsReview && recorded) {
+      const why = ledger.decisionsFor(pulls[0]?.pullId ?? '')[0]?.reason ?? 'needs_review';
       this.o.log.error(
-        { checkout: order.checkoutId, card: order.cardId },
-        'card purchase flagged needs_review by the service: the card is held; never re-bought under a new key',
+        { checkout: order.checkoutId, card: order.cardId, why },
+        'card purchase held for review: the card is held; never re-bought under a new key',
       );
+    }
     if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
       this.account.balanceCents = order.remainingBalanceCents;
       metrics.balance(order.remainingBalanceCents);

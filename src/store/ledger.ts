@@ -81,6 +81,18 @@ export interface ReportData {
 /** The hold decision of a bought card whose purchase the service flagged `needs_review`. */
 export const NEEDS_REVIEW_REASON = 'needs_review: the service asks for a manual check of this purchase';
 
+/** What is wrong with a card purchase's answer to its request, or null. */
+export function cardAnswerAnomaly(body: Record<string, unknown>, r: CardPurchaseResponse): string | null {
+  if (body.card_id !== undefined && r.card_id !== body.card_id)
+    return `the service sold card ${r.card_id}, not the ${String(body.card_id)} ordered`;
+  const max = typeof body.max_price === 'number' ? toCents(body.max_price) : null;
+  if (max !== null && toCents(r.price) > max)
+    return `charged ${r.price.toFixed(2)} USD, above the order's max_price ${(max / 100).toFixed(2)}`;
+  if (toCents(r.total_charged) !== toCents(r.price) + toCents(r.fee))
+    return `total_charged ${r.total_charged} is not price ${r.price} + fee ${r.fee}`;
+  return null;
+}
+
 const UNRESOLVED: readonly IntentState[] = ['pending', 'sent', 'in_doubt'];
 
 const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts, error_code AS errorCode,
@@ -415,6 +427,10 @@ export class Ledger {
         source: card ? card.source : null,
         needsReview: card?.needs_review === true,
       };
+      // A sale that breaks the order it answers (another card, above max_price, a total that is
+      // not price + fee) is booked as charged — money moved — and held for review like needs_review.
+      const anomaly = card ? cardAnswerAnomaly(body, card) : null;
+      if (anomaly) order.needsReview = true;
       if (card) {
         const held = boughtCardPull(boughtCardFromResponse(card, now));
         this.insertOrder(order, [held]);
@@ -424,7 +440,7 @@ export class Ledger {
           this.stmts.insertDecision.run({
             pullId: held.pullId,
             action: 'hold',
-            reason: NEEDS_REVIEW_REASON,
+            reason: anomaly ? `held for review: ${anomaly}` : NEEDS_REVIEW_REASON,
             priceCents: null,
             now,
           });

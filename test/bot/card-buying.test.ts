@@ -312,6 +312,28 @@ describe('card buying on the simulator', () => {
     expect(f.ledger.listingOfPull(card!.pullId)).toBeDefined();
   });
 
+  it('holds for review a card the service charged above its max_price', async () => {
+    const { f, clock, bot, fatal } = makeBot(shopWorld(), { max_per_day: 1 }, (api) => ({
+      ...api,
+      // A service that overcharges: the answer reports a price above the order's max_price.
+      purchaseCard: async (body, key) => {
+        const r = await api.purchaseCard(body, key);
+        const price = Math.round((body.max_price + 5) * 100) / 100;
+        return { ...r, price, total_charged: Math.round((price + r.fee) * 100) / 100 };
+      },
+    }));
+    await bot.start();
+    await driveUntil(clock, START + 3 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    const [order] = cardOrders(f);
+    expect(order?.needsReview).toBe(true);
+    const [card] = f.ledger.pullsOfOrder(order!.checkoutId);
+    expect(card?.status).toBe('held');
+    expect(f.ledger.decisionsFor(card!.pullId)[0]?.reason).toMatch(/above the order's max_price/);
+    expect(await f.metrics.text()).toContain('packbot_cards_needing_review 1');
+  });
+
   it('buys nothing while the kill switch is on', async () => {
     const { f, clock, bot, fatal, killSwitch } = makeBot(shopWorld());
     killSwitch.pause({ by: 'test' });
