@@ -4,6 +4,8 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import type { DynamicsInput } from '../backtest/dynamic-market.js';
 import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
 import { runBacktestPaths } from '../backtest/run.js';
@@ -14,7 +16,7 @@ import { readSource, validateSource } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
 import { loadWorld } from '../config/world-file.js';
 import { UsageError } from '../core/errors.js';
-import { type Dynamics, DynamicsSpec, WORLD_FORMAT } from '../market/world-schema.js';
+import { DynamicsSpec, WORLD_FORMAT } from '../market/world-schema.js';
 import { intFlag, parseFlags } from './args.js';
 import type { Command } from './command.js';
 
@@ -29,16 +31,27 @@ export function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
+/** A bare `--dynamics` object: the world's dynamics fields and the backtest engine's own two. */
+const BacktestDynamics = DynamicsSpec.partial().extend({
+  rescore_minutes: z
+    .number()
+    .positive()
+    .max(1440)
+    .optional()
+    .describe('least time between two rescores of a pack'),
+  card_sync_minutes: z.number().positive().max(1440).optional().describe('how often the bot syncs the shop'),
+});
+
 /**
  * `--dynamics F`: a world file (its resolved `dynamics`, e.g. `packbot calibrate`'s output) or a
- * bare object of `dynamics` fields.
+ * bare object of `dynamics` fields, `rescore_minutes` and `card_sync_minutes`.
  */
-function loadDynamics(file: string): Partial<Dynamics> {
+function loadDynamics(file: string): DynamicsInput {
   const src = readSource(file);
   const data = src.data as { format?: unknown } | null;
   if (data !== null && typeof data === 'object' && data.format === WORLD_FORMAT)
     return loadWorld(file).dynamics;
-  return validateSource(src, DynamicsSpec.partial());
+  return validateSource(src, BacktestDynamics) as DynamicsInput;
 }
 
 export const command: Command = {

@@ -34,6 +34,22 @@ const goodStrategy = () =>
   write('s.yaml', 'format: packbot.strategy/v1\nname: t\nopen:\n  min_ev_ratio: 0\n  sizing: fixed\n');
 
 describe('packbot backtest', () => {
+  it("--dynamics takes the engine's rescore_minutes and card_sync_minutes beside the world's fields", async () => {
+    const json = join(dir, 'd.json');
+    const dyn = write(
+      'dyn.yaml',
+      'value_daily_volatility: 0.01\nrescore_minutes: 60\ncard_sync_minutes: 30\n',
+    );
+    const code = await main([
+      'backtest',
+      ...['--snapshot', goodSnap(), '--strategy', goodStrategy(), '--dynamics', dyn],
+      ...['--days', '1', '--paths', '4', '--workers', '0', '--json', json],
+    ]);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(readFileSync(json, 'utf8')).partial).toBe(false);
+  });
+
   it('runs end to end and writes JSON and HTML', async () => {
     const json = join(dir, 'r.json');
     const html = join(dir, 'r.html');
@@ -123,6 +139,18 @@ describe('packbot backtest', () => {
       'bad market',
       () => ['--snapshot', goodSnap(), '--strategy', goodStrategy(), '--market', 'wild'],
       /--market must be static or dynamic/,
+    ],
+    [
+      'an unknown --dynamics field, named with its file and line',
+      () => [
+        '--snapshot',
+        goodSnap(),
+        '--strategy',
+        goodStrategy(),
+        '--dynamics',
+        write('dyn.yaml', 'card_sync_minutes: 30\nrescore_minute: 60\n'),
+      ],
+      /dyn\.yaml:\d+:\d+.*rescore_minute/s,
     ],
   ];
   for (const [name, args, msg] of bad)
