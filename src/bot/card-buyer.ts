@@ -63,7 +63,7 @@ interface Candidate {
 }
 
 const DEFAULT_PAGE_GAP_MS = 500;
-/** A card refused as gone, own or rescored out is not tried again before this long (or a new sync). */
+/** How often a card refused with PRICE_CHANGED is rescored and tried again at its new price. */
 const PRICE_CHANGED_RETRIES = 1;
 
 export class CardBuyer {
@@ -185,7 +185,8 @@ export class CardBuyer {
 
   /**
    * The most this card may cost now (cents, before the fee): the scorer's max price, within the
-   * strategy's card caps and its budget (packs and cards together); null when a cap stops buying.
+   * strategy's card caps and its budget (packs and cards together); 'stop' when a cap or a guard
+   * stops buying for now (the reason is noted).
    */
   private roomFor(decisionMaxCents: number, account: AccountView, now: number): number | 'stop' {
     const { strategy, ledger, account: name } = this.o;

@@ -10,6 +10,7 @@ import { type Cents, toCents } from '../core/money.js';
 import { fastRate, fastRound } from './cents.js';
 import { listingLife } from './listing-life.js';
 import { minListingCents, priceWithinRules } from './listing-model.js';
+import type { PullPlan } from './pull-policy.js';
 import type { Strategy, WatchEntry } from './strategy-schema.js';
 
 /** Why the scorer skips a card (a bounded set: metrics label the skipped cards by it). */
@@ -54,15 +55,8 @@ export type BoughtCardPlan =
       payoutCents: Cents;
       realizableCents: number;
     }
-  | {
-      action: 'list';
-      priceCents: Cents;
-      fill: number;
-      saleCents: Cents;
-      fallbackCents: Cents;
-      expectedCents: number;
-      realizableCents: number;
-    };
+  /** Listed as a pull is (the pull policy's listing plan), at the card's lock basis. */
+  | (Extract<PullPlan, { action: 'list' }> & { realizableCents: number });
 
 export function planBoughtCard(valueCents: number, priceCents: number, strategy: Strategy): BoughtCardPlan {
   const basis = Math.min(priceCents, valueCents);
