@@ -392,62 +392,59 @@ export class AccountBot {
     return r;
   }
 
+  /**
+   * Books what a confirmed order changes here: the budget and metrics count it (a pack order's
+   * packs, a card order's card), and the balance — and for packs the limits — follow from the answer.
+   */
   private onConfirmed(confirmed: ConfirmedOrder, replay: boolean): void {
-    if (confirmed.order.operation === 'card') {
-      this.onCardConfirmed(confirmed, replay);
-      return;
-    }
     const { metrics, clock } = this.o;
     const { order, pulls, recorded } = confirmed;
+    const card = order.operation === 'card';
     const now = clock.now();
     this.sell.markReceived(pulls);
-    this.lastPurchaseAt = now;
+    if (!card) this.lastPurchaseAt = now;
     if (recorded) {
       this.budget.order(order.totalChargedCents, order.createdAt);
-      metrics.packsOpened(
-        order.category,
-        order.packType ?? 'other',
-        order.riskLevel ?? 'standard',
-        order.quantity,
-      );
       metrics.spend(order.totalChargedCents);
-      this.purchases++;
+      if (card) {
+        metrics.cardBought(order.category, order.totalChargedCents);
+        // The open loop refreshes these when it scores; a card-only bot may not for hours.
+        const totals = this.budget.totals(now);
+        metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
+      } else {
+        metrics.packsOpened(
+          order.category,
+          order.packType ?? 'other',
+          order.riskLevel ?? 'standard',
+          order.quantity,
+        );
+        this.purchases++;
+      }
     }
+    if (card) this.noteCardReview(confirmed);
     metrics.balance(order.remainingBalanceCents);
     if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
       // The answer is fresher than any read: balance and limits follow from it. The server's
       // purchase time is before `now`, so `now + min interval` is never early.
       this.account.balanceCents = order.remainingBalanceCents;
-      this.account.packsLeftToday = Math.max(0, this.account.packsLeftToday - order.quantity);
-      this.account.nextPurchaseAt = now + this.account.minSecondsBetween * 1000;
-      metrics.packsLeftToday(this.account.packsLeftToday);
+      if (!card) {
+        this.account.packsLeftToday = Math.max(0, this.account.packsLeftToday - order.quantity);
+        this.account.nextPurchaseAt = now + this.account.minSecondsBetween * 1000;
+        metrics.packsLeftToday(this.account.packsLeftToday);
+      }
     } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
   }
 
-  /** A card order booked: the budget and metrics count it; the balance follows from the answer. */
-  private onCardConfirmed(confirmed: ConfirmedOrder, replay: boolean): void {
+  /** A bought card held for review is exported and logged (its reason is its hold decision). */
+  private noteCardReview({ order, pulls, recorded }: ConfirmedOrder): void {
     const { metrics, ledger, account } = this.o;
-    const { order, pulls, recorded } = confirmed;
-    this.sell.markReceived(pulls);
-    if (recorded) {
-      this.budget.order(order.totalChargedCents, order.createdAt);
-      metrics.cardBought(order.category, order.totalChargedCents);
-      metrics.spend(order.totalChargedCents);
-      const totals = this.budget.totals(this.o.clock.now());
-      metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
-    }
     metrics.cardsNeedingReview(ledger.cardsHeldForReview(account));
-    if (order.needsReview && recorded) {
-      const why = ledger.decisionsFor(pulls[0]?.pullId ?? '')[0]?.reason ?? 'needs_review';
-      this.o.log.error(
-        { checkout: order.checkoutId, card: order.cardId, why },
-        'card purchase held for review: the card is held; never re-bought under a new key',
-      );
-    }
-    if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
-      this.account.balanceCents = order.remainingBalanceCents;
-      metrics.balance(order.remainingBalanceCents);
-    } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+    if (!order.needsReview || !recorded) return;
+    const why = ledger.decisionsFor(pulls[0]?.pullId ?? '')[0]?.reason ?? 'needs_review';
+    this.o.log.error(
+      { checkout: order.checkoutId, card: order.cardId, why },
+      'card purchase held for review: the card is held; never re-bought under a new key',
+    );
   }
 
   private onFailed(error: PartnerApiError): number | 'stop' {

@@ -23,7 +23,7 @@ import {
 import { iterShopCards } from '../api/paginate.js';
 import { CARD_FEE_USD } from '../api/rules.js';
 import type { Category, ShopCard } from '../api/schemas.js';
-import { nextUtcMidnight } from '../core/clock.js';
+import { DAY_MS, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import { SHOP_DECISIONS, type ShopDecision } from '../obs/metrics.js';
@@ -192,8 +192,7 @@ export class CardBuyer {
     const { strategy, ledger, account: name } = this.o;
     const cards = strategy.cards;
     const fee = toCents(CARD_FEE_USD);
-    const dayStart = nextUtcMidnight(now) - 86_400_000;
-    const today = ledger.cardsOrderedSince(name, dayStart);
+    const today = ledger.cardsOrderedSince(name, utcDay(now) * DAY_MS);
     if (today.count >= cards.max_per_day) {
       this.stoppedUntil = nextUtcMidnight(now);
       this.wait(`cards.max_per_day ${cards.max_per_day} reached`, this.stoppedUntil);
