@@ -39,8 +39,14 @@ const COLUMNS: [string, (t: ReportTotals) => string][] = [
 ];
 
 function table(title: string, rows: ReportGroup[]): string {
-  const head = [title, ...COLUMNS.map(([h]) => h)];
-  const body = rows.map((r) => [r.key, ...COLUMNS.map(([, f]) => f(r))]);
+  return grid(
+    [title, ...COLUMNS.map(([h]) => h)],
+    rows.map((r) => [r.key, ...COLUMNS.map(([, f]) => f(r))]),
+  );
+}
+
+/** A text table: the first column left-aligned, the figures right-aligned. */
+function grid(head: string[], body: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells
@@ -76,17 +82,10 @@ function cardLines(r: PnlReport): string[] {
     `${c.holdings} / ${formatUsd(c.holdingsSellbackCents)}`,
     formatUsd(c.netCents),
   ];
-  const widths = head.map((h, i) => Math.max(h.length, row[i]!.length));
-  const line = (cells: string[]) =>
-    cells.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ');
   return [
-    line(head),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    line(row),
+    grid(head, [row]),
     ...(c.needsReview > 0
-      ? [
-          `${c.needsReview} purchase(s) flagged needs_review by the service: their cards are held (packbot holdings)`,
-        ]
+      ? [`${c.needsReview} purchase(s) flagged for review: their cards are held (packbot vault)`]
       : []),
     '',
   ];

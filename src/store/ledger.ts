@@ -236,7 +236,6 @@ export class Ledger {
         AND created_at <= ? ORDER BY created_at`),
       cardsOrderedSince: db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(total_charged_cents), 0) AS cents
         FROM orders WHERE account = ? AND operation = 'card' AND created_at >= ?`),
-      needsReview: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE needs_review = 1 ORDER BY created_at`),
       holdingCategories: db.prepare(`SELECT DISTINCT o.category AS category FROM pulls p
         JOIN orders o ON o.checkout_id = p.checkout_id WHERE p.account = ? AND p.status IN (${ownedList})`),
       heldForReview:
@@ -716,12 +715,6 @@ export class Ledger {
   cardsOrderedSince(account: string, since: number): { count: number; chargedCents: Cents } {
     const r = this.stmts.cardsOrderedSince.get(account, since) as { n: number; cents: number };
     return { count: r.n, chargedCents: r.cents };
-  }
-
-  /** Card orders the service flagged `needs_review` (their cards are held for an operator). */
-  ordersNeedingReview(account?: string): OrderRow[] {
-    const rows = (this.stmts.needsReview.all() as Raw[]).map(toOrder);
-    return account === undefined ? rows : rows.filter((o) => o.account === account);
   }
 
   /** Categories of the orders whose pulls or bought cards are still ours (the vault to read). */
