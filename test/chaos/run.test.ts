@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../chaos/run.js';
+import type { AuditResult } from '../../chaos/audit.js';
+import { main, parseSeeds, totalLine } from '../../chaos/run.js';
 import { planRound, SCENARIOS } from '../../chaos/scenarios.js';
 import { Rng } from '../../src/core/prng.js';
 
@@ -26,6 +27,44 @@ describe('npm run chaos flags', () => {
     expect(await usage(['--scenario', 'drops,nope'])).toMatch(/unknown scenario 'nope'/);
     expect(await usage(['--frobnicate'])).toMatch(/^chaos: Unknown option '--frobnicate'/);
     expect(await usage(['extra'])).toMatch(/unexpected argument 'extra'/);
+    expect(await usage(['--seeds', '5-1'])).toMatch(/--seeds: the range '5-1' runs backwards/);
+    expect(await usage(['--seeds', '1,x'])).toMatch(/--seeds: 'x' is not a seed/);
+    expect(await usage(['--seeds', '1-500'])).toMatch(/at most 100 seeds/);
+    expect(await usage(['--seed', '1', '--seeds', '1-2'])).toMatch(
+      /--seed and --seeds cannot be used together/,
+    );
+  });
+
+  it('reads seeds as ranges and lists, each once, in the order given', () => {
+    expect(parseSeeds('1-5')).toEqual([1, 2, 3, 4, 5]);
+    expect(parseSeeds('3,1')).toEqual([3, 1]);
+    expect(parseSeeds('1-3,9,2')).toEqual([1, 2, 3, 9]);
+  });
+
+  it('adds the seeds up in one line and names the seeds that failed', () => {
+    const r = (seed: number, over: Partial<AuditResult> = {}) => ({
+      seed,
+      kills: 100,
+      orders: 400,
+      cardOrders: 40,
+      charges: 400,
+      doubleCharges: 0,
+      lostPulls: 0,
+      soldAtFresh: 900,
+      cardPulls: 1200,
+      moneyDiffCents: 0,
+      capsKept: true,
+      problems: [],
+      notes: [],
+      ok: true,
+      ...over,
+    });
+    expect(totalLine([r(1), r(2)])).toBe(
+      'chaos total: 2 seeds, 200 kills, 800 orders (80 cards), 800 charges, 0 double charges, 0 lost pulls, 0 over a cap, ledger = simulator; every seed clean',
+    );
+    expect(totalLine([r(1), r(3, { doubleCharges: 2, charges: 402, capsKept: false, ok: false })])).toMatch(
+      /802 charges, 2 double charges, 0 lost pulls, 1 over a cap, ledger = simulator; failed: seed 3$/,
+    );
   });
 
   it('refuses to keep files in a directory that already holds some', async () => {
