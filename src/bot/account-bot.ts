@@ -20,7 +20,7 @@ import { budgetBlock } from '../strategy/budget.js';
 import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import { BudgetTracker } from './budget-state.js';
+import { BudgetTracker, type SpendTotals } from './budget-state.js';
 import { CardBuyer } from './card-buyer.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
@@ -300,20 +300,22 @@ export class AccountBot {
       log,
       pools.listPriceCents,
     );
-    const decision = decideOpen(
-      {
-        balanceCents: account.balanceCents,
-        ...totals,
-        killSwitch: false,
-        packsLeftToday: account.packsLeftToday,
-        nextPurchaseAt: account.nextPurchaseAt,
-        resetsAt: account.resetsAt,
-        lastPurchaseAt: this.lastPurchaseAt,
-      },
-      rows,
-      strategy,
-      now,
-    );
+    const decide = (at: number, spent: SpendTotals): OpenDecision =>
+      decideOpen(
+        {
+          balanceCents: account.balanceCents,
+          ...spent,
+          killSwitch: false,
+          packsLeftToday: account.packsLeftToday,
+          nextPurchaseAt: account.nextPurchaseAt,
+          resetsAt: account.resetsAt,
+          lastPurchaseAt: this.lastPurchaseAt,
+        },
+        rows,
+        strategy,
+        at,
+      );
+    const decision = decide(now, totals);
     this.lastScores = { rows, decision, at: now };
     const stopLoss = budgetBlock(
       { balanceCents: account.balanceCents, ...totals, killSwitch: false },
@@ -335,8 +337,12 @@ export class AccountBot {
         r.risk_level === decision.risk_level,
     );
     const q = decision.quantity;
-    const outcome = await this.spending.run(() =>
-      this.executor.open({
+    const outcome = await this.spending.run(async () => {
+      // The card buyer may have spent while this loop waited for the lock: the caps are asked again
+      // with what is booked and open now, and anything but the same order waits for the next step.
+      const at = clock.now();
+      if (!sameOrder(decide(at, this.budget.totals(at)), decision)) return undefined;
+      return this.executor.open({
         body: {
           pack_type: decision.pack_type,
           category: decision.category as never,
@@ -347,8 +353,9 @@ export class AccountBot {
         ...(row
           ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
           : {}),
-      }),
-    );
+      });
+    });
+    if (!outcome) return clock.now();
     return this.afterOutcome(outcome);
   }
 
@@ -404,7 +411,6 @@ export class AccountBot {
     this.sell.markReceived(pulls);
     if (!card) this.lastPurchaseAt = now;
     if (recorded) {
-      this.budget.order(order.totalChargedCents, order.createdAt);
       metrics.spend(order.totalChargedCents);
       if (card) {
         metrics.cardBought(order.category, order.totalChargedCents);
@@ -513,7 +519,9 @@ export class AccountBot {
   }
 
   private updateDoubtGauge(): void {
-    this.o.metrics.ordersInDoubt(this.o.ledger.unresolvedCount());
+    const { ledger, metrics, account, clock } = this.o;
+    const parked = ledger.unresolvedIntents(account).filter((i) => i.parkedAt !== null).length;
+    metrics.ordersInDoubt(ledger.unresolvedCount(), parked, this.budget.totals(clock.now()).inDoubtCents);
   }
 
   // ------------------------------------------------------------------ sell sweep and reconcile
@@ -550,4 +558,16 @@ export class AccountBot {
       }
     }
   }
+}
+
+/** Whether `again` opens exactly what `first` decided (same pack, risk, quantity and price). */
+function sameOrder(again: OpenDecision, first: OpenDecision & { action: 'open' }): boolean {
+  return (
+    again.action === 'open' &&
+    again.category === first.category &&
+    again.pack_type === first.pack_type &&
+    again.risk_level === first.risk_level &&
+    again.quantity === first.quantity &&
+    again.priceCents === first.priceCents
+  );
 }

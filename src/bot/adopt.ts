@@ -94,18 +94,30 @@ export function adoptStrays(
   const adopted: string[] = [];
   for (const [intent, entries] of byIntent) {
     const pulls: NewPull[] = entries.map(pullOf);
+    const quantity = quantityOf(intent);
     const order = ledger.orderForIntent(intent.key);
     const why = `pulled inside the send window of ${intent.key}`;
-    if (order && ledger.pullsOfOrder(order.checkoutId).length + pulls.length <= quantityOf(intent))
-      ledger.adoptPulls(order.checkoutId, pulls);
-    else if (order) ledger.bookExtraCharge(intent.key, pulls, `evidence: ${pulls.length} pull(s) ${why}`);
-    else
+    // The order's own missing pulls first; the rest are further charges of the same body, one
+    // order each (`quantity` pulls a charge, in pull order), so every charge is an order.
+    let rest = pulls;
+    if (order) {
+      const room = Math.max(0, quantity - ledger.pullsOfOrder(order.checkoutId).length);
+      if (room > 0) ledger.adoptPulls(order.checkoutId, rest.slice(0, room));
+      rest = rest.slice(room);
+    } else {
+      const own = rest.slice(0, quantity);
       ledger.confirmBySettlement(intent.key, {
-        quantity: quantityOf(intent),
-        totalChargedCents: (intent.unitPriceCents ?? 0) * quantityOf(intent),
-        pulls,
-        by: `evidence: ${pulls.length} pull(s) ${why}`,
+        quantity,
+        totalChargedCents: (intent.unitPriceCents ?? 0) * quantity,
+        pulls: own,
+        by: `evidence: ${own.length} pull(s) ${why}`,
       });
+      rest = rest.slice(quantity);
+    }
+    for (let i = 0; i < rest.length; i += quantity) {
+      const charge = rest.slice(i, i + quantity);
+      ledger.bookExtraCharge(intent.key, charge, `evidence: ${charge.length} pull(s) ${why}`);
+    }
     log.warn({ intent: intent.key, pulls: pulls.length }, 'adopted vault cards pulled by one of our orders');
     adopted.push(...pulls.map((p) => p.pullId));
   }

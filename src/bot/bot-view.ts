@@ -69,6 +69,7 @@ export function orderView(i: Intent, ledger: Ledger): OrderView {
     updated_at: iso(i.updatedAt),
     attempts: i.attempts,
     error_code: i.errorCode,
+    error_message: i.errorMessage,
     settled_by: i.settledBy,
   };
 }
@@ -120,7 +121,8 @@ export class RunnerView implements BotView {
     const realised = ledger.cashFlows(name).reduce((n, f) => n + f.cents, 0);
     const budget = snap.strategy.budget;
     const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-    const inDoubt = ledger.unresolvedIntents(name).filter((i) => i.state !== 'pending').length;
+    const doubts = ledger.unresolvedIntents(name).filter((i) => i.state !== 'pending');
+    const inDoubt = doubts.length;
     const pauses: AccountStatus['pauses'] = [];
     const ks = killSwitch.status();
     if (ks.paused) pauses.push({ reason: 'kill_switch', detail: `paused by ${ks.reasons.join(' and ')}` });
@@ -128,8 +130,7 @@ export class RunnerView implements BotView {
       pauses.push({ reason: 'strategy_kill_switch', detail: 'budget.kill_switch is true' });
     if (-snap.totals.realizedPnlCents >= Math.round(budget.stop_loss_usd * 100))
       pauses.push({ reason: 'stop_loss', detail: `realised losses reached ${budget.stop_loss_usd} USD` });
-    if (inDoubt > 0)
-      pauses.push({ reason: 'order_in_doubt', detail: `${inDoubt} order(s) in doubt are settled first` });
+    if (inDoubt > 0) pauses.push({ reason: 'order_in_doubt', detail: doubtDetail(doubts) });
     return {
       name,
       strategy: snap.strategy.name,
@@ -458,4 +459,11 @@ export function cardStatus(
     to_buy: sync ? sync.toBuy : null,
     waiting: buyer ? buyer.lastWait || null : 'the bot is not running',
   };
+}
+
+/** What an order in doubt pause says: how many, and why the first parked one is not settled yet. */
+export function doubtDetail(doubts: readonly Intent[]): string {
+  const parked = doubts.find((i) => i.parkedAt !== null);
+  const why = parked ? `; ${parked.key} parked: ${parked.errorMessage ?? 'evidence cannot settle it'}` : '';
+  return `${doubts.length} order(s) in doubt are settled first${why}`;
 }

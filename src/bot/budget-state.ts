@@ -1,13 +1,15 @@
 /**
- * The running totals the strategy's budget guards need. Read once from the ledger at start (so they
- * survive restarts), then kept up to date in memory as orders, payouts and fills are recorded, so
- * a decision never rescans months of history. P&L is marked conservatively: cash back, plus what
- * is still held valued at the late sell-back rate (sealed packs at the strategy's fraction), minus
- * spend.
+ * The running totals the strategy's budget guards need. Spend follows the ledger's orders by row
+ * (read once from the start, then only the rows booked since), so an order booked by any path — an
+ * answer, evidence, an adopted extra charge — counts, and a decision never rescans months of
+ * history. Orders not settled yet count at their worst case (`inDoubtCents`). P&L is marked
+ * conservatively: cash back, plus what is still held valued at the late sell-back rate (sealed
+ * packs at the strategy's fraction), minus spend.
  */
 import { DAY_MS } from '../core/clock.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { Ledger } from '../store/ledger.js';
+import { worstCaseCents } from '../strategy/budget.js';
 import { LATE_RATE } from '../strategy/listing-model.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -16,12 +18,16 @@ export interface SpendTotals {
   spentTodayCents: number;
   spentTotalCents: number;
   realizedPnlCents: number;
+  /** The worst case of the orders not settled yet (strategy/budget.ts `worstCaseCents`). */
+  inDoubtCents: number;
 }
 
 export class BudgetTracker {
   private spentTotal = 0;
   private cashBack = 0;
   private readonly spentByDay = new Map<number, number>();
+  /** The last order row counted. */
+  private lastRow = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -30,16 +36,20 @@ export class BudgetTracker {
     now: number,
   ) {
     const data = ledger.reportData(0, now);
-    for (const o of data.orders) if (o.account === account) this.order(o.totalChargedCents, o.createdAt);
+    this.catchUp();
     for (const s of data.sellbacks) if (s.account === account && s.counted) this.cashBack += s.payoutCents;
     for (const l of data.listings)
       if (l.account === account && l.state === 'filled') this.cashBack += l.proceedsCents ?? 0;
   }
 
-  order(chargedCents: Cents, at: number): void {
-    this.spentTotal += chargedCents;
-    const day = Math.floor(at / DAY_MS);
-    this.spentByDay.set(day, (this.spentByDay.get(day) ?? 0) + chargedCents);
+  /** Counts the orders booked since the last look. */
+  private catchUp(): void {
+    for (const o of this.ledger.chargesAfter(this.account, this.lastRow)) {
+      this.spentTotal += o.cents;
+      const day = Math.floor(o.at / DAY_MS);
+      this.spentByDay.set(day, (this.spentByDay.get(day) ?? 0) + o.cents);
+      this.lastRow = o.row;
+    }
   }
 
   /** Sell-back payouts (newly counted only) and listing proceeds. */
@@ -48,6 +58,15 @@ export class BudgetTracker {
   }
 
   totals(now: number): SpendTotals {
+    this.catchUp();
+    let inDoubt = 0;
+    for (const i of this.ledger.unresolvedIntents(this.account))
+      inDoubt += worstCaseCents({
+        operation: i.operation,
+        unitPriceCents: i.unitPriceCents,
+        quantity: Number(i.body.quantity ?? 1),
+        attempts: i.attempts,
+      });
     let held = 0;
     for (const p of this.ledger.holdings(this.account))
       held +=
@@ -58,6 +77,7 @@ export class BudgetTracker {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
       realizedPnlCents: this.cashBack + held - this.spentTotal,
+      inDoubtCents: inDoubt,
     };
   }
 }

@@ -216,21 +216,28 @@ export class CardBuyer {
     const now = clock.now();
     const account = await this.o.readAccount(now);
     if (!account) return 'stop';
-    const room = this.roomFor(c.row.decision.maxPriceCents, account, now);
-    if (room === 'stop') return 'stop';
     const priceCents = toCents(c.card.price);
-    if (room < priceCents) {
+    const decisionMax = c.row.decision.maxPriceCents;
+    // The room is measured inside the spending lock: a pack order booked or opened while this loop
+    // waited for it counts, so the two loops together never pass a cap.
+    const asked: { room: number | 'stop' } = { room: 'stop' };
+    const outcome: PurchaseOutcome | undefined = await this.o.spending(async () => {
+      const r = this.roomFor(decisionMax, account, clock.now());
+      asked.room = r;
+      if (r === 'stop' || r < priceCents) return undefined;
+      return executor.buyCard({
+        body: { card_id: c.card.id, max_price: toUsd(r) },
+        maxPriceCents: r,
+        expectedValueCents: toCents(c.row.realizable),
+      });
+    });
+    const room = asked.room;
+    if (room === 'stop') return 'stop';
+    if (!outcome) {
       // This one does not fit what is left today; a cheaper one may.
       this.skip.add(c.card.id);
       return 'next';
     }
-    const outcome: PurchaseOutcome = await this.o.spending(() =>
-      executor.buyCard({
-        body: { card_id: c.card.id, max_price: toUsd(room) },
-        maxPriceCents: room,
-        expectedValueCents: toCents(c.row.realizable),
-      }),
-    );
     this.skip.add(c.card.id);
     if (outcome.status === 'confirmed') {
       this.bought++;

@@ -3,8 +3,10 @@
  * knows. Once an attempt may have reached the service, no refusal of a later attempt proves the
  * first was not charged (a service that forgot the key refuses a replay as it would a new order), so
  * the verdict rests on evidence: cards the order pulled in the vault, the account's pack count for
- * the day, and the purchase report's rows of the account's own user id. A re-send with the same key
- * is the fallback while the service is trusted to remember it; what nothing settles is parked.
+ * the day, and the purchase report's rows of the account's own user id. A pack order is never
+ * re-sent: a service that forgot its key would run the re-send as a new order and charge again.
+ * Evidence that it was not charged closes it (the strategy decides afresh, under a new key);
+ * evidence that cannot decide parks it, and it is read again, never sent, until the evidence can.
  */
 import type { VaultEntry } from '../api/schemas.js';
 import type { Intent } from '../store/ledger.js';
@@ -14,7 +16,7 @@ export interface EvidenceOptions {
   settleMs: number;
   /** Allowed difference between our clock and the service's timestamps (ms). */
   skewMs: number;
-  /** Past this time after the first send a key is never re-sent blind (ms). */
+  /** Past this time after the first send a card order's key is no longer re-sent (ms). */
   resendHorizonMs: number;
 }
 
@@ -40,7 +42,10 @@ export interface Evidence {
    * rows of the intent's pack type in the window charged beyond the orders the ledger booked there.
    */
   report?: { unexplainedCents: number };
-  /** Other unresolved intents of the account (their pulls and packs would be mistaken for ours). */
+  /**
+   * Other unresolved pack intents of the account (their pulls and packs would be mistaken for
+   * ours). Card purchases leave no pull time, no pack count and no report row: they do not count.
+   */
   otherUnresolved: number;
 }
 
@@ -50,6 +55,9 @@ export type Verdict =
   | { kind: 'wait'; until: number; why: string }
   | { kind: 'resend'; why: string }
   | { kind: 'park'; why: string };
+
+/** What a pack order in doubt can be judged: never a re-send (see above). */
+export type PackVerdict = Exclude<Verdict, { kind: 'resend' }>;
 
 export interface Window {
   from: number;
@@ -75,7 +83,7 @@ export function quantityOf(intent: Intent): number {
   return typeof q === 'number' && Number.isInteger(q) && q >= 1 ? q : 1;
 }
 
-export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOptions): Verdict {
+export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOptions): PackVerdict {
   const quantity = quantityOf(intent);
   const win = intentWindow(intent, o);
   const pulls = ev.unknownPulls.length;
@@ -106,11 +114,22 @@ export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOpti
   if (pulls === 0 && alone && ev.report?.unexplainedCents === 0 && (acct === undefined || !sameDay))
     return { kind: 'not_charged', by: 'evidence: no purchase report row and no pull in the vault' };
 
-  const firstSent = intent.firstSentAt ?? intent.createdAt;
-  if (intent.keyForgotten) return { kind: 'park', why: 'the service did not recognise the key on a re-send' };
-  if (now - firstSent > o.resendHorizonMs)
-    return { kind: 'park', why: 'past the re-send horizon and the evidence does not settle it' };
-  return { kind: 'resend', why: 'the evidence does not settle it; the service replays a known key' };
+  return { kind: 'park', why: undecided(ev, quantity, alone, sameDay) };
+}
+
+/** Why the evidence read cannot settle the order either way (said in status and the log). */
+function undecided(ev: Evidence, quantity: number, alone: boolean, sameDay: boolean): string {
+  const pulls = ev.unknownPulls.length;
+  if (!alone) return `${ev.otherUnresolved} other order(s) in doubt share its window`;
+  if (pulls > quantity) return `${pulls} unknown pull(s) in its window, more than its ${quantity}`;
+  if (pulls > 0)
+    return `${pulls} of its ${quantity} pull(s) in the vault and packs_today does not confirm it`;
+  if (ev.account === undefined) return 'no pull in the vault; the account could not be read';
+  if (!sameDay)
+    return ev.report === undefined
+      ? 'no pull in the vault; sent before the service day began and the purchase report is not readable'
+      : 'no pull in the vault but the purchase report shows a charge nothing explains';
+  return `no pull in the vault but packs_today ${ev.account.packsToday} is not the ledger's ${ev.account.ledgerPacksToday}`;
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * Settles orders in doubt (the imperative half of evidence.ts): reads the vault, the account and the
  * purchase report, asks `judge`, and acts — books the order with the pulls found (sold or listed at
- * once by the sell side), closes it as not charged, re-sends the same key, or parks it for an
- * operator. A parked intent blocks new orders of its account until evidence or `packbot orders
- * settle` resolves it; it is never re-sent blind.
+ * once by the sell side), closes it as not charged, or parks it. A pack order is never re-sent. A
+ * parked order is read again on a backoff (reads only) until the evidence settles it or an operator
+ * does (`packbot orders settle`); meanwhile it blocks new orders of its account. A card order is
+ * re-sent with its key only once its card is in our vault: the service cannot sell that card again,
+ * so the re-send cannot charge, and its replay carries the exact price.
  */
 
 import { iterPurchaseReport } from '../api/paginate.js';
@@ -23,7 +25,6 @@ import {
   judge,
   judgeCard,
   quantityOf,
-  type Verdict,
 } from './evidence.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
 import * as notices from './notices.js';
@@ -36,6 +37,8 @@ const DAY_MS = 86_400_000;
 const ON_THE_WIRE_RECHECK_MS = 200;
 /** Orders a process reads the report for, at most, to learn the account's user id. */
 const MAX_LEARN_TRIES = 20;
+/** The longest gap between two reads of a parked order's evidence. */
+export const MAX_RECHECK_MS = 10 * 60_000;
 
 export type Resolution =
   | { status: 'confirmed'; confirmed: ConfirmedOrder; replay: boolean }
@@ -57,6 +60,8 @@ export class InDoubtResolver {
   private reportDenied = false;
   /** Confirmed orders whose report window was read to learn the account's user id. */
   private learnTries = 0;
+  /** Reads of each undecided order's evidence so far (the backoff's exponent). */
+  private readonly checks = new Map<string, number>();
 
   constructor(private readonly o: InDoubtOptions) {
     this.opts = { ...DEFAULT_EVIDENCE_OPTIONS, ...o.evidence };
@@ -81,11 +86,20 @@ export class InDoubtResolver {
     if (intent.operation === 'card') return this.resolveCard(intent, mayResend);
     const { ledger, log, clock } = this.o;
     const evidence = await this.gather(intent);
-    const verdict: Verdict = evidence
-      ? judge(intent, evidence, clock.now(), this.opts)
-      : intent.keyForgotten || intent.parkedAt !== null
-        ? { kind: 'park', why: 'the evidence could not be read' }
-        : { kind: 'resend', why: 'the evidence could not be read' };
+    const now = clock.now();
+    if (!evidence) {
+      // Nothing read, nothing decided: read again later. Once the order must have ended, it is parked.
+      const win = intentWindow(intent, this.opts);
+      if (now < win.settledAt)
+        return {
+          status: 'in_doubt',
+          until: win.settledAt,
+          why: 'the vault could not be read',
+          parked: false,
+        };
+      return this.park(intent, 'the evidence could not be read');
+    }
+    const verdict = judge(intent, evidence, now, this.opts);
     switch (verdict.kind) {
       case 'charged': {
         const confirmed = ledger.confirmBySettlement(intent.key, {
@@ -94,6 +108,7 @@ export class InDoubtResolver {
           pulls: verdict.pulls.map(pullOf),
           by: verdict.by,
         });
+        this.checks.delete(intent.key);
         log.warn(
           { intent: intent.key, pulls: verdict.pulls.length, by: verdict.by },
           'order in doubt settled: charged',
@@ -111,29 +126,33 @@ export class InDoubtResolver {
           why: verdict.why,
           parked: intent.parkedAt !== null,
         };
-      case 'resend':
-        if (!mayResend)
-          return {
-            status: 'in_doubt',
-            until: clock.now() + this.o.recheckMs,
-            why: verdict.why,
-            parked: false,
-          };
-        return this.resend(intent, verdict.why);
-      case 'park': {
-        if (intent.parkedAt === null) {
-          const parked = ledger.parkIntent(intent.key, 'PARKED', verdict.why);
-          this.o.notifier?.notify(
-            notices.orderInDoubt(this.o.account, parked, verdict.why, true, parked.updatedAt),
-          );
-          log.error(
-            { intent: intent.key, why: verdict.why },
-            'order in doubt parked for review: no new order until it is settled (packbot orders --in-doubt)',
-          );
-        }
-        return { status: 'in_doubt', until: clock.now() + this.o.recheckMs, why: verdict.why, parked: true };
-      }
+      case 'park':
+        return this.park(intent, verdict.why);
     }
+  }
+
+  /**
+   * The evidence cannot settle the order: parked (the operator told once), read again after a
+   * backoff that doubles from `recheckMs` up to MAX_RECHECK_MS. Nothing is sent.
+   */
+  private park(intent: Intent, why: string): Resolution {
+    const { ledger, log, clock } = this.o;
+    if (intent.parkedAt === null) {
+      const parked = ledger.parkIntent(intent.key, 'PARKED', why);
+      this.o.notifier?.notify(notices.orderInDoubt(this.o.account, parked, why, true, parked.updatedAt));
+      log.error(
+        { intent: intent.key, why },
+        'order in doubt parked: no new order until the evidence or an operator settles it (packbot orders --in-doubt)',
+      );
+    }
+    return { status: 'in_doubt', until: clock.now() + this.backoff(intent.key), why, parked: true };
+  }
+
+  private backoff(key: string): number {
+    const n = this.checks.get(key) ?? 0;
+    this.checks.set(key, n + 1);
+    const cap = Math.max(this.o.recheckMs, MAX_RECHECK_MS);
+    return Math.min(cap, this.o.recheckMs * 2 ** Math.min(n, 20));
   }
 
   /** A card purchase in doubt, settled by whether the card is in the vault (evidence.ts judgeCard). */
@@ -185,6 +204,7 @@ export class InDoubtResolver {
 
   /** Evidence says nothing was charged: the intent fails with it as its reason. */
   private notCharged(intent: Intent, by: string, what: string): Resolution {
+    this.checks.delete(intent.key);
     const failed = this.o.ledger.failIntent(intent.key, 'NOT_CHARGED', by, undefined, by);
     this.o.log.warn({ intent: intent.key, by }, `${what} in doubt settled: not charged`);
     this.o.notifier?.notify(notices.orderFailed(this.o.account, failed, 'NOT_CHARGED', by, failed.updatedAt));
@@ -224,9 +244,10 @@ export class InDoubtResolver {
     });
     const evidence: Evidence = {
       unknownPulls,
+      // A card purchase leaves no pull time, no pack count and no report row: only pack orders count.
       otherUnresolved: ledger
         .unresolvedIntents(account)
-        .filter((i) => i.key !== intent.key && i.state !== 'pending').length,
+        .filter((i) => i.key !== intent.key && i.state !== 'pending' && i.operation === 'pack').length,
     };
     try {
       const a = await api.getAccount();

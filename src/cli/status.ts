@@ -4,7 +4,7 @@
  * answers; otherwise from the ledger (what needs a live account read is left out).
  */
 import { existsSync } from 'node:fs';
-import { cardStatus, pauseInfo } from '../bot/bot-view.js';
+import { cardStatus, doubtDetail, pauseInfo } from '../bot/bot-view.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { DAY_MS, iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';
@@ -39,13 +39,13 @@ export function ledgerStatus(config: BotConfig, ledger: Ledger): StatusResponse 
     const report = computeReport(data, 0, now, { account: a.name });
     const balance = ledger.latestBalance(a.name);
     const budget = a.strategy.budget;
-    const inDoubt = ledger.unresolvedIntents(a.name).filter((i) => i.state !== 'pending').length;
+    const doubts = ledger.unresolvedIntents(a.name).filter((i) => i.state !== 'pending');
+    const inDoubt = doubts.length;
     const pauses: AccountStatus['pauses'] = [];
     if (ks.paused) pauses.push({ reason: 'kill_switch', detail: `paused by ${ks.reasons.join(' and ')}` });
     if (budget.kill_switch)
       pauses.push({ reason: 'strategy_kill_switch', detail: 'budget.kill_switch is true' });
-    if (inDoubt > 0)
-      pauses.push({ reason: 'order_in_doubt', detail: `${inDoubt} order(s) in doubt are settled first` });
+    if (inDoubt > 0) pauses.push({ reason: 'order_in_doubt', detail: doubtDetail(doubts) });
     return {
       name: a.name,
       strategy: a.strategy.name,

@@ -133,6 +133,10 @@ export const OrderView = z.strictObject({
   updated_at: Time,
   attempts: z.number().int(),
   error_code: z.string().nullable(),
+  error_message: z
+    .string()
+    .nullable()
+    .describe('why it failed, or why the evidence cannot settle it yet (a parked order)'),
   settled_by: z.string().nullable(),
 });
 export type OrderView = z.infer<typeof OrderView>;

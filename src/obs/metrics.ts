@@ -149,6 +149,16 @@ export class Metrics {
     registers: [this.registry],
   });
   // ---- beyond DESIGN.md (documented in docs/metrics.md)
+  readonly ordersParkedGauge = new Gauge({
+    name: `${PREFIX}orders_parked`,
+    help: 'Orders in doubt the evidence cannot settle yet: read again on a backoff, never re-sent',
+    registers: [this.registry],
+  });
+  readonly budgetInDoubtUsd = new Gauge({
+    name: `${PREFIX}budget_in_doubt_usd`,
+    help: 'The worst case of orders not settled yet, counted against every spend cap',
+    registers: [this.registry],
+  });
   readonly reconcileBalanceDriftUsd = new Gauge({
     name: `${PREFIX}reconcile_balance_drift_usd`,
     help: 'Reported balance minus the balance the ledger expects, at the last reconciliation',
@@ -307,8 +317,10 @@ export class Metrics {
     this.listingsActiveGauge.set(n);
   }
 
-  ordersInDoubt(n: number): void {
+  ordersInDoubt(n: number, parked = 0, worstCaseCents: Cents = 0): void {
     this.ordersInDoubtGauge.set(n);
+    this.ordersParkedGauge.set(parked);
+    this.budgetInDoubtUsd.set(usd(worstCaseCents));
   }
 
   reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {

@@ -243,6 +243,8 @@ export class Ledger {
         WHERE o.needs_review = 1 AND p.status = 'held' AND p.account = ?`),
       packsOrderedSince: db.prepare(`SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
         WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
+      chargesAfter: db.prepare(`SELECT rowid AS row, total_charged_cents AS cents, created_at AS at
+        FROM orders WHERE account = ? AND rowid > ? ORDER BY rowid`),
       unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
         WHERE state IN ('pending', 'sent', 'in_doubt') ORDER BY created_at, key`),
       countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
@@ -703,6 +705,14 @@ export class Ledger {
   /** Orders of `account` booked in [from, to] (ms). */
   ordersBetween(account: string, from: number, to: number): OrderRow[] {
     return (this.stmts.ordersBetween.all(account, from, to) as Raw[]).map(toOrder);
+  }
+
+  /**
+   * What every order of `account` booked after row `afterRow` charged, in booking order: however
+   * it was booked (an answer, evidence, an adopted extra charge), a spend counter misses none.
+   */
+  chargesAfter(account: string, afterRow: number): { row: number; cents: Cents; at: number }[] {
+    return this.stmts.chargesAfter.all(account, afterRow) as { row: number; cents: Cents; at: number }[];
   }
 
   /** Packs of confirmed orders of `account` booked at or after `since` (ms). */

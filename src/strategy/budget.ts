@@ -1,9 +1,11 @@
 /**
  * Budget guards of a strategy, as pure functions of the running totals the runner (or the
  * backtest) keeps: kill switch, stop-loss on realised loss, and the spend headroom left by the
- * daily cap, the total cap and the balance reserve.
+ * daily cap, the total cap and the balance reserve. Whatever may still cost money counts against
+ * every cap at its highest possible amount: orders whose outcome is unknown (`worstCaseCents`).
  */
 
+import { CARD_FEE_USD } from '../api/rules.js';
 import { nextUtcMidnight } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
 import type { Strategy } from './strategy-schema.js';
@@ -18,6 +20,35 @@ export interface BudgetState {
   realizedPnlCents: Cents;
   /** Operator's kill switch (e.g. from a file or signal); the strategy has its own too. */
   killSwitch: boolean;
+  /**
+   * The most that orders not known to be charged or not (recorded, on the wire, in doubt) can
+   * still have cost, beyond the spend above (`worstCaseCents` of each). Absent: none.
+   */
+  inDoubtCents?: Cents;
+}
+
+/** An order whose outcome is not known yet, as much of it as its worst case needs. */
+export interface OpenOrder {
+  operation: 'pack' | 'card';
+  /** Price per pack planned, or a card order's `max_price` (cents). */
+  unitPriceCents: Cents | null;
+  /** Packs in a pack order; 1 for a card. */
+  quantity: number;
+  /** Times its request was sent (0 while only recorded). */
+  attempts: number;
+}
+
+/**
+ * The most an order not yet settled can cost: its whole price (a card's `max_price` and the
+ * buyer's fee), once per attempt that left (a service that forgot the key charges each as a new
+ * order), and once before the first leaves.
+ */
+export function worstCaseCents(o: OpenOrder): Cents {
+  const each =
+    o.operation === 'card'
+      ? (o.unitPriceCents ?? 0) + toCents(CARD_FEE_USD)
+      : (o.unitPriceCents ?? 0) * Math.max(1, o.quantity);
+  return each * Math.max(1, o.attempts);
 }
 
 export type BudgetGuard = 'daily_spend' | 'total_spend' | 'balance_reserve';
@@ -46,15 +77,17 @@ export function budgetBlock(
 /** How much more may be spent now, and which guard sets that amount. */
 export function spendHeadroom(state: BudgetState, strategy: Strategy): Headroom {
   const b = strategy.budget;
+  const open = state.inDoubtCents ?? 0;
   // The least of the three, the first in this order on a tie (a backtest asks at every slot).
-  let cents = toCents(b.max_daily_spend_usd) - state.spentTodayCents;
+  let cents = toCents(b.max_daily_spend_usd) - state.spentTodayCents - open;
   let limitedBy: BudgetGuard = 'daily_spend';
-  const total = toCents(b.max_total_spend_usd) - state.spentTotalCents;
+  const total = toCents(b.max_total_spend_usd) - state.spentTotalCents - open;
   if (total < cents) {
     cents = total;
     limitedBy = 'total_spend';
   }
-  const reserve = state.balanceCents - toCents(b.min_balance_usd);
+  // The balance read may not show an open order's charge yet.
+  const reserve = state.balanceCents - toCents(b.min_balance_usd) - open;
   if (reserve < cents) {
     cents = reserve;
     limitedBy = 'balance_reserve';

@@ -153,30 +153,148 @@ describe('an order in doubt when the key cannot be used', () => {
     expect(audit(f.market, f.ledger)).toMatchObject({ charges: 1, orders: 1, bookedCents: 3000 });
   });
 
-  it('parks what no evidence can settle; a later start with a working key settles it', async () => {
+  it('parks what no evidence can settle, reads it again on a backoff, never re-sends it', async () => {
     const f = fixture();
     const intent = await lostAnswer(f);
-    const blind = denied(f.api, ['purchasePacks', 'getVault', 'getAccount', 'getPurchaseReport']);
+    let sends = 0;
+    const blind = denied(f.api, ['getVault', 'getAccount', 'getPurchaseReport']);
+    blind.purchasePacks = async (body, key) => {
+      sends++;
+      return f.api.purchasePacks(body, key);
+    };
     const ex = new PurchaseExecutor({ account: 'main', api: blind, ledger: f.ledger, log: f.log });
     const resolver = new InDoubtResolver({ ...contextOf(f, blind), executor: ex, recheckMs: 60_000 });
-    // Unreadable evidence: one re-send with the same key (refused: 403), then parked.
-    expect((await resolver.resolve(f.ledger.getIntent(intent.key)!)).status).toBe('in_doubt');
-    const parked = await resolver.resolve(f.ledger.getIntent(intent.key)!);
-    expect(parked).toMatchObject({ status: 'in_doubt', parked: true });
+    // Unreadable evidence while the order may still run: it waits for the order's end, unparked.
+    const early = await resolver.resolve(f.ledger.getIntent(intent.key)!);
+    expect(early).toMatchObject({ status: 'in_doubt', parked: false });
+    if (early.status !== 'in_doubt') throw new Error('settled');
+    expect(early.until).toBeGreaterThan(f.clock.now());
+    // Past the settle time it is parked, and read again on a doubling backoff; nothing is sent.
+    await f.clock.advance(early.until - f.clock.now());
+    const gaps: number[] = [];
+    for (let n = 0; n < 6; n++) {
+      const r = await resolver.resolve(f.ledger.getIntent(intent.key)!);
+      expect(r).toMatchObject({ status: 'in_doubt', parked: true, why: 'the evidence could not be read' });
+      if (r.status !== 'in_doubt') throw new Error('settled');
+      gaps.push(r.until - f.clock.now());
+      await f.clock.advance(r.until - f.clock.now());
+    }
+    expect(gaps).toEqual([60_000, 120_000, 240_000, 480_000, 600_000, 600_000]);
+    expect(sends).toBe(0);
     expect(f.ledger.getIntent(intent.key)?.parkedAt).not.toBeNull();
     expect(f.ledger.unresolvedCount()).toBe(1);
-    // The bot with the same ledger opens nothing while it is parked.
+    // The bot with the same ledger opens nothing while it is parked, and says why.
     const virtual = f.clock;
     const clock = new TrackingClock(virtual);
     const blocked = botOver(f, blind, clock);
     expect(await blocked.openOnce()).toBeGreaterThan(virtual.now());
-    expect(blocked.lastWait).toMatch(/in doubt \(parked for review\)/);
-    // Restart with a key that works: the vault shows the order's pulls.
+    expect(blocked.lastWait).toMatch(/in doubt \(parked for review\): the evidence could not be read/);
+    expect(sends).toBe(0);
+    // Restart with a key that reads: the vault shows the order's pulls.
     const good = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
     const fixed = new InDoubtResolver({ ...contextOf(f), executor: good, recheckMs: 60_000 });
     expect((await fixed.resolve(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
     expect(f.ledger.unresolvedCount()).toBe(0);
     expect(audit(f.market, f.ledger)).toMatchObject({ charges: 1, orders: 1 });
+  });
+});
+
+/**
+ * The path of chaos seed 3 (`npm run chaos -- --kills 100 --seed 3`, before the fix): the bot was
+ * killed with a pack order and a card order both on the wire. At the next start both were in doubt;
+ * the pack order's evidence (its three pulls in the vault) was set aside because "another order"
+ * was in doubt — the card order, which can leave no pull, pack count or report row — so its key was
+ * re-sent, twice, to a proxy that ran each re-send as a new order: three charges for one order.
+ */
+describe('a pack order in doubt beside a card order in doubt (chaos seed 3)', () => {
+  it('is settled by its pulls, never re-sent, and charged once', async () => {
+    const f = fixture();
+    const sent = new Map<string, number>();
+    // The service forgets keys and the answers are lost: every send of a key charges.
+    const lossy: PartnerApi = {
+      ...f.api,
+      purchasePacks: async (body, key) => {
+        const n = sent.get(key) ?? 0;
+        sent.set(key, n + 1);
+        await f.api.purchasePacks(body, n === 0 ? key : `${key}-forgot${n}`);
+        throw new TransportError(
+          'reset',
+          'connection reset after the order committed',
+          'POST /packs/purchase',
+        );
+      },
+      // The card order dies before it reaches the service: nothing is charged for it.
+      purchaseCard: async () => {
+        throw new TransportError(
+          'reset',
+          'connection reset before the request was read',
+          'POST /cards/purchase',
+        );
+      },
+    };
+    const ex = new PurchaseExecutor({ account: 'main', api: lossy, ledger: f.ledger, log: f.log });
+    const pack = await ex.open({ body: BODY, unitPriceCents: 1000 });
+    const card = await ex.buyCard({ body: { card_id: 'card_x', max_price: 50 }, maxPriceCents: 5000 });
+    expect([pack.status, card.status]).toEqual(['in_doubt', 'in_doubt']);
+    // Both orders in doubt count at their worst case against the caps until they settle.
+    const virtual = f.clock;
+    const clock = new TrackingClock(virtual);
+    const bot = botOver(f, lossy, clock);
+    expect(bot.snapshot().totals.inDoubtCents).toBe(3000 + 5100);
+
+    // The open loop settles each in turn (the older first, keys break the tie): the pack order by
+    // its pulls with no send, the card order once it must have ended and its card is not ours.
+    for (let n = 0; n < 3 && f.ledger.unresolvedCount() > 0; n++) {
+      await bot.openOnce();
+      expect(sent.get(pack.intent.key)).toBe(1);
+      await virtual.advance(60_000);
+    }
+    expect(f.ledger.getIntent(pack.intent.key)).toMatchObject({ state: 'confirmed', attempts: 1 });
+    expect(f.ledger.pullsOfOrder(`settled:${pack.intent.key}`)).toHaveLength(3);
+    expect(f.ledger.getIntent(card.intent.key)?.state).toBe('failed');
+    expect(f.ledger.unresolvedCount()).toBe(0);
+    expect(bot.snapshot().totals.inDoubtCents).toBe(0);
+    expect(audit(f.market, f.ledger)).toEqual({
+      charges: 1,
+      chargedCents: 3000,
+      orders: 1,
+      bookedCents: 3000,
+    });
+  });
+
+  it('two pack orders in doubt together are parked, never re-sent', async () => {
+    const f = fixture({
+      world: testWorld({ rules: { min_seconds_between_purchases: 0, max_packs_per_day: 1000 } }),
+    });
+    const sent = new Map<string, number>();
+    const lossy: PartnerApi = {
+      ...f.api,
+      purchasePacks: async (body, key) => {
+        sent.set(key, (sent.get(key) ?? 0) + 1);
+        await f.api.purchasePacks(body, key);
+        throw new TransportError(
+          'reset',
+          'connection reset after the order committed',
+          'POST /packs/purchase',
+        );
+      },
+    };
+    const ex = new PurchaseExecutor({ account: 'main', api: lossy, ledger: f.ledger, log: f.log });
+    const a = await ex.open({ body: BODY, unitPriceCents: 1000 });
+    const b = await ex.open({ body: BODY, unitPriceCents: 1000 });
+    await f.clock.advance(2 * 60_000);
+    const resolver = new InDoubtResolver({ ...contextOf(f, lossy), executor: ex, recheckMs: 60_000 });
+    for (const i of [a.intent, b.intent]) {
+      const r = await resolver.resolve(f.ledger.getIntent(i.key)!);
+      expect(r).toMatchObject({
+        status: 'in_doubt',
+        parked: true,
+        why: '1 other order(s) in doubt share its window',
+      });
+    }
+    expect([...sent.values()]).toEqual([1, 1]);
+    expect(f.ledger.unresolvedIntents('main').map((i) => i.parkedAt !== null)).toEqual([true, true]);
+    expect(audit(f.market, f.ledger)).toMatchObject({ charges: 2, orders: 0 });
   });
 });
 
@@ -293,14 +411,14 @@ describe('judge: what evidence settles', () => {
       intent(),
       { unknownPulls: [], account: day(8), otherUnresolved: 0 },
       T + 120_000,
-      'resend',
+      'park',
     ],
     [
       'another order in doubt: its pulls could be ours',
       intent(),
       { unknownPulls: [pull, pull, pull], account: day(6), otherUnresolved: 1 },
       T + 120_000,
-      'resend',
+      'park',
     ],
     [
       'a key the service forgot is never re-sent',

@@ -141,19 +141,24 @@ describe('reconciler and listing watch', () => {
     expect((await ex.send(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
     await f.clock.advance(20_000);
     await f.api.purchasePacks(BODY, 'forgotten-copy-1');
+    await f.clock.advance(5_000);
+    await f.api.purchasePacks(BODY, 'forgotten-copy-2');
     // Someone else's pack, opened in the app an hour later: not ours.
     await f.clock.advance(3_600_000);
     await f.api.purchasePacks(BODY, 'owner-in-the-app');
     await f.clock.advance(1000);
     const r = await reconcile(contextOf(f));
-    expect(r.adopted).toHaveLength(3);
+    expect(r.adopted).toHaveLength(6);
     expect(r.unknown).toHaveLength(3);
-    const extra = f.ledger.orderForIntent(`${intent.key}-x1`);
-    expect(extra).toMatchObject({ quantity: 3, totalChargedCents: 3000 });
+    // Each charge is an order of its own: two extra charges, two orders of three pulls.
+    const extras = [1, 2].map((n) => f.ledger.orderForIntent(`${intent.key}-x${n}`));
+    for (const extra of extras) expect(extra).toMatchObject({ quantity: 3, totalChargedCents: 3000 });
+    expect(f.ledger.getIntent(`${intent.key}-x3`)).toBeUndefined();
     const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
     await sell.process();
-    for (const p of f.ledger.pullsOfOrder(extra!.checkoutId))
-      expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
+    for (const extra of extras)
+      for (const p of f.ledger.pullsOfOrder(extra!.checkoutId))
+        expect(['sold', 'listed']).toContain(f.ledger.getPull(p.pullId)?.status);
     const gauge = await f.metrics.registry.getSingleMetricAsString('packbot_vault_unknown_cards');
     expect(gauge).toMatch(/packbot_vault_unknown_cards 3\b/);
   });

@@ -168,7 +168,7 @@ function accountSection(a) {
     }
     </tbody></table></div>
   <div><h3>Orders in doubt</h3><table data-testid="doubt-${esc(name)}"><thead><tr><th>key</th><th>state</th><th>pack</th><th>since</th><th>tries</th><th>why</th></tr></thead><tbody>
-    ${doubt.length === 0 ? '<tr><td colspan="6" class="muted">none</td></tr>' : doubt.map((o) => `<tr><td>${esc(o.key)}</td><td>${pill(o.state)}</td><td>${esc(o.pack_type ?? '–')} × ${o.quantity ?? '–'}</td><td>${timeCell(o.created_at)}</td><td>${o.attempts}</td><td>${esc(o.error_code ?? '')}</td></tr>`).join('')}
+    ${doubt.length === 0 ? '<tr><td colspan="6" class="muted">none</td></tr>' : doubt.map((o) => `<tr><td>${esc(o.key)}</td><td>${pill(o.state)}</td><td>${esc(o.pack_type ?? '–')} × ${o.quantity ?? '–'}</td><td>${timeCell(o.created_at)}</td><td>${o.attempts}</td><td>${esc(o.error_message ?? o.error_code ?? '')}</td></tr>`).join('')}
     </tbody></table></div>
   </div>
 </section>`;
