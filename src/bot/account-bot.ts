@@ -16,7 +16,7 @@ import { nextUtcMidnight } from '../core/clock.js';
 import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
-import { budgetBlock } from '../strategy/budget.js';
+import { stopLossHit } from '../strategy/budget.js';
 import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -317,12 +317,10 @@ export class AccountBot {
       );
     const decision = decide(now, totals);
     this.lastScores = { rows, decision, at: now };
-    const stopLoss = budgetBlock(
-      { balanceCents: account.balanceCents, ...totals, killSwitch: false },
-      strategy,
-    );
-    metrics.paused('stop_loss', stopLoss?.guard === 'stop_loss');
-    this.noteStopLoss(stopLoss?.guard === 'stop_loss', totals.realizedPnlCents, now);
+    // Exported even while a kill switch also stops opening (budgetBlock names only the first guard).
+    const stopLoss = stopLossHit(totals, strategy);
+    metrics.paused('stop_loss', stopLoss);
+    this.noteStopLoss(stopLoss, totals.realizedPnlCents, now);
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);

@@ -5,7 +5,7 @@
  */
 
 import { VALUE_LOCK_MS } from '../api/rules.js';
-import { DAY_MS, HOUR_MS, iso } from '../core/clock.js';
+import { HOUR_MS, iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
 import type {
   AccountStatus,
@@ -20,12 +20,10 @@ import type {
 import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
-import { computeReport } from '../store/report.js';
 import { sellBackDeadline } from '../strategy/decide-listing.js';
 import { listingPriceCents } from '../strategy/listing-model.js';
-import type { Strategy } from '../strategy/strategy-schema.js';
 import type { AccountBot } from './account-bot.js';
-import type { CardBuyer } from './card-buyer.js';
+import { accountStatusOf } from './account-status.js';
 
 export interface RunnerViewOptions {
   mode: 'live' | 'dry-run';
@@ -108,58 +106,18 @@ export class RunnerView implements BotView {
   }
 
   private accountStatus(bot: AccountBot, now: number): AccountStatus {
-    const { ledger, killSwitch } = this.o;
-    const name = bot.name;
     const snap = bot.snapshot();
-    const view = snap.account;
-    const recorded = ledger.latestBalance(name);
-    const fromView = view && (!recorded || view.readAt > recorded.at);
-    const balance = fromView ? view.balanceCents : recorded?.balanceCents;
-    const balanceAt = fromView ? view.readAt : recorded?.at;
-    const until = Math.max(now, ledger.latestActivityAt());
-    const report = computeReport(ledger.reportData(0, until), 0, until, { account: name });
-    const realised = ledger.cashFlows(name).reduce((n, f) => n + f.cents, 0);
-    const budget = snap.strategy.budget;
-    const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-    const doubts = ledger.unresolvedIntents(name).filter((i) => i.state !== 'pending');
-    const inDoubt = doubts.length;
-    const pauses: AccountStatus['pauses'] = [];
-    const ks = killSwitch.status();
-    if (ks.paused) pauses.push({ reason: 'kill_switch', detail: `paused by ${ks.reasons.join(' and ')}` });
-    if (budget.kill_switch)
-      pauses.push({ reason: 'strategy_kill_switch', detail: 'budget.kill_switch is true' });
-    if (-snap.totals.realizedPnlCents >= Math.round(budget.stop_loss_usd * 100))
-      pauses.push({ reason: 'stop_loss', detail: `realised losses reached ${budget.stop_loss_usd} USD` });
-    if (inDoubt > 0) pauses.push({ reason: 'order_in_doubt', detail: doubtDetail(doubts) });
-    return {
-      name,
-      strategy: snap.strategy.name,
-      balance_usd: balance === undefined ? null : toUsd(balance),
-      balance_at: isoOrNull(balanceAt),
-      net_pnl_usd: toUsd(report.totals.netCents),
-      realised_pnl_usd: toUsd(realised),
-      packs: {
-        today: ledger.packsOrderedSince(name, dayStart),
-        left_today: view ? view.packsLeftToday : null,
-        max_per_day: view ? view.maxPacksPerDay : null,
-        resets_at: isoOrNull(view?.resetsAt),
-      },
-      spend: {
-        today_usd: toUsd(snap.totals.spentTodayCents),
-        daily_cap_usd: budget.max_daily_spend_usd,
-        total_usd: toUsd(snap.totals.spentTotalCents),
-        total_cap_usd: budget.max_total_spend_usd,
-        min_balance_usd: budget.min_balance_usd,
-        stop_loss_usd: budget.stop_loss_usd,
-      },
-      next_purchase_at: isoOrNull(view?.nextPurchaseAt),
+    return accountStatusOf({
+      ledger: this.o.ledger,
+      name: bot.name,
+      strategy: snap.strategy,
+      now,
+      killSwitch: this.o.killSwitch.status(),
+      totals: snap.totals,
+      ...(snap.account ? { view: snap.account } : {}),
       waiting: snap.lastWait === '' ? null : snap.lastWait,
-      pauses,
-      orders_in_doubt: inDoubt,
-      listings_active: ledger.activeListings(name).length,
-      holdings: ledger.holdings(name).length,
-      cards: cardStatus(ledger, name, snap.strategy, now, bot.cards),
-    };
+      cards: bot.cards,
+    });
   }
 
   /** Balance and realised net P&L at every change, at most `limit` points (the latest kept). */
@@ -439,31 +397,3 @@ function thin<T>(points: T[], limit: number): T[] {
 }
 
 /** An account's card buying for the status (the card loop's own state when the bot runs). */
-export function cardStatus(
-  ledger: Ledger,
-  account: string,
-  strategy: Strategy,
-  now: number,
-  buyer?: Pick<CardBuyer, 'lastWait' | 'lastSync'>,
-): AccountStatus['cards'] {
-  if (!strategy.cards.enabled) return null;
-  const today = ledger.cardsOrderedSince(account, Math.floor(now / DAY_MS) * DAY_MS);
-  const sync = buyer?.lastSync;
-  return {
-    today: today.count,
-    max_per_day: strategy.cards.max_per_day,
-    spent_today_usd: toUsd(today.chargedCents),
-    daily_cap_usd: strategy.cards.max_daily_spend_usd,
-    needing_review: ledger.cardsHeldForReview(account),
-    shop_synced_at: sync ? iso(sync.at) : null,
-    to_buy: sync ? sync.toBuy : null,
-    waiting: buyer ? buyer.lastWait || null : 'the bot is not running',
-  };
-}
-
-/** What an order in doubt pause says: how many, and why the first parked one is not settled yet. */
-export function doubtDetail(doubts: readonly Intent[]): string {
-  const parked = doubts.find((i) => i.parkedAt !== null);
-  const why = parked ? `; ${parked.key} parked: ${parked.errorMessage ?? 'evidence cannot settle it'}` : '';
-  return `${doubts.length} order(s) in doubt are settled first${why}`;
-}

@@ -4,15 +4,16 @@
  * answers; otherwise from the ledger (what needs a live account read is left out).
  */
 import { existsSync } from 'node:fs';
-import { cardStatus, doubtDetail, pauseInfo } from '../bot/bot-view.js';
+import { accountStatusOf } from '../bot/account-status.js';
+import { pauseInfo } from '../bot/bot-view.js';
+import { BudgetTracker } from '../bot/budget-state.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
-import { DAY_MS, iso } from '../core/clock.js';
+import { iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';
-import { formatUsd, toCents, toUsd } from '../core/money.js';
+import { formatUsd, toCents } from '../core/money.js';
 import { type AccountStatus, StatusResponse } from '../obs/api-schemas.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { Ledger } from '../store/ledger.js';
-import { computeReport } from '../store/report.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
 import { botGet, botUp, botUrl, table } from './ops.js';
@@ -23,59 +24,22 @@ const USAGE = `packbot status [--config F] [--json]
   ledger. --json: { source, url | ledger, status } with status as in schemas/api-status.schema.json`;
 
 /** The status the ledger alone can give (the bot is not running). */
-export function ledgerStatus(config: BotConfig, ledger: Ledger): StatusResponse {
-  const now = Math.max(Date.now(), ledger.latestActivityAt());
-  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+export function ledgerStatus(config: BotConfig, ledger: Ledger, wallNow = Date.now()): StatusResponse {
+  const now = Math.max(wallNow, ledger.latestActivityAt());
   const ks = new KillSwitch(config.control.killSwitchFile, () => now, undefined, {
     stateFile: endpointPauseFile(config.store.path),
   }).status();
-  const data = ledger.reportData(0, now);
-  const accounts = config.accounts.map((a): AccountStatus => {
-    const orders = data.orders.filter((o) => o.account === a.name);
-    const spentToday = orders
-      .filter((o) => o.createdAt >= dayStart)
-      .reduce((n, o) => n + o.totalChargedCents, 0);
-    const spentTotal = orders.reduce((n, o) => n + o.totalChargedCents, 0);
-    const report = computeReport(data, 0, now, { account: a.name });
-    const balance = ledger.latestBalance(a.name);
-    const budget = a.strategy.budget;
-    const doubts = ledger.unresolvedIntents(a.name).filter((i) => i.state !== 'pending');
-    const inDoubt = doubts.length;
-    const pauses: AccountStatus['pauses'] = [];
-    if (ks.paused) pauses.push({ reason: 'kill_switch', detail: `paused by ${ks.reasons.join(' and ')}` });
-    if (budget.kill_switch)
-      pauses.push({ reason: 'strategy_kill_switch', detail: 'budget.kill_switch is true' });
-    if (inDoubt > 0) pauses.push({ reason: 'order_in_doubt', detail: doubtDetail(doubts) });
-    return {
-      name: a.name,
-      strategy: a.strategy.name,
-      balance_usd: balance ? toUsd(balance.balanceCents) : null,
-      balance_at: balance ? iso(balance.at) : null,
-      net_pnl_usd: toUsd(report.totals.netCents),
-      realised_pnl_usd: toUsd(ledger.cashFlows(a.name).reduce((n, f) => n + f.cents, 0)),
-      packs: {
-        today: ledger.packsOrderedSince(a.name, dayStart),
-        left_today: null,
-        max_per_day: null,
-        resets_at: null,
-      },
-      spend: {
-        today_usd: toUsd(spentToday),
-        daily_cap_usd: budget.max_daily_spend_usd,
-        total_usd: toUsd(spentTotal),
-        total_cap_usd: budget.max_total_spend_usd,
-        min_balance_usd: budget.min_balance_usd,
-        stop_loss_usd: budget.stop_loss_usd,
-      },
-      next_purchase_at: null,
-      waiting: 'the bot is not running',
-      pauses,
-      orders_in_doubt: inDoubt,
-      listings_active: ledger.activeListings(a.name).length,
-      holdings: ledger.holdings(a.name).length,
-      cards: cardStatus(ledger, a.name, a.strategy, now),
-    };
-  });
+  const accounts = config.accounts.map(
+    (a): AccountStatus =>
+      accountStatusOf({
+        ledger,
+        name: a.name,
+        strategy: a.strategy,
+        now,
+        killSwitch: ks,
+        totals: new BudgetTracker(ledger, a.name, a.strategy, now).totals(now),
+      }),
+  );
   return { now: iso(now), mode: config.mode, embedded: config.api.embedded, pause: pauseInfo(ks), accounts };
 }
 

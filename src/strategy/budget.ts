@@ -58,6 +58,34 @@ export interface Headroom {
   limitedBy: BudgetGuard;
 }
 
+/** What stops all opening: the operator's switch, the strategy's own, and the stop-loss. */
+export type BudgetPause = 'kill_switch' | 'strategy_kill_switch' | 'stop_loss';
+
+/**
+ * Every guard that stops all opening now, in this order (the running bot, the offline status and
+ * the dashboard list them all; a decision needs only the first: `budgetBlock`).
+ */
+export function budgetPauses(
+  state: BudgetState,
+  strategy: Strategy,
+): { pause: BudgetPause; reason: string }[] {
+  const out: { pause: BudgetPause; reason: string }[] = [];
+  if (state.killSwitch) out.push({ pause: 'kill_switch', reason: 'kill switch is on' });
+  if (strategy.budget.kill_switch)
+    out.push({ pause: 'strategy_kill_switch', reason: 'kill switch is on (budget.kill_switch)' });
+  if (stopLossHit(state, strategy))
+    out.push({
+      pause: 'stop_loss',
+      reason: `stop-loss: realised loss reached ${strategy.budget.stop_loss_usd} USD`,
+    });
+  return out;
+}
+
+/** The strategy's stop-loss: realised losses (held cards at their late sell-back value) reached it. */
+export function stopLossHit(state: Pick<BudgetState, 'realizedPnlCents'>, strategy: Strategy): boolean {
+  return state.realizedPnlCents <= -toCents(strategy.budget.stop_loss_usd);
+}
+
 /** A reason that stops all opening, or null. */
 export function budgetBlock(
   state: BudgetState,
@@ -65,8 +93,7 @@ export function budgetBlock(
 ): { reason: string; guard: 'kill_switch' | 'stop_loss' } | null {
   if (state.killSwitch || strategy.budget.kill_switch)
     return { reason: 'kill switch is on', guard: 'kill_switch' };
-  const stop = toCents(strategy.budget.stop_loss_usd);
-  if (state.realizedPnlCents <= -stop)
+  if (stopLossHit(state, strategy))
     return {
       reason: `stop-loss: realised loss reached ${strategy.budget.stop_loss_usd} USD`,
       guard: 'stop_loss',

@@ -1,0 +1,89 @@
+/**
+ * One read model for an account's status: the running bot's `GET /api/v1/status` and the offline
+ * `packbot status` describe the same account with the same fields and the same pauses, the
+ * stop-loss included (the offline status used to miss it).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AccountBot } from '../../src/bot/account-bot.js';
+import { RunnerView } from '../../src/bot/bot-view.js';
+import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { ledgerStatus } from '../../src/cli/status.js';
+import type { BotConfig } from '../../src/config/bot-config.js';
+import { StatusResponse } from '../../src/obs/api-schemas.js';
+import { KillSwitch } from '../../src/obs/kill-switch.js';
+import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
+
+/** A pack worth less than its price: every order is a realized loss. */
+const losing = testWorld({
+  categories: {
+    pokemon: {
+      packs: [
+        {
+          pack_type: 'lucky',
+          name: 'Lucky Pack',
+          price: 10,
+          max_quantity: 10,
+          risk_levels: ['standard'],
+          bands: [
+            {
+              bucket_id: 'low',
+              min_value: 5,
+              max_value: 9,
+              odds: { standard: 1 },
+              generate: { count: 400, distribution: 'uniform' },
+            },
+          ],
+        },
+      ],
+    },
+  },
+});
+
+describe('account status', () => {
+  it('is the same online and offline, a stop-loss pause included', async () => {
+    const strategy = testStrategy({
+      budget: { max_daily_spend_usd: 1000, max_total_spend_usd: 1000, min_balance_usd: 0, stop_loss_usd: 5 },
+    });
+    const f = fixture({ world: losing, strategy });
+    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
+    expect((await ex.open({ body, unitPriceCents: 1000 })).status).toBe('confirmed');
+
+    const dir = mkdtempSync(join(tmpdir(), 'packbot-status-'));
+    const killSwitch = new KillSwitch(join(dir, 'PAUSE'), () => f.clock.now());
+    const bot = new AccountBot({ ...contextOf(f), cadence: CADENCE, batchSize: 10, onFatal: () => {} });
+    const online = new RunnerView({
+      mode: 'live',
+      embedded: true,
+      ledger: f.ledger,
+      killSwitch,
+      bots: [bot],
+      now: () => f.clock.now(),
+    }).status();
+    const config = {
+      mode: 'live',
+      api: { embedded: true },
+      store: { path: join(dir, 'packbot.db') },
+      control: { killSwitchFile: join(dir, 'PAUSE') },
+      accounts: [{ name: 'main', strategy }],
+    } as unknown as BotConfig;
+    const offline = ledgerStatus(config, f.ledger, f.clock.now());
+    StatusResponse.parse(online);
+    StatusResponse.parse(offline);
+
+    const [a, b] = [online.accounts[0]!, offline.accounts[0]!];
+    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+    expect(a.pauses.map((p) => p.reason)).toEqual(['stop_loss']);
+    expect(b.pauses).toEqual(a.pauses);
+    // Only what a running bot alone knows differs: its last account read and why it waits.
+    const { waiting: wa, next_purchase_at: na, packs: pa, ...restA } = a;
+    const { waiting: wb, next_purchase_at: nb, packs: pb, ...restB } = b;
+    expect(restB).toEqual(restA);
+    expect(pb.today).toBe(pa.today);
+    expect(wb).toBe('the bot is not running');
+    expect([wa, na, nb]).toEqual([null, null, null]);
+  });
+});
