@@ -4,8 +4,8 @@
  * times as ISO strings (docs/api.md).
  */
 
-import { VALUE_LOCK_MS } from '../api/rules.js';
-import { HOUR_MS, iso } from '../core/clock.js';
+import { valueLockEnd } from '../api/rules.js';
+import { iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
 import type {
   AccountStatus,
@@ -20,8 +20,7 @@ import type {
 import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
-import { sellBackDeadline } from '../strategy/decide-listing.js';
-import { listingPriceCents } from '../strategy/listing-model.js';
+import { repriceSchedule, sellBackDeadline } from '../strategy/decide-listing.js';
 import type { AccountBot } from './account-bot.js';
 import { accountStatusOf } from './account-status.js';
 
@@ -263,40 +262,25 @@ export class RunnerView implements BotView {
     const out: ListingView[] = [];
     for (const bot of this.bots(q)) {
       const strategy = bot.strategy;
-      const list = strategy.sell.list;
+      const _list = strategy.sell.list;
       for (const l of ledger.activeListings(bot.name)) {
         const pull = l.pullId ? ledger.getPull(l.pullId) : undefined;
         const value = pull?.valueCents ?? null;
-        const lockEnd = pull ? pull.pulledAt + VALUE_LOCK_MS : null;
         const basis = value ?? l.priceCents;
-        const deadline = sellBackDeadline(
-          {
-            priceCents: l.priceCents,
-            listedAt: l.createdAt,
-            marketValueCents: basis,
-            basisValueCents: basis,
-            lockedValueUntil: lockEnd,
-          },
-          strategy,
-          now,
-        );
-        const period = list.reprice_every_hours * HOUR_MS;
-        const schedule: ListingView['schedule'] = [];
-        const floor = Math.min(list.min_markup, list.markup);
-        for (let k = 1; k <= 50; k++) {
-          const at = l.createdAt + k * period;
-          if (at >= deadline) break;
-          const markup = Math.max(floor, list.markup - k * list.markup_step);
-          if (at > now) {
-            const price = value === null ? null : listingPriceCents(value, markup, strategy);
-            schedule.push({
-              at: iso(at),
-              markup: Math.round(markup * 100) / 100,
-              price_usd: price === null ? null : toUsd(price),
-            });
-          }
-          if (markup === floor) break;
-        }
+        const lockEnd = pull ? valueLockEnd(pull.pulledAt) : null;
+        const view = {
+          priceCents: l.priceCents,
+          listedAt: l.createdAt,
+          marketValueCents: basis,
+          basisValueCents: basis,
+          lockedValueUntil: lockEnd,
+        };
+        const schedule: ListingView['schedule'] = repriceSchedule(view, strategy, now).map((step) => ({
+          at: iso(step.at),
+          markup: Math.round(step.markup * 100) / 100,
+          price_usd: value === null || step.priceCents === null ? null : toUsd(step.priceCents),
+        }));
+        const deadline = sellBackDeadline(view, strategy, now);
         out.push({
           listing_id: l.listingId,
           account: l.account,

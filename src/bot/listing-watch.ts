@@ -6,7 +6,7 @@
  */
 
 import { isPartnerApiError } from '../api/errors.js';
-import { VALUE_LOCK_MS } from '../api/rules.js';
+import { valueLockEnd } from '../api/rules.js';
 import type { VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { ListingRow } from '../store/ledger.js';
@@ -74,7 +74,7 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
       marketValueCents: toCents(entry.value),
       // While listed the vault shows no offer; during the lock its basis is the value at the pull.
       basisValueCents: pull?.valueCents ?? toCents(entry.value),
-      lockedValueUntil: acquiredAt + VALUE_LOCK_MS,
+      lockedValueUntil: valueLockEnd(acquiredAt),
     },
     o.strategy,
     now,

@@ -66,7 +66,12 @@ function stepsAt(listedAt: number, period: number, now: number): number {
 /** The markup after `steps` repricing steps: down by markup_step each, never below min_markup. */
 function markupAfter(steps: number, strategy: Strategy): number {
   const list = strategy.sell.list;
-  return Math.max(Math.min(list.min_markup, list.markup), list.markup - steps * list.markup_step);
+  return Math.max(markupFloor(strategy), list.markup - steps * list.markup_step);
+}
+
+/** The lowest markup repricing steps down to. */
+function markupFloor(strategy: Strategy): number {
+  return Math.min(strategy.sell.list.min_markup, strategy.sell.list.markup);
 }
 
 /** The reprice reasons of a strategy, by step: the same few strings, built once. */
@@ -124,6 +129,41 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
     return { action: 'reprice', priceCents: target, reason: repriceReason(strategy, steps, markup) };
   const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };
+}
+
+/** One step of a listing's repricing plan: when its markup steps down, and to what. */
+export interface RepriceStep {
+  at: number;
+  markup: number;
+  /** The price at that markup for the listing's market value; null when it could not stay listed. */
+  priceCents: Cents | null;
+}
+
+/**
+ * The repricing steps still ahead of a listing at `now` (at most `limit`), as `decideListing` will
+ * take them if the market value stays where it is: one per period until the markup reaches its
+ * floor or the sell-back deadline comes.
+ */
+export function repriceSchedule(
+  listing: ListingView,
+  strategy: Strategy,
+  now: number,
+  limit = 50,
+): RepriceStep[] {
+  const list = strategy.sell.list;
+  const deadline = sellBackDeadline(listing, strategy, now);
+  const period = list.reprice_every_hours * HOUR_MS;
+  const floor = markupFloor(strategy);
+  const out: RepriceStep[] = [];
+  for (let k = 1; k <= limit; k++) {
+    const at = listing.listedAt + k * period;
+    if (at >= deadline) break;
+    const markup = markupAfter(k, strategy);
+    if (at > now)
+      out.push({ at, markup, priceCents: listingPriceCents(listing.marketValueCents, markup, strategy) });
+    if (markup === floor) break;
+  }
+  return out;
 }
 
 /** Market values (cents, inclusive) over which a kept listing stays kept, and until when. */

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/core/clock.js';
 import { Rng } from '../../src/core/prng.js';
-import { decideListing, keepRange, type ListingView } from '../../src/strategy/decide-listing.js';
+import {
+  decideListing,
+  keepRange,
+  type ListingView,
+  repriceSchedule,
+} from '../../src/strategy/decide-listing.js';
 import { strategy } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
@@ -204,5 +209,26 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     expect(across).toBeGreaterThan(100);
     // And markups settled at their floor, kept past the steps that change nothing.
     expect(settled).toBeGreaterThan(100);
+  });
+});
+
+describe('repriceSchedule: the steps decideListing will take', () => {
+  it('lists each markup step ahead until the floor or the deadline, as decideListing reprices', () => {
+    const listing = view({ priceCents: 15000 });
+    const steps = repriceSchedule(listing, s, T0 + HOUR_MS);
+    // 1.5 → 1.4 → 1.3 (then the 3-day deadline comes before the floor 1.2 would).
+    expect(steps.map((x) => [x.at - T0, Math.round(x.markup * 100) / 100])).toEqual([
+      [DAY_MS, 1.4],
+      [2 * DAY_MS, 1.3],
+    ]);
+    let price = listing.priceCents;
+    for (const step of steps) {
+      const d = decideListing({ ...listing, priceCents: price }, s, step.at);
+      expect(d).toEqual({ action: 'reprice', priceCents: step.priceCents, reason: expect.any(String) });
+      price = step.priceCents!;
+    }
+    // Steps already taken are not listed; none past the deadline.
+    expect(repriceSchedule(listing, s, T0 + DAY_MS + 1).map((x) => x.at - T0)).toEqual([2 * DAY_MS]);
+    expect(repriceSchedule(listing, s, T0 + 3 * DAY_MS)).toEqual([]);
   });
 });
