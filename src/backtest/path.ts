@@ -9,6 +9,7 @@ import { DAY_MS, HOUR_MS, nextUtcMidnight } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
+import { decideCardBuy } from '../strategy/decide-card.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
@@ -166,7 +167,6 @@ export function runPath(
   const cardCat = new Map(cardCats.map((c, i) => [c, CARD_TOTALS + CARD_CATEGORY_FIELDS * i]));
   const cardRules = strategy.cards;
   const cardMaxPerDay = shop ? Math.min(cardRules.max_per_day, shop.dailyCountCap) : 0;
-  const cardMaxDaily = toCents(cardRules.max_daily_spend_usd);
   let nextCardSync = shop ? start : Number.POSITIVE_INFINITY;
   let cardsToday = 0;
   let cardOutlayToday = 0; // price + fee (the strategy's cap)
@@ -228,11 +228,15 @@ export function runPath(
     if (budgetBlock(state, strategy)) return;
     const fee = shop!.feeCents;
     for (const o of shop!.offers(t)) {
-      if (cardsToday >= cardMaxPerDay) break;
+      // The strategy's caps and budget, as the bot's card buyer asks them (strategy/decide-card.ts);
+      // the offer is the scorer's buy at its price. Then the world's own caps and the cash.
+      const card = { ...state, cardsToday, cardOutlayTodayCents: cardOutlayToday };
+      const d = decideCardBuy(card, o.priceCents, o.priceCents, strategy, t, cardMaxPerDay);
+      if (d.action === 'stop') break;
+      if (d.action === 'skip') continue;
       const cost = o.priceCents + fee;
-      if (cardOutlayToday + cost > cardMaxDaily) continue;
       if (cardPricesToday + o.priceCents > shop!.dailySpendCapCents) continue;
-      if (cost > cash || cost > spendHeadroom(state, strategy).cents) continue;
+      if (cost > cash) continue;
       // The scorer confirms at the current price and its max_price is the purchase's.
       if (!shop!.buy(o)) continue;
       opts.cardLog?.push({ ...o, at: t });

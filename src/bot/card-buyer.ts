@@ -21,15 +21,14 @@ import {
   RateLimitedError,
 } from '../api/errors.js';
 import { iterShopCards } from '../api/paginate.js';
-import { CARD_FEE_USD } from '../api/rules.js';
 import type { Category, ShopCard } from '../api/schemas.js';
 import { DAY_MS, nextUtcMidnight, utcDay } from '../core/clock.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import { SHOP_DECISIONS, type ShopDecision } from '../obs/metrics.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
-import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { type CardRow, scoreShopCard } from '../strategy/card-score.js';
+import { type CardBuyDecision, decideCardBuy } from '../strategy/decide-card.js';
 import type { BudgetTracker } from './budget-state.js';
 import type { AccountContext } from './context.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
@@ -184,30 +183,36 @@ export class CardBuyer {
   }
 
   /**
-   * The most this card may cost now (cents, before the fee): the scorer's max price, within the
-   * strategy's card caps and its budget (packs and cards together); 'stop' when a cap or a guard
-   * stops buying for now (the reason is noted).
+   * The strategy's card decision (strategy/decide-card.ts) for this card now, with the budget's
+   * totals (packs and cards together, open orders at their worst case); a stop is noted.
    */
-  private roomFor(decisionMaxCents: number, account: AccountView, now: number): number | 'stop' {
-    const { strategy, ledger, account: name } = this.o;
-    const cards = strategy.cards;
-    const fee = toCents(CARD_FEE_USD);
+  private decide(
+    priceCents: number,
+    scorerMaxCents: number,
+    account: AccountView,
+    now: number,
+  ): CardBuyDecision {
+    const { ledger, account: name } = this.o;
     const today = ledger.cardsOrderedSince(name, utcDay(now) * DAY_MS);
-    if (today.count >= cards.max_per_day) {
-      this.stoppedUntil = nextUtcMidnight(now);
-      this.wait(`cards.max_per_day ${cards.max_per_day} reached`, this.stoppedUntil);
-      return 'stop';
-    }
     const totals = this.o.budget().totals(now);
-    const state = { balanceCents: account.balanceCents, ...totals, killSwitch: false };
-    const block = budgetBlock(state, strategy);
-    if (block) {
-      this.wait(block.reason, now + this.o.idleMs);
-      return 'stop';
+    const d = decideCardBuy(
+      {
+        balanceCents: account.balanceCents,
+        ...totals,
+        killSwitch: false,
+        cardsToday: today.count,
+        cardOutlayTodayCents: today.chargedCents,
+      },
+      priceCents,
+      scorerMaxCents,
+      this.o.strategy,
+      now,
+    );
+    if (d.action === 'stop') {
+      if (d.until !== undefined) this.stoppedUntil = d.until;
+      this.wait(d.reason, d.until ?? now + this.o.idleMs);
     }
-    const cardRoom = toCents(cards.max_daily_spend_usd) - today.chargedCents - fee;
-    const budgetRoom = spendHeadroom(state, strategy).cents - fee;
-    return Math.min(decisionMaxCents, cardRoom, budgetRoom);
+    return d;
   }
 
   private async buyOne(c: Candidate, retries: number): Promise<'next' | 'stop'> {
@@ -220,24 +225,25 @@ export class CardBuyer {
     const decisionMax = c.row.decision.maxPriceCents;
     // The room is measured inside the spending lock: a pack order booked or opened while this loop
     // waited for it counts, so the two loops together never pass a cap.
-    const asked: { room: number | 'stop' } = { room: 'stop' };
+    const asked: { decision?: CardBuyDecision } = {};
     const outcome: PurchaseOutcome | undefined = await this.o.spending(async () => {
-      const r = this.roomFor(decisionMax, account, clock.now());
-      asked.room = r;
-      if (r === 'stop' || r < priceCents) return undefined;
+      const d = this.decide(priceCents, decisionMax, account, clock.now());
+      asked.decision = d;
+      if (d.action !== 'buy') return undefined;
       return executor.buyCard({
-        body: { card_id: c.card.id, max_price: toUsd(r) },
-        maxPriceCents: r,
+        body: { card_id: c.card.id, max_price: toUsd(d.maxPriceCents) },
+        maxPriceCents: d.maxPriceCents,
         expectedValueCents: toCents(c.row.realizable),
       });
     });
-    const room = asked.room;
-    if (room === 'stop') return 'stop';
-    if (!outcome) {
+    const decision = asked.decision;
+    if (decision?.action === 'stop') return 'stop';
+    if (!outcome || decision?.action !== 'buy') {
       // This one does not fit what is left today; a cheaper one may.
       this.skip.add(c.card.id);
       return 'next';
     }
+    const room = decision.maxPriceCents;
     this.skip.add(c.card.id);
     if (outcome.status === 'confirmed') {
       this.bought++;
