@@ -14,33 +14,11 @@ import { ledgerStatus } from '../../src/cli/status.js';
 import type { BotConfig } from '../../src/config/bot-config.js';
 import { StatusResponse } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
+import { PACK } from './card-world.js';
 import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
 
-/** A pack worth less than its price: every order is a realized loss. */
-const losing = testWorld({
-  categories: {
-    pokemon: {
-      packs: [
-        {
-          pack_type: 'lucky',
-          name: 'Lucky Pack',
-          price: 10,
-          max_quantity: 10,
-          risk_levels: ['standard'],
-          bands: [
-            {
-              bucket_id: 'low',
-              min_value: 5,
-              max_value: 9,
-              odds: { standard: 1 },
-              generate: { count: 400, distribution: 'uniform' },
-            },
-          ],
-        },
-      ],
-    },
-  },
-});
+/** A pack worth less than its price (5-9 USD for 10): every order is a realized loss. */
+const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } });
 
 describe('account status', () => {
   it('is the same online and offline, a stop-loss pause included', async () => {
