@@ -18,7 +18,7 @@ import { PACK } from './card-world.js';
 import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
 
 /** A pack worth less than its price (5-9 USD for 10): every order is a realized loss. */
-const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } });
+const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } } as Parameters<typeof testWorld>[0]);
 
 describe('account status', () => {
   it('is the same online and offline, a stop-loss pause included', async () => {
