@@ -32,9 +32,10 @@ import {
   valueStep,
 } from '../strategy/market-laws.js';
 import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
+import type { CardsSetup } from './cards-setup.js';
 import type { BacktestModel } from './model.js';
 import type { Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
-import { boughtSellBack, type CardsSetup, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
+import { boughtSellBack, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { valueGrid } from './value-grid.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number; card_sync_minutes?: number };

@@ -10,11 +10,12 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
-import { type CardsSetup, listExit } from './shop.js';
+import { listExit } from './shop.js';
 
 /**
  * Per path, when cards are backtested: cards bought, their prices, fees, listing sales (net of
