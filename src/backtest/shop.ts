@@ -34,6 +34,7 @@ import {
 } from '../strategy/market-laws.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { ShopOffer } from './path-market.js';
+import { slotOf, type ValueDrift } from './value-drift.js';
 
 /** Salt of the shop's random stream (apart from the path's, the world's and the drift's). */
 const SHOP_STREAM_SALT = 0x1b873593;
@@ -58,7 +59,7 @@ interface TemplateCard {
 
 interface TemplateCategory {
   name: string;
-  /** The category's value index slot (the dynamic market's CATEGORY_SLOT; negative: none). */
+  /** The category's value index slot (value-drift.ts `slotOf`; negative: none). */
   slot: number;
   /** Whether the strategy buys here. */
   buys: boolean;
@@ -70,11 +71,7 @@ interface TemplateCategory {
 
 const templates = new WeakMap<SnapshotFile, WeakMap<Strategy, TemplateCategory[]>>();
 
-function shopTemplates(
-  snapshot: SnapshotFile,
-  strategy: Strategy,
-  slotOf: (category: string) => number,
-): TemplateCategory[] {
+function shopTemplates(snapshot: SnapshotFile, strategy: Strategy): TemplateCategory[] {
   let byStrategy = templates.get(snapshot);
   if (!byStrategy) {
     byStrategy = new WeakMap();
@@ -193,20 +190,22 @@ export class Shop {
   private readonly cap: number;
   /** The fee the scorer counts (the spec's), whatever the world charges. */
   private readonly scorerFee = toCents(CARD_FEE_USD);
+  /** The category value indexes (the drift's, updated in place each tick). */
+  private readonly index: Float64Array;
 
   constructor(
     snapshot: SnapshotFile,
     private readonly strategy: Strategy,
     private readonly dyn: Dynamics,
-    /** The category value indexes (updated in place by the market each tick). */
-    private readonly index: Float64Array,
-    slotOf: (category: string) => number,
+    /** The world's value drift: its category indexes move the shop's values (updated each tick). */
+    drift: ValueDrift,
     seed: number,
     pathIndex: number,
   ) {
+    this.index = drift.index;
     this.rng = new Rng((seed ^ SHOP_STREAM_SALT) >>> 0).fork(pathIndex);
     this.cap = toCents(strategy.cards.max_price_usd);
-    this.stock = shopTemplates(snapshot, strategy, slotOf).map((t) => {
+    this.stock = shopTemplates(snapshot, strategy).map((t) => {
       const size = t.cards.length;
       const s: Stock = {
         t,
