@@ -206,12 +206,8 @@ export class WorldPools {
       cum: new Float64Array(t.pools.length * nb),
       cumTotal: new Float64Array(t.pools.length),
       standard: st.standard,
-      scorers: st.scorers.map((s) => {
-        const c = s.clone();
-        // decideOpen never reads a row's growth: only the decision computes it (same decisions).
-        c.growthOnDemand = false;
-        return c;
-      }),
+      // decideOpen never reads a row's growth: only the decision computes it (the scorer's rows).
+      scorers: st.scorers.map((s) => s.clone()),
       riskScorer: st.riskScorer,
       // Shared by the worker's paths, which run one after the other: `available` and `chase` are
       // set before every read.
