@@ -178,7 +178,7 @@ export class DynamicMarket implements PathMarket {
       if (band === DRAW_NOTHING) {
         // All or nothing (spec): the order fails, every pulled card goes back, nothing is charged.
         for (let j = this.undo.length - 2; j >= 0; j -= 2) world.putBack(p, this.undo[j + 1]!, this.undo[j]!);
-        // The bot re-reads the pools after a refunded order (account-bot onFailed): so does this.
+        // The bot re-reads the pools after a refunded order (PackOpener onFailed): so does this.
         this.rescorer.forceRescore = true;
         p.mustRescore = true;
         return ORDER_FAILED;
