@@ -7,6 +7,7 @@
  */
 import type { PackPool } from '../api/schemas.js';
 import { toCents } from '../core/money.js';
+import { pullEv } from '../strategy/market-laws.js';
 import type { ScoreContext, ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { PackState, WorldPools } from './world-pools.js';
@@ -141,24 +142,14 @@ export class Rescorer {
     return mean < this.model.strategy.open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN);
   }
 
-  /** The pricing model's EV (DESIGN.md), summed over the pack's risk levels: a change detector. */
+  /** The pricing model's EV (`pullEv`), summed over the pack's risk levels: a change detector. */
   private quickEv(p: PackState, now: number): number {
     const chase = this.world.chaseActive(p, now) ? p.t.chase! : null;
     const pc = chase ? chase.probability : 0;
+    const chaseCents = chase ? toCents(chase.card.market_value) : 0;
     let total = 0;
-    for (let r = 0; r < p.t.pools.length; r++) {
-      const odds = p.odds[r]!;
-      let w = 0;
-      let acc = 0;
-      for (let i = 0; i < p.nb; i++) {
-        const n = this.count[p.b0 + i]!;
-        const o = n > 0 ? odds[i]! : 0;
-        if (o <= 0) continue;
-        w += o;
-        acc += (o * this.sum[p.b0 + i]!) / n;
-      }
-      total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
-    }
+    for (let r = 0; r < p.t.pools.length; r++)
+      total += pullEv(pc, chaseCents, p.odds[r]!, this.count, this.sum, p.b0, p.nb);
     return total;
   }
 

@@ -25,7 +25,8 @@ import { cardRealizableCents, planBoughtCard, scoreShopCard, watches } from '../
 import { listingLife } from '../strategy/listing-life.js';
 import {
   bandGap,
-  pickWeighted,
+  NO_CHOICE,
+  pickByStock,
   poissonCount,
   refillCount,
   refillShare,
@@ -246,10 +247,8 @@ export class Shop {
     if (k === 0) return;
     const sizes = this.stock.map((s) => s.n);
     for (let i = 0; i < k; i++) {
-      let total = 0;
-      for (const n of sizes) total += n;
-      if (total <= 0) break;
-      const c = pickWeighted(this.rng.next() * total, sizes);
+      const c = pickByStock(sizes, this.rng);
+      if (c === NO_CHOICE) break;
       const s = this.stock[c]!;
       this.takeAt(s, this.rng.int(s.n));
       sizes[c] = s.n;

@@ -4,7 +4,6 @@
  * times as ISO strings (docs/api.md).
  */
 
-import { VALUE_LOCK_MS } from '../api/rules.js';
 import { DAY_MS, HOUR_MS, iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
 import type {
@@ -23,6 +22,7 @@ import type { Intent, Ledger, PullRow } from '../store/ledger.js';
 import { computeReport } from '../store/report.js';
 import { sellBackDeadline } from '../strategy/decide-listing.js';
 import { listingPriceCents } from '../strategy/listing-model.js';
+import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { AccountBot } from './account-bot.js';
 import type { CardBuyer } from './card-buyer.js';
@@ -308,7 +308,7 @@ export class RunnerView implements BotView {
       for (const l of ledger.activeListings(bot.name)) {
         const pull = l.pullId ? ledger.getPull(l.pullId) : undefined;
         const value = pull?.valueCents ?? null;
-        const lockEnd = pull ? pull.pulledAt + VALUE_LOCK_MS : null;
+        const lockEnd = pull ? lockEnds(pull.pulledAt, SPEC_SELL_BACK_RULES) : null;
         const basis = value ?? l.priceCents;
         const deadline = sellBackDeadline(
           {
