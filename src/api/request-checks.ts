@@ -4,6 +4,7 @@
  * naming the endpoint and the field paths.
  */
 import type { z } from 'zod';
+import { formatPath } from '../core/format-path.js';
 import { RequestValidationError, type SchemaIssue } from './errors.js';
 import { ENDPOINTS, OPERATIONS, type Operation } from './operations.js';
 import { IdempotencyKey } from './schemas.js';
@@ -12,16 +13,6 @@ import { IdempotencyKey } from './schemas.js';
 export const REQUEST_SCHEMAS = Object.fromEntries(
   Object.entries(OPERATIONS).map(([op, o]) => [op, o.request]),
 ) as { readonly [O in Operation]: (typeof OPERATIONS)[O]['request'] };
-
-/** `a.b[2].c` from a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
-}
 
 export function issuesOf(error: z.ZodError, prefix = ''): SchemaIssue[] {
   return error.issues.map((i) => {

@@ -20,11 +20,6 @@ export const LATE_RATE = 0.8;
 export const VALUE_LOCK_MS = 7 * DAY_MS;
 export const VALUE_LOCK_DAYS = 7;
 
-/** When the value lock of a card acquired at `acquiredAt` (ms) ends. */
-export function valueLockEnd(acquiredAt: number): number {
-  return acquiredAt + VALUE_LOCK_MS;
-}
-
 // ---- Defaults of omitted parameters ("Pack purchase", "Pack pool", "List packs", "Vault")
 
 export const DEFAULT_CATEGORY = 'pokemon';

@@ -6,11 +6,11 @@
 
 import type { SnapshotFile } from '../api/snapshot-schema.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
+import { type CardsSetup, cardsSetup } from './cards-setup.js';
 import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
 import { type BacktestModel, buildModel } from './model.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult, runPath } from './path.js';
 import type { PathMarket } from './path-market.js';
-import { type CardsSetup, cardsSetup } from './shop.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
 
 export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path.js';

@@ -9,13 +9,14 @@ import { DAY_MS, HOUR_MS, nextUtcMidnight } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
-import { decideCardBuy } from '../strategy/decide-card.js';
+import { cardBuyRoom } from '../strategy/decide-card.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
-import { type CardsSetup, listExit } from './shop.js';
+import { listExit } from './shop.js';
 
 /**
  * Per path, when cards are backtested: cards bought, their prices, fees, listing sales (net of
@@ -227,13 +228,21 @@ export function runPath(
     state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
     if (budgetBlock(state, strategy)) return;
     const fee = shop!.feeCents;
+    // The strategy's caps and budget, as the bot's card buyer asks them (strategy/decide-card.ts):
+    // the room they leave changes only with a purchase, so it is asked once per purchase, and an
+    // offer (the scorer's buy at its price) fits when its price does. Then the world's own caps
+    // and the cash.
+    const roomNow = () =>
+      cardBuyRoom(
+        { ...state, cardsToday, cardOutlayTodayCents: cardOutlayToday },
+        strategy,
+        t,
+        cardMaxPerDay,
+      );
+    let room = roomNow();
     for (const o of shop!.offers(t)) {
-      // The strategy's caps and budget, as the bot's card buyer asks them (strategy/decide-card.ts);
-      // the offer is the scorer's buy at its price. Then the world's own caps and the cash.
-      const card = { ...state, cardsToday, cardOutlayTodayCents: cardOutlayToday };
-      const d = decideCardBuy(card, o.priceCents, o.priceCents, strategy, t, cardMaxPerDay);
-      if (d.action === 'stop') break;
-      if (d.action === 'skip') continue;
+      if (room.action === 'stop') break;
+      if (o.priceCents > room.cents) continue;
       const cost = o.priceCents + fee;
       if (cardPricesToday + o.priceCents > shop!.dailySpendCapCents) continue;
       if (cost > cash) continue;
@@ -289,6 +298,7 @@ export function runPath(
         cardProceeds(o.category, 'sold_back', a);
       }
       mark();
+      room = roomNow();
     }
   };
 

@@ -3,12 +3,12 @@
  * `decidePull` (the function the runner calls) and cached in typed arrays: a backtest path then
  * looks a decision up by index instead of building a Pull object per simulated pull.
  */
-import { FRESH_WINDOW_MS, VALUE_LOCK_MS } from '../api/rules.js';
 import type { Pull } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, roundHalfAway } from '../core/money.js';
 import { decidePull } from '../strategy/decide-pull.js';
 import { FRESH_RATE, LATE_RATE } from '../strategy/listing-model.js';
+import { freshEnds, lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 
@@ -117,11 +117,11 @@ function syntheticPull(cents: number, sealed: boolean, now: number): Pull {
     buyback: {
       amount: applyRate(cents, FRESH_RATE) / 100,
       rate: FRESH_RATE,
-      valid_until: iso(now + FRESH_WINDOW_MS),
+      valid_until: iso(freshEnds(now, SPEC_SELL_BACK_RULES)),
       after: {
         amount: applyRate(cents, LATE_RATE) / 100,
         rate: LATE_RATE,
-        valid_until: iso(now + VALUE_LOCK_MS),
+        valid_until: iso(lockEnds(now, SPEC_SELL_BACK_RULES)),
       },
     },
   };

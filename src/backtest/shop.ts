@@ -15,19 +15,18 @@
  * Which cards to buy is the strategy's scorer (`scoreShopCard`) at the current price and value.
  */
 
-import { CARD_FEE_USD, LATE_RATE } from '../api/rules.js';
+import { CARD_FEE_USD } from '../api/rules.js';
 import type { ShopCard } from '../api/schemas.js';
 import type { SnapshotFile } from '../api/snapshot-schema.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import type { Dynamics } from '../market/world-schema.js';
-import { cardRealizableCents, scoreShopCard, watches } from '../strategy/card-score.js';
-import { fastRate } from '../strategy/cents.js';
+import { cardRealizableCents, planBoughtCard, scoreShopCard, watches } from '../strategy/card-score.js';
 import { listingLife } from '../strategy/listing-life.js';
-import { minListingCents, priceWithinRules } from '../strategy/listing-model.js';
 import {
   bandGap,
-  pickWeighted,
+  NO_CHOICE,
+  pickByStock,
   poissonCount,
   refillCount,
   refillShare,
@@ -36,50 +35,12 @@ import {
 } from '../strategy/market-laws.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { ShopOffer } from './path-market.js';
+import { slotOf, type ValueDrift } from './value-drift.js';
 
 /** Salt of the shop's random stream (apart from the path's, the world's and the drift's). */
 const SHOP_STREAM_SALT = 0x1b873593;
 /** How often the bot reads the shop and buys (a full sync), when `card_sync_minutes` is not given. */
 export const DEFAULT_CARD_SYNC_MINUTES = 15;
-
-/** Whether and how a backtest models card buying; null when the strategy does not buy cards. */
-export interface CardsSetup {
-  /** False: cards are not backtested (`notice` says why). */
-  backtested: boolean;
-  /** Shop categories the strategy buys in that the snapshot recorded (report breakdown order). */
-  categories: string[];
-  notice: string | null;
-}
-
-export function cardsSetup(
-  snapshot: SnapshotFile,
-  strategy: Strategy,
-  market: 'static' | 'dynamic',
-): CardsSetup | null {
-  const cards = strategy.cards;
-  if (!cards.enabled) return null;
-  const off = (notice: string): CardsSetup => ({ backtested: false, categories: [], notice });
-  if (market !== 'dynamic')
-    return off('cards are backtested in the dynamic market only: card buying was not backtested');
-  const shop = snapshot.shop;
-  if (!shop)
-    return off(
-      'the snapshot records no shop (format v1, or recorded with --no-shop): card buying was not backtested',
-    );
-  const recorded = new Set(shop.map((s) => s.category));
-  const categories = cards.categories.filter((c) => recorded.has(c));
-  const missing = cards.categories.filter((c) => !recorded.has(c));
-  if (categories.length === 0)
-    return off(
-      `the snapshot's shop has no category of cards.categories (${missing.join(', ')}): card buying was not backtested`,
-    );
-  return {
-    backtested: true,
-    categories,
-    notice:
-      missing.length > 0 ? `the snapshot's shop has no ${missing.join(', ')}: not bought from there` : null,
-  };
-}
 
 /** A recorded shop card, and what the strategy makes of it that does not depend on its price. */
 interface TemplateCard {
@@ -99,7 +60,7 @@ interface TemplateCard {
 
 interface TemplateCategory {
   name: string;
-  /** The category's value index slot (the dynamic market's CATEGORY_SLOT; negative: none). */
+  /** The category's value index slot (value-drift.ts `slotOf`; negative: none). */
   slot: number;
   /** Whether the strategy buys here. */
   buys: boolean;
@@ -111,11 +72,7 @@ interface TemplateCategory {
 
 const templates = new WeakMap<SnapshotFile, WeakMap<Strategy, TemplateCategory[]>>();
 
-function shopTemplates(
-  snapshot: SnapshotFile,
-  strategy: Strategy,
-  slotOf: (category: string) => number,
-): TemplateCategory[] {
+function shopTemplates(snapshot: SnapshotFile, strategy: Strategy): TemplateCategory[] {
   let byStrategy = templates.get(snapshot);
   if (!byStrategy) {
     byStrategy = new WeakMap();
@@ -234,20 +191,22 @@ export class Shop {
   private readonly cap: number;
   /** The fee the scorer counts (the spec's), whatever the world charges. */
   private readonly scorerFee = toCents(CARD_FEE_USD);
+  /** The category value indexes (the drift's, updated in place each tick). */
+  private readonly index: Float64Array;
 
   constructor(
     snapshot: SnapshotFile,
     private readonly strategy: Strategy,
     private readonly dyn: Dynamics,
-    /** The category value indexes (updated in place by the market each tick). */
-    private readonly index: Float64Array,
-    slotOf: (category: string) => number,
+    /** The world's value drift: its category indexes move the shop's values (updated each tick). */
+    drift: ValueDrift,
     seed: number,
     pathIndex: number,
   ) {
+    this.index = drift.index;
     this.rng = new Rng((seed ^ SHOP_STREAM_SALT) >>> 0).fork(pathIndex);
     this.cap = toCents(strategy.cards.max_price_usd);
-    this.stock = shopTemplates(snapshot, strategy, slotOf).map((t) => {
+    this.stock = shopTemplates(snapshot, strategy).map((t) => {
       const size = t.cards.length;
       const s: Stock = {
         t,
@@ -288,10 +247,8 @@ export class Shop {
     if (k === 0) return;
     const sizes = this.stock.map((s) => s.n);
     for (let i = 0; i < k; i++) {
-      let total = 0;
-      for (const n of sizes) total += n;
-      if (total <= 0) break;
-      const c = pickWeighted(this.rng.next() * total, sizes);
+      const c = pickByStock(sizes, this.rng);
+      if (c === NO_CHOICE) break;
       const s = this.stock[c]!;
       this.takeAt(s, this.rng.int(s.n));
       sizes[c] = s.n;
@@ -434,20 +391,15 @@ export class Shop {
 export type CardExit = { list: true; priceCents: number } | { list: false };
 
 /**
- * The `list` exit of a card worth `valueCents` with sell-back basis `basisCents`, as the scorer
- * values it (`cardRealizableCents`): listed at the strategy's markup within the marketplace's
- * rules; sold back at once when no price is allowed, or (`only_when_better`) when the listing's
- * expected yield at this basis does not beat selling back.
+ * The `list` exit of a card worth `valueCents` with sell-back basis `basisCents` (min(price paid,
+ * value at purchase)): what `planBoughtCard` plans for it, the rule the scorer and the bot share
+ * (listed at the strategy's markup within the marketplace's rules; sold back at once when no price
+ * is allowed, or with `only_when_better` when listing is not expected to beat selling back).
  */
 export function listExit(valueCents: number, basisCents: number, strategy: Strategy): CardExit {
-  const price = priceWithinRules(valueCents, strategy.sell.list.markup, minListingCents(strategy));
-  if (valueCents <= 0 || price === null) return { list: false };
-  if (strategy.sell.list.only_when_better) {
-    const sellBack = fastRate(basisCents, LATE_RATE);
-    const listed = valueCents * listingLife(strategy, basisCents / valueCents).expectedYield;
-    if (!(listed > sellBack)) return { list: false };
-  }
-  return { list: true, priceCents: price };
+  // The basis is at most the value, so a purchase at the basis has this very basis.
+  const plan = planBoughtCard(valueCents, basisCents, strategy);
+  return plan.action === 'list' ? { list: true, priceCents: plan.priceCents } : { list: false };
 }
 
 /** What selling a bought card back pays at once (the purchase's locked basis, `sellBackAmount`). */

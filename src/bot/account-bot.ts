@@ -1,36 +1,27 @@
 /**
- * One account's bot: the scheduler (open loop), the sell sweep, the listing watcher and the
- * reconciler, each a loop sleeping only on the injected clock. The open loop wakes exactly at the
- * next allowed purchase while the strategy wants to open, acts on what the purchase answers
- * (remaining balance, 429 bodies) and hands every pull to the sell side at once.
+ * One account's bot, the loop supervisor: it builds the account's parts, recovers from the ledger
+ * at start-up, runs the pack opener (pack-opener.ts), the card buyer while the strategy buys cards
+ * (card-buyer.ts), the sell sweep and the reconciler (listing watch), each a loop sleeping only on
+ * the injected clock, stops them gracefully, and books every confirmed order (budget, metrics,
+ * the account's balance and limits) and hands its pulls to the sell side at once.
  */
-import {
-  DailyLimitReachedError,
-  isPartnerApiError,
-  OrderRefundedError,
-  type PartnerApiError,
-  RateLimitedError,
-} from '../api/errors.js';
-import type { PackPool } from '../api/schemas.js';
-import { nextUtcMidnight } from '../core/clock.js';
-import { toCents } from '../core/money.js';
+import { isPartnerApiError } from '../api/errors.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
-import { stopLossHit } from '../strategy/budget.js';
-import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
+import type { OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import { BudgetTracker, type SpendTotals } from './budget-state.js';
+import { BudgetTracker } from './budget-state.js';
 import { CardBuyer } from './card-buyer.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
-import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
+import { type CrashPoint, PurchaseExecutor } from './executor.js';
 import { InDoubtResolver, type Resolution } from './in-doubt.js';
-import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
-import * as notices from './notices.js';
+import type { AccountView } from './market-view.js';
+import { PackOpener } from './pack-opener.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
-import { Mutex, sleepFor, sleepUntil } from './sleep.js';
+import { Mutex, sleepFor } from './sleep.js';
 
 export interface Cadence {
   accountMs: number;
@@ -66,33 +57,17 @@ export class AccountBot {
   readonly executor: PurchaseExecutor;
   readonly inDoubt: InDoubtResolver;
   readonly cards: CardBuyer;
+  readonly packs: PackOpener;
   /** Pack and card purchases one at a time: each checks the caps with the other's spend booked. */
   private readonly spending = new Mutex();
-  private account: AccountView | undefined;
-  private pools:
-    | {
-        pools: PackPool[];
-        maxQuantity: Map<string, number>;
-        listPriceCents: Map<string, number>;
-        readAt: number;
-      }
-    | undefined;
-  private lastPurchaseAt: number | null = null;
   private readonly openAbort = new AbortController();
   private readonly allAbort = new AbortController();
   private openingStopped = false;
   private loops: Promise<void>[] = [];
   private cardLoop: Promise<void> | undefined;
   private readonly reconcileOptions: ReconcileOptions;
-  /** Why the open loop last waited (for logs and tests). */
-  lastWait = '';
-  purchases = 0;
-  /** The latest scoring and what the open loop decided from it (read API). */
-  lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
 
   private budget: BudgetTracker;
-  /** The stop-loss guard held at the last look (a notification goes out when it starts to). */
-  private stopLossOn = false;
 
   constructor(private readonly o: AccountBotOptions) {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
@@ -128,7 +103,7 @@ export class AccountBot {
       shopMs: o.shopMs ?? 15 * 60_000,
       idleMs: o.cadence.idleMs,
       spending: (fn) => this.spending.run(fn),
-      readAccount: (now) => this.readAccountIfStale(now),
+      readAccount: (now) => this.packs.readAccountIfStale(now),
       // A pack order merely on the wire is not in doubt (the lock below orders the two anyway).
       inDoubt: () =>
         o.ledger
@@ -147,6 +122,18 @@ export class AccountBot {
       readsReport: o.readsPurchaseReport !== false,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
+    this.packs = new PackOpener({
+      ...o,
+      executor: this.executor,
+      inDoubt: this.inDoubt,
+      sell: this.sell,
+      budget: () => this.budget,
+      spending: (fn) => this.spending.run(fn),
+      openingStopped: () => this.openingStopped,
+      settled: (r) => this.settled(r),
+      onConfirmed: (confirmed, replay) => this.onConfirmed(confirmed, replay),
+      updateDoubtGauge: () => this.updateDoubtGauge(),
+    });
   }
 
   /** The account's name (config). */
@@ -158,10 +145,30 @@ export class AccountBot {
     return this.o.strategy;
   }
 
+  /** Why the open loop last waited (for logs and tests). */
+  get lastWait(): string {
+    return this.packs.lastWait;
+  }
+
+  /** Pack orders confirmed since start. */
+  get purchases(): number {
+    return this.packs.purchases;
+  }
+
+  /** The latest scoring and what the open loop decided from it (read API). */
+  get lastScores(): { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined {
+    return this.packs.lastScores;
+  }
+
+  /** One step of the open loop (PackOpener.openOnce); returns when to look again, or 'stop'. */
+  openOnce(): Promise<number | 'stop'> {
+    return this.packs.openOnce();
+  }
+
   /** What the read API shows of this account: a read-only snapshot. */
   snapshot() {
     return {
-      account: this.account as Readonly<AccountView> | undefined,
+      account: this.packs.account as Readonly<AccountView> | undefined,
       lastWait: this.lastWait,
       scores: this.lastScores,
       totals: this.budget.totals(this.o.clock.now()),
@@ -174,10 +181,10 @@ export class AccountBot {
     (this.o as { strategy: Strategy }).strategy = strategy;
     this.sell.setStrategy(strategy);
     this.cards.setStrategy(strategy);
+    this.packs.setStrategy(strategy);
     this.o.metrics.minEvRatio(strategy.open.min_ev_ratio);
     this.reconcileOptions.strategy = strategy;
     this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy, this.o.clock.now());
-    this.pools = undefined;
     if (this.loops.length > 0) this.startCardLoop();
   }
 
@@ -185,7 +192,9 @@ export class AccountBot {
   async start(): Promise<void> {
     await this.recover();
     this.loops = [
-      this.guard('open', () => this.openLoop()),
+      this.guard('open', () =>
+        this.packs.loop(AbortSignal.any([this.openAbort.signal, this.allAbort.signal])),
+      ),
       this.guard('sweep', () => this.sweepLoop()),
       this.guard('reconcile', () => this.reconcileLoop()),
     ];
@@ -253,146 +262,13 @@ export class AccountBot {
     }
   }
 
-  // ------------------------------------------------------------------ open loop
-
-  private async openLoop(): Promise<void> {
-    const { clock } = this.o;
-    const signal = AbortSignal.any([this.openAbort.signal, this.allAbort.signal]);
-    while (!signal.aborted) {
-      const until = await this.openOnce();
-      if (until === 'stop') return;
-      const wake = Math.max(clock.now(), until);
-      if (!(await sleepUntil(clock, wake, signal))) return;
-    }
-  }
-
-  /** One scheduling step; returns when to look again, or 'stop'. */
-  async openOnce(): Promise<number | 'stop'> {
-    const { clock, cadence, strategy, ledger, log, metrics } = this.o;
-    const now = clock.now();
-    if (this.openingStopped) return 'stop';
-    // An order whose outcome is unknown is settled (by evidence, or its own key) before any new one.
-    const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
-    if (doubt) {
-      const mayResend = !this.openingStopped && !this.o.killSwitch?.isPaused();
-      const r = this.settled(await this.inDoubt.resolve(doubt, mayResend));
-      if (r.status === 'confirmed') await this.sell.process();
-      if (r.status !== 'in_doubt') return clock.now();
-      this.noteWait(`order ${doubt.key} in doubt${r.parked ? ' (parked for review)' : ''}: ${r.why}`);
-      return r.until;
-    }
-    if (this.o.killSwitch?.isPaused()) {
-      this.noteWait('kill switch is on');
-      return now + cadence.idleMs;
-    }
-    const account = await this.readAccountIfStale(now);
-    const pools = await this.readPoolsIfStale(now);
-    if (!account || !pools) return now + cadence.idleMs;
-
-    const totals = this.budget.totals(now);
-    metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
-    const rows: ScoreRow[] = scoreView(
-      pools.pools,
-      pools.maxQuantity,
-      strategy,
-      account.balanceCents,
-      metrics,
-      log,
-      pools.listPriceCents,
-    );
-    const decide = (at: number, spent: SpendTotals): OpenDecision =>
-      decideOpen(
-        {
-          balanceCents: account.balanceCents,
-          ...spent,
-          killSwitch: false,
-          packsLeftToday: account.packsLeftToday,
-          nextPurchaseAt: account.nextPurchaseAt,
-          resetsAt: account.resetsAt,
-          lastPurchaseAt: this.lastPurchaseAt,
-        },
-        rows,
-        strategy,
-        at,
-      );
-    const decision = decide(now, totals);
-    this.lastScores = { rows, decision, at: now };
-    // Exported even while a kill switch also stops opening (budgetBlock names only the first guard).
-    const stopLoss = stopLossHit(totals, strategy);
-    metrics.paused('stop_loss', stopLoss);
-    this.noteStopLoss(stopLoss, totals.realizedPnlCents, now);
-    const nextPoolRead = pools.readAt + cadence.poolsMs;
-    if (decision.action === 'wait') {
-      this.noteWait(decision.reason);
-      // A limit that lifts at a known instant: wake exactly then. Otherwise at the next pool read.
-      return decision.until ?? Math.min(nextPoolRead, account.readAt + cadence.accountMs);
-    }
-    if (this.openingStopped || this.o.killSwitch?.isPaused()) return now;
-    const row = rows.find(
-      (r) =>
-        r.category === decision.category &&
-        r.pack_type === decision.pack_type &&
-        r.risk_level === decision.risk_level,
-    );
-    const q = decision.quantity;
-    const outcome = await this.spending.run(async () => {
-      // The card buyer may have spent while this loop waited for the lock: the caps are asked again
-      // with what is booked and open now, and anything but the same order waits for the next step.
-      const at = clock.now();
-      if (!sameOrder(decide(at, this.budget.totals(at)), decision)) return undefined;
-      return this.executor.open({
-        body: {
-          pack_type: decision.pack_type,
-          category: decision.category as never,
-          quantity: q,
-          risk_level: decision.risk_level as never,
-        },
-        unitPriceCents: decision.priceCents,
-        ...(row
-          ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
-          : {}),
-      });
-    });
-    if (!outcome) return clock.now();
-    return this.afterOutcome(outcome);
-  }
-
-  private noteStopLoss(on: boolean, pnlCents: number, now: number): void {
-    if (on && !this.stopLossOn)
-      this.o.notifier?.notify(
-        notices.stopLoss(this.o.account, pnlCents, toCents(this.o.strategy.budget.stop_loss_usd), now),
-      );
-    this.stopLossOn = on;
-  }
-
-  private noteWait(reason: string): void {
-    if (reason !== this.lastWait) this.o.log.info({ reason }, 'not opening');
-    this.lastWait = reason;
-  }
-
-  /** Acts on the purchase's answer; an order in doubt is settled by the next step (openOnce). */
-  private async afterOutcome(outcome: PurchaseOutcome): Promise<number | 'stop'> {
-    const { clock } = this.o;
-    this.updateDoubtGauge();
-    if (outcome.status === 'in_doubt') return clock.now();
-    if (outcome.status === 'confirmed') {
-      this.onConfirmed(outcome.confirmed, outcome.response.idempotent_replay === true);
-      await this.sell.process();
-      if (outcome.confirmed.recorded)
-        await this.inDoubt.learnUserId(
-          outcome.intent,
-          outcome.confirmed.order.totalChargedCents,
-          outcome.confirmed.order.packType,
-        );
-      return this.account ? Math.max(this.account.nextPurchaseAt, clock.now()) : clock.now();
-    }
-    return this.onFailed(outcome.error);
-  }
+  // ------------------------------------------------------------------ booking
 
   /** Books what a settlement of an order in doubt found; returns it for the caller's next step. */
   private settled(r: Resolution): Resolution {
     if (r.status === 'confirmed') this.onConfirmed(r.confirmed, r.replay);
-    if (r.status === 'failed' && this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+    const account = this.packs.account;
+    if (r.status === 'failed' && account) account.readAt = Number.NEGATIVE_INFINITY;
     this.updateDoubtGauge();
     return r;
   }
@@ -406,8 +282,9 @@ export class AccountBot {
     const { order, pulls, recorded } = confirmed;
     const card = order.operation === 'card';
     const now = clock.now();
+    const packs = this.packs;
     this.sell.markReceived(pulls);
-    if (!card) this.lastPurchaseAt = now;
+    if (!card) packs.lastPurchaseAt = now;
     if (recorded) {
       metrics.spend(order.totalChargedCents);
       if (card) {
@@ -422,21 +299,22 @@ export class AccountBot {
           order.riskLevel ?? 'standard',
           order.quantity,
         );
-        this.purchases++;
+        packs.purchases++;
       }
     }
     if (card) this.noteCardReview(confirmed);
     metrics.balance(order.remainingBalanceCents);
-    if (this.account && !replay && !order.checkoutId.startsWith('settled:')) {
+    const account = packs.account;
+    if (account && !replay && !order.checkoutId.startsWith('settled:')) {
       // The answer is fresher than any read: balance and limits follow from it. The server's
       // purchase time is before `now`, so `now + min interval` is never early.
-      this.account.balanceCents = order.remainingBalanceCents;
+      account.balanceCents = order.remainingBalanceCents;
       if (!card) {
-        this.account.packsLeftToday = Math.max(0, this.account.packsLeftToday - order.quantity);
-        this.account.nextPurchaseAt = now + this.account.minSecondsBetween * 1000;
-        metrics.packsLeftToday(this.account.packsLeftToday);
+        account.packsLeftToday = Math.max(0, account.packsLeftToday - order.quantity);
+        account.nextPurchaseAt = now + account.minSecondsBetween * 1000;
+        metrics.packsLeftToday(account.packsLeftToday);
       }
-    } else if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
+    } else if (account) account.readAt = Number.NEGATIVE_INFINITY;
   }
 
   /** A bought card held for review is exported and logged (its reason is its hold decision). */
@@ -449,71 +327,6 @@ export class AccountBot {
       { checkout: order.checkoutId, card: order.cardId, why },
       'card purchase held for review: the card is held; never re-bought under a new key',
     );
-  }
-
-  private onFailed(error: PartnerApiError): number | 'stop' {
-    const { clock, cadence, log } = this.o;
-    const now = clock.now();
-    if (error instanceof RateLimitedError) {
-      if (this.account) this.account.nextPurchaseAt = now + error.retryAfterSeconds * 1000;
-      return now + error.retryAfterSeconds * 1000;
-    }
-    if (error instanceof DailyLimitReachedError) {
-      const resets = Date.parse(error.resetsAt);
-      const at = Number.isFinite(resets) ? resets : nextUtcMidnight(now);
-      if (this.account) {
-        this.account.packsLeftToday = 0;
-        this.account.resetsAt = at;
-      }
-      return at;
-    }
-    if (error instanceof OrderRefundedError) {
-      // Nothing was charged; the pool changed under us. Re-read and re-score before trying again.
-      this.pools = undefined;
-      if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
-      return now;
-    }
-    if (error.kind === 'fatal') {
-      log.fatal({ code: error.code }, `opening stopped: ${error.message}`);
-      return 'stop';
-    }
-    // Rejected (bad request, insufficient balance, pack gone): re-read everything, then look again.
-    this.pools = undefined;
-    this.account = undefined;
-    return now + cadence.idleMs;
-  }
-
-  private async readAccountIfStale(now: number): Promise<AccountView | undefined> {
-    const a = this.account;
-    const stale =
-      !a || now >= a.readAt + this.o.cadence.accountMs || (a.packsLeftToday <= 0 && now >= a.resetsAt);
-    if (!stale) return a;
-    try {
-      const view = accountView(await this.o.api.getAccount(), this.o.clock.now());
-      this.account = view;
-      this.o.metrics.balance(view.balanceCents);
-      this.o.metrics.packsLeftToday(view.packsLeftToday);
-      return view;
-    } catch (e) {
-      return this.readFailed(e, 'account');
-    }
-  }
-
-  private async readPoolsIfStale(now: number) {
-    if (this.pools && now < this.pools.readAt + this.o.cadence.poolsMs) return this.pools;
-    try {
-      const read = await readPools(this.o.api, this.o.strategy);
-      this.pools = { ...read, readAt: this.o.clock.now() };
-      return this.pools;
-    } catch (e) {
-      return this.readFailed(e, 'pools');
-    }
-  }
-
-  private readFailed(e: unknown, what: string): undefined {
-    if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-    this.o.log.warn({ code: e.code, what }, `read failed, will retry: ${e.message}`);
-    return undefined;
   }
 
   private updateDoubtGauge(): void {
@@ -556,16 +369,4 @@ export class AccountBot {
       }
     }
   }
-}
-
-/** Whether `again` opens exactly what `first` decided (same pack, risk, quantity and price). */
-function sameOrder(again: OpenDecision, first: OpenDecision & { action: 'open' }): boolean {
-  return (
-    again.action === 'open' &&
-    again.category === first.category &&
-    again.pack_type === first.pack_type &&
-    again.risk_level === first.risk_level &&
-    again.quantity === first.quantity &&
-    again.priceCents === first.priceCents
-  );
 }

@@ -4,7 +4,6 @@
  * times as ISO strings (docs/api.md).
  */
 
-import { valueLockEnd } from '../api/rules.js';
 import { iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
 import type {
@@ -21,6 +20,7 @@ import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
 import { repriceSchedule, sellBackDeadline } from '../strategy/decide-listing.js';
+import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountBot } from './account-bot.js';
 import { accountStatusOf } from './account-status.js';
 
@@ -267,7 +267,7 @@ export class RunnerView implements BotView {
         const pull = l.pullId ? ledger.getPull(l.pullId) : undefined;
         const value = pull?.valueCents ?? null;
         const basis = value ?? l.priceCents;
-        const lockEnd = pull ? valueLockEnd(pull.pulledAt) : null;
+        const lockEnd = pull ? lockEnds(pull.pulledAt, SPEC_SELL_BACK_RULES) : null;
         const view = {
           priceCents: l.priceCents,
           listedAt: l.createdAt,

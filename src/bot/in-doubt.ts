@@ -9,13 +9,14 @@
  */
 
 import { iterPurchaseReport } from '../api/paginate.js';
-import { CARD_FEE_USD, FRESH_WINDOW_MS, LATE_RATE } from '../api/rules.js';
+import { CARD_FEE_USD, LATE_RATE } from '../api/rules.js';
 import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, toCents } from '../core/money.js';
 import { NO_NOTIFIER } from '../obs/notify/event.js';
 import { boughtCardPull } from '../store/bought-card.js';
 import type { ConfirmedOrder, Intent, NewPull } from '../store/ledger.js';
+import { freshEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
 import {
   DEFAULT_EVIDENCE_OPTIONS,
@@ -346,7 +347,7 @@ export function pullOf(v: VaultEntry): NewPull {
     isChase: false,
     buybackCents: bb ? toCents(bb.amount) : null,
     buybackRate: bb ? bb.rate : null,
-    buybackValidUntil: bb ? pulledAt + FRESH_WINDOW_MS : null,
+    buybackValidUntil: bb ? freshEnds(pulledAt, SPEC_SELL_BACK_RULES) : null,
     afterCents: bb ? applyRate(basis, LATE_RATE) : null,
     afterRate: bb ? LATE_RATE : null,
     afterValidUntil: bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null,

@@ -6,12 +6,12 @@
  */
 
 import { isPartnerApiError } from '../api/errors.js';
-import { valueLockEnd } from '../api/rules.js';
 import type { VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { ListingRow } from '../store/ledger.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { netOfFeeCents } from '../strategy/listing-model.js';
+import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
 
 /** The spec's value lock: 7 days after acquisition the offer follows the market. */
@@ -74,7 +74,7 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
       marketValueCents: toCents(entry.value),
       // While listed the vault shows no offer; during the lock its basis is the value at the pull.
       basisValueCents: pull?.valueCents ?? toCents(entry.value),
-      lockedValueUntil: valueLockEnd(acquiredAt),
+      lockedValueUntil: lockEnds(acquiredAt, SPEC_SELL_BACK_RULES),
     },
     o.strategy,
     now,

@@ -3,14 +3,14 @@
  * validated BotConfig (logger with the keys registered as secrets, metrics, notifications, ledger,
  * kill switch, the API per account after its identity and scope check, the metrics server),
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
- * flight finished, pulls still in their window sold, ledger closed.
+ * flight finished, pulls still in their window sold, ledger closed. The embedded simulator's
+ * resumption is embedded-resume.ts; building the accounts (identity and scope check, API, bot) is
+ * accounts.ts.
  */
-import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
+import type { HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { type BotConfig, isLoopbackHost, loadBotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock, WallClock } from '../core/clock.js';
-import { UserInputError } from '../core/errors.js';
-import { StateMismatchError } from '../market/persist.js';
 import type { BotControl, BotView } from '../obs/bot-view.js';
 import { endpointPauseFile, KillSwitch } from '../obs/kill-switch.js';
 import { createLogger, type Logger, SecretRegistry } from '../obs/logger.js';
@@ -20,38 +20,47 @@ import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
-import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
-import { AccountBot, type Cadence } from './account-bot.js';
+import type { AccountBot } from './account-bot.js';
+import { type AccountOverrides, buildAccounts } from './accounts.js';
 import { RunnerView } from './bot-view.js';
 import { RunnerControl } from './control.js';
 import { dailySummaryLoop } from './daily-summary.js';
-import {
-  adoptLegacyState,
-  closePreviousEmbeddedSession,
-  type Embedded,
-  embeddedStatePath,
-  readSavedSim,
-  type SavedSim,
-  startEmbedded,
-} from './embedded.js';
-import type { CrashPoint } from './executor.js';
-import { stopOnFatal } from './fatal-guard.js';
+import type { Embedded } from './embedded.js';
+import { ClockBox, resumeEmbedded } from './embedded-resume.js';
 import * as notices from './notices.js';
-import { createPaperMarket } from './paper-market.js';
 
-export interface RunnerOptions {
+export interface RunnerOptions extends AccountOverrides {
   /** Default: wall clock (sped up by `sim.speed` in embedded mode). */
   clock?: Clock;
   /** Log destination (tests collect lines); default stdout. */
   logDestination?: NodeJS.WritableStream;
   /** Serve /metrics etc. (default: config.metrics.enabled); port 0 in tests. */
   metricsPort?: number;
-  /** Override of the sell sweep and idle cadence (tests). */
-  cadence?: Partial<Cadence>;
-  crashAt?: (point: CrashPoint, key: string) => void;
-  stopwatch?: () => number;
   /** Instead of the webhooks of `config.notify` (tests). */
   notifier?: Notifier;
+}
+
+/** What a running bot is made of, built by `Runner.start` (and undone by `stop`). */
+interface RunnerParts {
+  config: BotConfig;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  ledger: Ledger;
+  killSwitch: KillSwitch;
+  bots: AccountBot[];
+  apis: PartnerApi[];
+  /** The HTTP clients under `apis`, closed at the end. */
+  https: HttpPartnerApi[];
+  embedded: Embedded | undefined;
+  obs: ObsServer | undefined;
+  /** The ledger's writer lock, released at the end. */
+  lock: WriterLock;
+  /** The operator's actions (control API, SIGHUP reload). */
+  control: BotControl;
+  /** What the read API shows. */
+  view: BotView;
+  notifier: Notifier;
 }
 
 export class Runner {
@@ -65,25 +74,41 @@ export class Runner {
     this.resolveDone = r;
   });
 
-  private constructor(
-    readonly config: BotConfig,
-    readonly clock: Clock,
-    readonly log: Logger,
-    readonly metrics: Metrics,
-    readonly ledger: Ledger,
-    readonly killSwitch: KillSwitch,
-    readonly bots: AccountBot[],
-    readonly apis: PartnerApi[],
-    private readonly https: HttpPartnerApi[],
-    readonly embedded: Embedded | undefined,
-    readonly obs: ObsServer | undefined,
-    private readonly lock: WriterLock,
-    /** The operator's actions (control API, SIGHUP reload). */
-    readonly control: BotControl,
-    /** What the read API shows. */
-    readonly view: BotView,
-    readonly notifier: Notifier,
-  ) {}
+  readonly config: BotConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly ledger: Ledger;
+  readonly killSwitch: KillSwitch;
+  readonly bots: AccountBot[];
+  readonly apis: PartnerApi[];
+  private readonly https: HttpPartnerApi[];
+  readonly embedded: Embedded | undefined;
+  readonly obs: ObsServer | undefined;
+  private readonly lock: WriterLock;
+  /** The operator's actions (control API, SIGHUP reload). */
+  readonly control: BotControl;
+  /** What the read API shows. */
+  readonly view: BotView;
+  readonly notifier: Notifier;
+
+  private constructor(parts: RunnerParts) {
+    this.config = parts.config;
+    this.clock = parts.clock;
+    this.log = parts.log;
+    this.metrics = parts.metrics;
+    this.ledger = parts.ledger;
+    this.killSwitch = parts.killSwitch;
+    this.bots = parts.bots;
+    this.apis = parts.apis;
+    this.https = parts.https;
+    this.embedded = parts.embedded;
+    this.obs = parts.obs;
+    this.lock = parts.lock;
+    this.control = parts.control;
+    this.view = parts.view;
+    this.notifier = parts.notifier;
+  }
 
   static async start(config: BotConfig, options: RunnerOptions = {}): Promise<Runner> {
     // Before anything else is touched: a second bot on this ledger is refused with nothing changed.
@@ -194,23 +219,23 @@ export class Runner {
         : undefined;
       if (obs) cleanups.push(() => obs.close());
 
-      runner = new Runner(
+      runner = new Runner({
         config,
         clock,
         log,
         metrics,
         ledger,
         killSwitch,
-        accounts.bots,
-        accounts.apis,
-        accounts.https,
+        bots: accounts.bots,
+        apis: accounts.apis,
+        https: accounts.https,
         embedded,
         obs,
         lock,
         control,
         view,
         notifier,
-      );
+      });
       for (const bot of accounts.bots) await bot.start();
       accounts.arm();
       if (notifier.wants('daily_summary'))
@@ -267,50 +292,6 @@ export class Runner {
   }
 }
 
-/**
- * Before any order (and before recovery re-sends one): the key acts on a linked account and has
- * every scope the strategy needs in this mode (`scopesNeeded`), so a missing scope stops the bot
- * now instead of at its first 403.
- */
-async function checkIdentity(
-  api: PartnerApi,
-  account: string,
-  needs: ScopeNeeds,
-  log: Logger,
-): Promise<readonly string[]> {
-  const me = await api.getIdentity();
-  if (!me.linked)
-    throw new UserInputError(`account '${account}': the API key is not linked to a user account (GET /me)`);
-  const missing = missingScopes(me.key.scopes, needs);
-  if (missing.required.length > 0)
-    throw new UserInputError(
-      `account '${account}': the API key '${me.key.name}' lacks the scope(s) ${missing.required.join(', ')} that its strategy needs (GET /me lists ${me.key.scopes.join(', ') || 'none'})`,
-    );
-  if (missing.optional.length > 0)
-    log.warn(
-      { account, key_name: me.key.name, missing: missing.optional },
-      'API key lacks read:pulls: orders in doubt cannot be checked against the purchase report',
-    );
-  return me.key.scopes;
-}
-
-/**
- * The runner's clock, replaceable once: the embedded simulator may move time on when it resumes a
- * previous session, after the ledger and the logger already read it.
- */
-class ClockBox implements Clock {
-  constructor(private current: Clock) {}
-  set(clock: Clock): void {
-    this.current = clock;
-  }
-  now(): number {
-    return this.current.now();
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return this.current.sleep(ms, signal);
-  }
-}
-
 /** The logger, with every key and token registered as a secret before the first line. */
 function startLogging(
   config: BotConfig,
@@ -327,160 +308,6 @@ function startLogging(
     ...(destination ? { destination } : {}),
   });
   return { log, secrets };
-}
-
-/**
- * The embedded simulator, resumed from its saved state when it matches this world and seed, else
- * started fresh after closing the previous session in the ledger. Time never runs backwards across
- * a restart (`moveClock`: the runner owns the clock, tests bring their own).
- */
-async function resumeEmbedded(
-  config: BotConfig,
-  ledger: Ledger,
-  clock: ClockBox,
-  moveClock: boolean,
-  log: Logger,
-): Promise<Embedded> {
-  const world = config.sim.world;
-  if (!world) throw new Error('embedded mode without a validated world (config not from loadBotConfig)');
-  const statePath = config.store.path === ':memory:' ? undefined : embeddedStatePath(config.store.path);
-  const adopted = statePath ? adoptLegacyState(statePath) : undefined;
-  if (adopted) log.info({ from: adopted, to: statePath }, 'embedded simulator state file renamed');
-  const saved: SavedSim = statePath
-    ? readSavedSim(statePath, world, config.sim.seed)
-    : { ok: false, missing: true, reason: 'the ledger is in memory' };
-  const floor = Math.max(saved.ok ? saved.header.savedAt : (saved.savedAt ?? 0), ledger.latestActivityAt());
-  if (moveClock && floor >= clock.now()) {
-    clock.set(new ScaledClock(floor + 1, config.sim.speed));
-    log.info({ at: new Date(floor + 1).toISOString() }, 'clock resumes from the previous session');
-  }
-  const onError = (err: unknown) => log.error({ err }, 'embedded simulator error');
-  let embedded: Embedded | undefined;
-  if (saved.ok) {
-    embedded = await startEmbedded(clock, {
-      world,
-      seed: saved.header.seed,
-      restore: saved.buf,
-      ...(statePath ? { statePath } : {}),
-      configSeed: config.sim.seed,
-      onError,
-    }).catch((e: unknown) => {
-      if (!(e instanceof StateMismatchError)) throw e;
-      log.warn({ path: statePath, reason: e.message }, 'embedded simulator state not restored');
-      return undefined;
-    });
-    if (embedded)
-      log.info(
-        { path: statePath, saved_at: new Date(saved.header.savedAt).toISOString(), seed: saved.header.seed },
-        'embedded simulator state restored',
-      );
-  } else if (!saved.missing || ledger.latestActivityAt() > 0)
-    log.warn({ path: statePath, reason: saved.reason }, 'embedded simulator state not restored');
-  if (!embedded) {
-    const offset = closePreviousEmbeddedSession(ledger, log);
-    embedded = await startEmbedded(clock, {
-      world,
-      seed: (config.sim.seed + offset) % 2 ** 32,
-      ...(statePath ? { statePath } : {}),
-      configSeed: config.sim.seed,
-      onError,
-    });
-  }
-  log.info({ url: embedded.server.url, speed: config.sim.speed }, 'embedded simulator listening');
-  return embedded;
-}
-
-interface AccountsEnv {
-  baseUrl: string;
-  clock: Clock;
-  ledger: Ledger;
-  log: Logger;
-  metrics: Metrics;
-  killSwitch: KillSwitch;
-  /** Whether the last API answer came back (for /readyz). */
-  health: { lastApiOk: boolean };
-  cleanups: (() => Promise<void> | void)[];
-  notifier: Notifier;
-  fail: (e: unknown) => void;
-}
-
-/**
- * Per account: the HTTP client, the key's identity and scopes checked against its strategy (exit 2
- * before any order), the API (the paper market in dry-run), and the account bot. A fatal answer
- * stops the runner once `arm()` is called (during start-up it fails the start itself).
- */
-async function buildAccounts(config: BotConfig, options: RunnerOptions, env: AccountsEnv) {
-  const { clock, ledger, log, metrics, killSwitch, health } = env;
-  const cadence: Cadence = {
-    accountMs: config.polling.accountMs,
-    poolsMs: config.polling.poolsMs,
-    vaultMs: config.polling.vaultMs,
-    listingsMs: config.polling.listingsMs,
-    sweepMs: Math.min(15_000, Math.floor(config.sellback.safetyMarginMs / 2)),
-    idleMs: 5_000,
-    ...options.cadence,
-  };
-  const bots: AccountBot[] = [];
-  const apis: PartnerApi[] = [];
-  const https: HttpPartnerApi[] = [];
-  const scopesOf = new Map<string, readonly string[]>();
-  let armed = false;
-  for (const account of config.accounts) {
-    const { strategy } = account;
-    const http = createHttpClient({
-      baseUrl: env.baseUrl,
-      apiKey: account.apiKey(),
-      clock,
-      timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
-      onResponse: (e) => {
-        metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
-        health.lastApiOk = e.status !== 'transport' && e.status < 500;
-      },
-    });
-    https.push(http);
-    env.cleanups.push(() => http.close());
-    const scopes = await checkIdentity(http, account.name, scopesNeeded(strategy, config.mode), log);
-    scopesOf.set(account.name, scopes);
-    const api: PartnerApi =
-      config.mode === 'dry-run'
-        ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
-        : http;
-    apis.push(api);
-    const alog = log.child({ account: account.name });
-    bots.push(
-      new AccountBot({
-        account: account.name,
-        api: stopOnFatal(api, (e) => (armed ? env.fail(e) : undefined)),
-        ledger,
-        clock,
-        log: alog,
-        metrics,
-        strategy,
-        cadence,
-        shopMs: config.polling.shopMs,
-        batchSize: config.sellback.batchSize,
-        evidence: config.orders,
-        adoptUnknownCards: config.orders.adoptUnknownCards,
-        // Without the scope a report read is a 403, which stops the runner: never ask.
-        readsPurchaseReport: scopes.includes('read:pulls'),
-        killSwitch,
-        notifier: env.notifier,
-        onFatal: env.fail,
-        ...(options.crashAt ? { crashAt: options.crashAt } : {}),
-        ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),
-      }),
-    );
-    alog.info({ strategy: strategy.name, key_env: account.keyEnv }, 'account ready');
-  }
-  return {
-    bots,
-    apis,
-    https,
-    scopes: scopesOf,
-    arm: () => {
-      armed = true;
-    },
-  };
 }
 
 /** /metrics, /healthz, /readyz and control; a warning when it is reachable beyond loopback without a token. */

@@ -19,6 +19,7 @@ import { USER_ID_FACT } from '../bot/in-doubt.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { type Clock, iso, WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import { textTable } from '../core/text-table.js';
 import { DynamicsSpec } from '../market/world-schema.js';
 import { Ledger } from '../store/ledger.js';
 import { parseFlags } from './args.js';
@@ -131,18 +132,11 @@ function table(c: Calibration): string {
     ];
   });
   const head = ['field', 'estimate', 'samples', 'default', 'note'];
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) =>
-    r
-      .map((x, i) => (i === r.length - 1 ? x : x.padEnd(w[i]!)))
-      .join('  ')
-      .trimEnd();
   const out = [
     `calibration over ${c.span.snapshots} snapshots, ${c.span.since} to ${c.span.until}`,
     '',
-    line(head),
+    ...textTable(head, rows, { freeLast: true }),
   ];
-  out.push(...rows.map(line));
   if (c.openings)
     out.push(
       '',

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { UsageError } from '../core/errors.js';
+import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
 import { acquireWriterLock, LedgerLockedError, readLockHolder } from '../store/writer-lock.js';
@@ -213,9 +214,12 @@ async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): P
 }
 
 export function renderChecks(checks: readonly Check[]): string {
-  const width = Math.max(...checks.map((c) => c.check.length));
   const mark = { ok: 'ok  ', warn: 'warn', problem: 'FAIL' };
-  const lines = checks.map((c) => `${mark[c.level]}  ${c.check.padEnd(width)}  ${c.detail}`);
+  const lines = textTable(
+    null,
+    checks.map((c) => [mark[c.level], c.check, c.detail]),
+    { freeLast: true, trim: false },
+  );
   const problems = checks.filter((c) => c.level === 'problem').length;
   lines.push('', problems === 0 ? 'All is well.' : `${problems} problem(s).`);
   return `${lines.join('\n')}\n`;

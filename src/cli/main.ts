@@ -3,6 +3,7 @@
  * and exit code 2, never a stack trace.
  */
 import { UsageError, UserInputError } from '../core/errors.js';
+import { textTable } from '../core/text-table.js';
 import type { Command } from './command.js';
 
 interface Entry {
@@ -83,8 +84,11 @@ export const COMMANDS: Record<string, Entry> = {
 };
 
 function help(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const lines = textTable(
+    null,
+    Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]),
+    { freeLast: true, trim: false },
+  ).map((l) => `  ${l}`);
   return [
     'packbot: trading bot and strategy runner for the Partner Trading API',
     '',

@@ -12,6 +12,7 @@ import { readVault } from '../bot/vault.js';
 import type { AccountConfig, BotConfig } from '../config/bot-config.js';
 import { type Clock, ScaledClock } from '../core/clock.js';
 import { UserInputError } from '../core/errors.js';
+import { textTable } from '../core/text-table.js';
 
 /** The bot's own server, as a client on this machine reaches it. */
 export function botUrl(config: BotConfig): string {
@@ -139,14 +140,8 @@ export function wholeVault(api: PartnerApi): Promise<Map<string, VaultEntry>> {
 
 /** A plain text table; numeric-looking columns right-aligned. */
 export function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const right = head.map(
     (_, i) => rows.length > 0 && rows.every((r) => /^-?[$\d][\d,.$ %-]*$|^-$/.test(r[i] ?? '')),
   );
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return textTable(head, rows, { right, rule: true }).join('\n');
 }

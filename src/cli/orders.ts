@@ -8,6 +8,7 @@ import { loadFile } from '../config/load.js';
 import { iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';
 import { formatUsd, toCents, toUsd } from '../core/money.js';
+import { textTable } from '../core/text-table.js';
 import { type Intent, Ledger } from '../store/ledger.js';
 import { acquireWriterLock } from '../store/writer-lock.js';
 import { parseFlags } from './args.js';
@@ -72,13 +73,7 @@ export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): stri
     String(r.attempts),
     r.settled_by ?? [r.error_code, r.error].filter(Boolean).join(': '),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+  const out = textTable(head, body, { rule: true });
   if (rows.some((r) => r.state === 'parked'))
     out.push(
       '',

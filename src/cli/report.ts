@@ -3,6 +3,7 @@ import { loadFile } from '../config/load.js';
 import { WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
 import { formatUsd } from '../core/money.js';
+import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
@@ -47,13 +48,7 @@ function table(title: string, rows: ReportGroup[]): string {
 
 /** A text table: the first column left-aligned, the figures right-aligned. */
 function grid(head: string[], body: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return textTable(head, body, { right: head.map((_, i) => i > 0), rule: true }).join('\n');
 }
 
 /** The card purchases of the window, as one table row (spend = prices + fees). */

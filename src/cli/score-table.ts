@@ -2,6 +2,7 @@
  * The human view of `packbot score`: one aligned row per pack × risk level, best first, the best
  * open-worthy row marked. Pure: rows in, text out.
  */
+import { textTable } from '../core/text-table.js';
 import type { ScoreRow } from '../strategy/score.js';
 
 const money = (x: number): string => x.toFixed(2);
@@ -43,23 +44,13 @@ export function alignColumns<T>(
   rows: readonly T[],
   mark: (i: number) => string,
 ): string[] {
-  const cells = rows.map((r) => columns.map((c) => c.cell(r)));
-  const widths = columns.map((c, i) => Math.max(c.head.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[], m: string) =>
-    `${m} ${values
-      .map((v, i) => {
-        const last = i === values.length - 1;
-        if (last) return v;
-        return columns[i]!.right ? v.padStart(widths[i]!) : v.padEnd(widths[i]!);
-      })
-      .join('  ')}`.trimEnd();
-  return [
-    line(
-      columns.map((c) => c.head),
-      ' ',
-    ),
-    ...cells.map((values, i) => line(values, mark(i))),
-  ];
+  const lines = textTable(
+    columns.map((c) => c.head),
+    rows.map((r) => columns.map((c) => c.cell(r))),
+    { right: columns.map((c) => c.right), freeLast: true, trim: false },
+  );
+  // The head's mark is blank.
+  return lines.map((l, i) => `${i === 0 ? ' ' : mark(i - 1)} ${l}`.trimEnd());
 }
 
 export function renderScoreTable(rows: readonly ScoreRow[]): string {

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { isNode, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UserInputError } from '../core/errors.js';
+import { formatPath } from '../core/format-path.js';
 import { deepFreeze } from '../core/freeze.js';
 
 export interface InputIssue {
@@ -29,15 +30,6 @@ export class InputFileError extends UserInputError {
 export function formatIssue(i: InputIssue): string {
   const where = i.line !== undefined ? `${i.file}:${i.line}:${i.column ?? 1}` : i.file;
   return `${where}: ${i.path ? `${i.path}: ` : ''}${i.message}`;
-}
-
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
 }
 
 export interface ParsedSource {

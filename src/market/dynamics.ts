@@ -6,7 +6,7 @@
  * order and never before the last synced time, so a closed report window never changes. The laws of
  * each event are src/strategy/market-laws.ts (shared with the backtest's fast world); this file schedules them.
  */
-import { CATEGORIES, type Category, type RiskLevel } from '../api/schemas.js';
+import { CATEGORIES, type RiskLevel } from '../api/schemas.js';
 import { applyRate } from '../core/money.js';
 import {
   bandGap,
@@ -18,6 +18,7 @@ import {
   othersRiskLevel,
   pickByGap,
   pickByPopularity,
+  pickByStock,
   pickEqual,
   refillCount,
   refillShare,
@@ -126,23 +127,14 @@ function otherOpening(s: MarketState, at: number): void {
   });
 }
 
-function pickCategory(s: MarketState, weight: (c: Category) => number): Category | undefined {
-  let total = 0;
-  for (const c of CATEGORIES) total += weight(c);
-  if (!(total > 0)) return undefined;
-  let x = s.dyn.next() * total;
-  for (const c of CATEGORIES) {
-    const w = weight(c);
-    if (x < w) return c;
-    x -= w;
-  }
-  return undefined;
-}
-
 function otherShopPurchase(s: MarketState, at: number): void {
-  const cat = pickCategory(s, (c) => s.inv.shop[c].size);
-  if (!cat) return;
-  const set = s.inv.shop[cat];
+  // A category in proportion to its stock, then one of its cards uniformly.
+  const c = pickByStock(
+    CATEGORIES.map((cat) => s.inv.shop[cat].size),
+    s.dyn,
+  );
+  if (c === NO_CHOICE) return;
+  const set = s.inv.shop[CATEGORIES[c]!];
   let k = s.dyn.int(set.size);
   for (const slot of set) {
     if (k-- > 0) continue;

@@ -7,7 +7,7 @@ import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/s
 import type { Cents } from '../core/money.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
-import { liveOdds, pickWeighted, pullsChase } from '../strategy/market-laws.js';
+import { liveOdds, pickWeighted, pullEv, pullsChase } from '../strategy/market-laws.js';
 import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
 import { UniformBag } from './sampler.js';
 import type { BandSpec, CardSpec, PackSpec, World } from './world-schema.js';
@@ -384,20 +384,18 @@ export function drawable(pool: PoolState, now: number): boolean {
   return pool.spec.risk_levels.some((r) => totalWeight(pool, r) > 0);
 }
 
-export function bandMeanCents(band: BandState): number {
-  const n = band.bag.count;
-  if (n > 0) return band.sumCents / n;
-  return (band.minCents + band.maxCents) / 2;
-}
-
-/** EV of one pack, in (fractional) cents: p·chase + (1−p)·Σ odds·mean / Σ odds. */
+/** EV of one pack, in (fractional) cents: the pricing model's `pullEv` over the pool now. */
 export function expectedValueCents(inv: Inventory, pool: PoolState, risk: RiskLevel, now: number): number {
   const p = chaseActive(pool, now) ? pool.chase!.probability : 0;
   const chaseValue = p > 0 ? cardValue(inv, inv.cards[pool.chase!.slot]!) : 0;
-  const t = totalWeight(pool, risk);
-  let bandsEv = 0;
-  if (t > 0) for (const b of pool.bands) bandsEv += (bandWeight(b, risk) / t) * bandMeanCents(b);
-  return p * chaseValue + (t > 0 ? 1 - p : 0) * bandsEv;
+  const bands = pool.bands;
+  return pullEv(
+    p,
+    chaseValue,
+    bands.map((b) => b.weights[risk]),
+    bands.map((b) => b.bag.count),
+    bands.map((b) => b.sumCents),
+  );
 }
 
 export interface Draw {

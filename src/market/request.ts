@@ -8,9 +8,9 @@
 import type { z } from 'zod';
 import { BadRequestError } from '../api/errors.js';
 import { OPERATIONS, type Operation } from '../api/operations.js';
-import { formatPath } from '../api/request-checks.js';
 import { DEFAULT_CATEGORY, DEFAULT_QUANTITY, DEFAULT_RISK_LEVEL } from '../api/rules.js';
 import type { Category, PackPurchaseRequest, RiskLevel } from '../api/schemas.js';
+import { formatPath } from '../core/format-path.js';
 
 /** The validated input of an operation (undefined for those that take none). */
 export type Input<O extends Operation> = (typeof OPERATIONS)[O]['request'] extends z.ZodType

@@ -26,18 +26,20 @@ export type CardBuyDecision =
   /** No card now: a cap or a guard stops buying (until a known instant, where there is one). */
   | { action: 'stop'; reason: string; until?: number };
 
+/** What the caps leave for one more card now, before the fee; or why no card now. */
+export type CardRoom = { action: 'room'; cents: Cents } | { action: 'stop'; reason: string; until?: number };
+
 /**
- * `priceCents` is the shop's price now, `scorerMaxCents` the most the scorer pays for the card's
- * edge. `maxPerDay` may lower the strategy's count cap (a world's own, in a backtest).
+ * The most one more card may cost now (cents, before the fee) under the card caps and the
+ * budget, or a stop. It depends on the state only, not on the card: a loop over many offers asks
+ * it once per purchase (`decideCardBuy` is this, per card).
  */
-export function decideCardBuy(
+export function cardBuyRoom(
   state: CardBuyState,
-  priceCents: Cents,
-  scorerMaxCents: Cents,
   strategy: Strategy,
   now: number,
   maxPerDay: number = strategy.cards.max_per_day,
-): CardBuyDecision {
+): CardRoom {
   const cards = strategy.cards;
   if (state.cardsToday >= Math.min(maxPerDay, cards.max_per_day))
     return {
@@ -50,7 +52,24 @@ export function decideCardBuy(
   const fee = toCents(CARD_FEE_USD);
   const cardRoom = toCents(cards.max_daily_spend_usd) - state.cardOutlayTodayCents - fee;
   const budgetRoom = spendHeadroom(state, strategy).cents - fee;
-  const room = Math.min(scorerMaxCents, cardRoom, budgetRoom);
+  return { action: 'room', cents: Math.min(cardRoom, budgetRoom) };
+}
+
+/**
+ * `priceCents` is the shop's price now, `scorerMaxCents` the most the scorer pays for the card's
+ * edge. `maxPerDay` may lower the strategy's count cap (a world's own, in a backtest).
+ */
+export function decideCardBuy(
+  state: CardBuyState,
+  priceCents: Cents,
+  scorerMaxCents: Cents,
+  strategy: Strategy,
+  now: number,
+  maxPerDay: number = strategy.cards.max_per_day,
+): CardBuyDecision {
+  const r = cardBuyRoom(state, strategy, now, maxPerDay);
+  if (r.action === 'stop') return r;
+  const room = Math.min(scorerMaxCents, r.cents);
   if (room < priceCents) return { action: 'skip', reason: 'does not fit what is left today' };
   return { action: 'buy', maxPriceCents: room };
 }

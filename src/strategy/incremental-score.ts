@@ -1,14 +1,14 @@
 /**
  * Incremental scoring of a pool whose cards come and go (the dynamic backtest market): each band
  * keeps the sufficient statistics of its cards (count, Σ value, Σ value², Σ realised value,
- * Σ realised², Σ loss share, sold-back count) under add / remove / revalue in O(1), and `row()`
- * turns them into the same `ScoreRow` as `scorePool` on the equivalent pool body in
- * O(bands) — the decision code is `score.ts`'s own (`rowFromStats`).
+ * Σ realised², Σ loss share, sold-back count), and `rowFor()` turns them into the same
+ * `ScoreRow` as `scorePool` on the equivalent pool body in O(bands) — the decision code is
+ * `score.ts`'s own (`rowFromStats`). The owner keeps the cards (as value ids, `valueId`) and hands
+ * a band over when it changed (`setBand`); `addId` builds the starting cards.
  *
- * The equivalent pool (what `body()` returns): the
- * template's metadata, `available` and `chase` as set, and per band the template's odds if the
- * band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such a pool
- * is never truncated, so `estimated` is false and the low/high bounds equal the values.
+ * The equivalent pool: the view's metadata, `available` and `chase`, and per band the view's odds
+ * if the band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such
+ * a pool is never truncated, so `estimated` is false and the low/high bounds equal the values.
  *
  * Per-card realised outcomes come from the strategy's own pull policy (`compilePolicy`, the rule
  * `realizedStats` applies per atom), evaluated when the card is added and kept with it. A
@@ -20,15 +20,16 @@
  * floating-point rounding (~1e-12 relative, tested at 1e-9); a rounded field (cents, 6-digit
  * ratios) can differ by one step only when the unrounded value sits within that of a rounding
  * boundary. `growth` (E log of the balance after opening) needs every outcome, not a sum: it is
- * computed exactly, over the cards' terms as they were when the row was made, only when the
- * decision needs it (Kelly sizing of an open-worthy pool) or the row's `growth` is read.
+ * computed exactly, over the cards' terms, only when the decision needs it (Kelly sizing of an
+ * open-worthy pool whose growth sign the two moments cannot prove); a row whose decision did not
+ * need it carries `growth: null` (the backtest's decisions never read it).
  *
  * One deliberate difference: the price integrity check's band-bounds and EV-gap part
  * (`checkPoolData`) is made once per view, at its first row, not at every row. In the dynamic
  * market a view's `expected_value` is the snapshot's and does not follow the cards, so a later
  * gap would be the simulation's, not the service's.
  */
-import type { Band, PackPool, PoolCard } from '../api/schemas.js';
+import type { PackPool } from '../api/schemas.js';
 import { fastCents } from './cents.js';
 import { FRESH_RATE } from './listing-model.js';
 import { checkPoolData, type IntegrityIssue } from './pool-integrity.js';
@@ -61,9 +62,6 @@ const T = 8;
 const CACHE = 2048;
 /** The key of an empty cache entry: NaN equals no key, so an empty entry never hits. */
 const EMPTY_KEY = Number.NaN;
-
-/** `slots` entry of a card added without a slot, and `pos` entry of a slot not in the band. */
-const NO_SLOT = -1;
 
 /** `stale` flags: a band's `sum` is current, or must be taken afresh before it is read. */
 const FRESH = 0;
@@ -172,8 +170,7 @@ const K = 6;
 class BandValues {
   /** Each id's terms (stride T). */
   terms = new Float64Array(FIRST_VALUES_ROOM * T);
-  /** Value and expected realised value by id, apart: what every card change reads (cache-dense). */
-  value = new Float64Array(FIRST_VALUES_ROOM);
+  /** Expected realised value by id, apart: what every card added reads (cache-dense). */
   expected = new Float64Array(FIRST_VALUES_ROOM);
   /** Ids handed out so far (the next id). */
   size = 0;
@@ -190,19 +187,17 @@ class BandValues {
     const known = this.ids.get(valueCents);
     if (known !== undefined) return known;
     const i = this.size++;
-    if (i >= this.value.length) {
+    if (i >= this.expected.length) {
       const grow = (a: Float64Array) => {
         const g = new Float64Array(a.length * 2);
         g.set(a);
         return g;
       };
       this.terms = grow(this.terms);
-      this.value = grow(this.value);
       this.expected = grow(this.expected);
     }
     this.evaluator.write(valueCents, this.sealed, this.terms, i * T);
     this.terms[i * T + T_LOSS] = lossOf(this.terms, i * T, this.priceCents);
-    this.value[i] = this.terms[i * T + T_VALUE]!;
     this.expected[i] = this.terms[i * T + T_EXPECTED]!;
     this.ids.set(valueCents, i);
     return i;
@@ -210,16 +205,6 @@ class BandValues {
 }
 
 export class IncrementalScorer {
-  /**
-   * Whether rows whose decision did not need `growth` compute it when read (default, exact like
-   * `scorePool`), or carry `growth: null` (set false by callers that never read it, e.g. the
-   * backtest's decisions, which then skip the lazy accessor and its copy of the outcomes).
-   * Decisions are identical either way.
-   */
-  growthOnDemand = true;
-  /** Set by the owner: the equivalent pool's `available` and (active) `chase`. */
-  available: boolean;
-  chase: PackPool['chase'];
   /** The strategy's outcome evaluator (one per strategy and thread, see `outcomeEvaluator`). */
   private readonly table: OutcomeEvaluator;
   /** The pool's price (cents): the loss terms depend on it, so every view scored must have it. */
@@ -236,36 +221,22 @@ export class IncrementalScorer {
   private readonly values: BandValues[];
   /** Per band, the value id of the card at each position. */
   private readonly cards: Int32Array[];
-  /** Per band, the slot of the card at each position (NO_SLOT: added without one). */
-  private readonly slots: Int32Array[];
-  /** Whether any card was added with a slot (else slots and positions are not kept: positional use). */
-  private bySlot = false;
-  /** Per band, the position of each slot (NO_SLOT: not in the band). */
-  private pos: Int32Array[];
   /**
    * Each view's band-bounds and EV-gap check, made at its first row (shared with clones): once per
    * pool, off the hot path. The EV it compares is the cards' EV then, i.e. the snapshot's.
    */
   private readonly dataIssues: WeakMap<PackPool, IntegrityIssue | null>;
   /**
-   * Scratch arrays reused by `realizedMeanOf` and by rows whose growth is read at once
-   * (`growthOnDemand` false), so that neither allocates: per band the probability of each of its
+   * Scratch arrays reused by `realizedMeanOf` and by rows (whose growth is read at once, by the
+   * decision, or never), so that neither allocates: per band the probability of each of its
    * cards, and the chase's terms.
    */
   private scratchEach = new Float64Array(0);
   private scratchChase = new Float64Array(T);
-  /** The pool header `poolHeader` last made, and the `available` and `chase` it was made with. */
-  private header: PackPool | null = null;
-  private headerFor: { available: boolean; chase: PackPool['chase'] } | null = null;
-  /**
-   * Rows made since the last change whose growth is not read yet (null: none): at the next change
-   * they get a copy of the card ids (`detachGrowth`).
-   */
-  private growthHold: { cards: Int32Array[] | null; counts: Int32Array | null } | null = null;
 
   /**
    * @param template metadata and bands (their order, odds and kinds) of the pool; its cards are
-   *   not added (see `fromPool`).
+   *   not added (see `addId`).
    * @param copyOf a scorer of the same template whose cards and sums this one starts with.
    */
   constructor(
@@ -275,8 +246,6 @@ export class IncrementalScorer {
   ) {
     this.table = outcomeEvaluator(strategy);
     this.priceCents = fastCents(template.price);
-    this.available = template.available;
-    this.chase = template.chase;
     const n = template.bands.length;
     this.sum = new Float64Array(n * K);
     this.stale = new Uint8Array(n);
@@ -287,73 +256,13 @@ export class IncrementalScorer {
       ? copyOf.values
       : template.bands.map((b) => new BandValues(this.table, b.is_consolation, this.priceCents));
     this.cards = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
-    this.slots = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
-    this.pos = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM).fill(NO_SLOT));
     if (copyOf) {
-      this.growthOnDemand = copyOf.growthOnDemand;
-      this.available = copyOf.available;
-      this.chase = copyOf.chase;
       this.sum.set(copyOf.sum);
       this.stale.set(copyOf.stale);
       this.expectedSum.set(copyOf.expectedSum);
       this.count.set(copyOf.count);
       this.cards = copyOf.cards.map((a) => a.slice());
-      this.bySlot = copyOf.bySlot;
-      this.slots = copyOf.slots.map((a) => a.slice());
-      this.pos = copyOf.pos.map((a) => a.slice());
     }
-  }
-
-  /** A scorer holding a pool body's cards (slot = index in `pool.cards`); cards of no band are ignored. */
-  static fromPool(pool: PackPool, strategy: Strategy): IncrementalScorer {
-    const s = new IncrementalScorer(pool, strategy);
-    const band = new Map<string, number>();
-    pool.bands.forEach((b, i) => {
-      if (!band.has(b.bucket_id)) band.set(b.bucket_id, i);
-    });
-    pool.cards.forEach((c, i) => {
-      const b = band.get(c.bucket_id);
-      if (b !== undefined) s.add(b, i, fastCents(c.market_value));
-    });
-    return s;
-  }
-
-  /** Cards in band `band`. */
-  bandCount(band: number): number {
-    return this.count[band]!;
-  }
-
-  has(band: number, slot: number): boolean {
-    const p = this.pos[band]!;
-    return slot < p.length && p[slot]! !== NO_SLOT;
-  }
-
-  /** Adds card `slot` (any non-negative id unique within the band) worth `valueCents` to `band`. */
-  add(band: number, slot: number, valueCents: number): void {
-    if (slot < 0 || this.has(band, slot)) throw new RangeError(`card ${slot} is already in band ${band}`);
-    if (slot >= this.pos[band]!.length) {
-      const g = new Int32Array(Math.max(slot + 1, this.pos[band]!.length * 2)).fill(NO_SLOT);
-      g.set(this.pos[band]!);
-      this.pos[band] = g;
-    }
-    if (!this.bySlot) {
-      // From positional to slotted use: cards added so far have no slot.
-      for (let b = 0; b < this.slots.length; b++) this.slots[b]!.fill(NO_SLOT, 0, this.count[b]!);
-      this.bySlot = true;
-    }
-    const n = this.count[band]!;
-    this.addValue(band, valueCents);
-    this.slots[band]![n] = slot;
-    this.pos[band]![slot] = n;
-  }
-
-  /**
-   * Adds a card worth `valueCents` at the end of `band`'s positions, without a slot (positional
-   * use: the owner draws cards by position, as the backtest's dynamic market does). Scorers fed
-   * the same sequence of `addValue` / `removeAt` keep the same positions.
-   */
-  addValue(band: number, valueCents: number): void {
-    this.addId(band, this.values[band]!.id(valueCents));
   }
 
   /** The id of `valueCents` in band `band`'s values (for `addId`; stable for this scorer and its clones). */
@@ -361,13 +270,11 @@ export class IncrementalScorer {
     return this.values[band]!.id(valueCents);
   }
 
-  /** `addValue` of the value with id `id` (from `valueId`): no look-up on the hot path. */
+  /** Adds a card with value id `id` (from `valueId`) at the end of `band`'s positions. */
   addId(band: number, id: number): void {
-    if (this.growthHold) this.detachGrowth();
     const n = this.count[band]!;
     if (n === this.cards[band]!.length) this.growBand(band);
     this.cards[band]![n] = id;
-    if (this.bySlot) this.slots[band]![n] = NO_SLOT;
     this.count[band] = n + 1;
     this.stale[band] = STALE;
     this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
@@ -379,80 +286,17 @@ export class IncrementalScorer {
    * over when it needs a row, instead of every add and removal.
    */
   setBand(band: number, ids: Int32Array, from: number, n: number): void {
-    if (this.growthHold) this.detachGrowth();
     while (this.cards[band]!.length < n) this.growBand(band);
     const cards = this.cards[band]!;
     for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
-    if (this.bySlot) this.slots[band]!.fill(NO_SLOT, 0, n);
     this.count[band] = n;
     // Summed at once (a row is about to be asked for): one pass over the band's terms.
     this.refresh(band);
     this.expectedSum[band] = this.sum[band * K + S_EXPECTED]!;
   }
 
-  /** Value (cents) of the card at `position` (0 ≤ position < bandCount) of `band`. */
-  valueAt(band: number, position: number): number {
-    return this.values[band]!.value[this.cards[band]![position]!]!;
-  }
-
-  /** Removes card `slot` from `band` (swap-remove, O(1)). */
-  remove(band: number, slot: number): void {
-    if (slot < 0 || !this.has(band, slot)) throw new RangeError(`card ${slot} is not in band ${band}`);
-    this.removeAt(band, this.pos[band]![slot]!);
-  }
-
-  /** Removes the card at `position` of `band`: the band's last card takes its position. */
-  removeAt(band: number, position: number): void {
-    if (this.growthHold) this.detachGrowth();
-    const cards = this.cards[band]!;
-    const last = this.count[band]! - 1;
-    // Back to an exact zero when the band empties: the running sum never drifts far.
-    this.expectedSum[band] =
-      last === 0 ? 0 : this.expectedSum[band]! - this.values[band]!.expected[cards[position]!]!;
-    cards[position] = cards[last]!;
-    if (this.bySlot) {
-      const slots = this.slots[band]!;
-      const slot = slots[position]!;
-      const lastSlot = slots[last]!;
-      slots[position] = lastSlot;
-      if (lastSlot !== NO_SLOT) this.pos[band]![lastSlot] = position;
-      if (slot !== NO_SLOT) this.pos[band]![slot] = NO_SLOT;
-    }
-    this.count[band] = last;
-    this.stale[band] = STALE;
-  }
-
-  /** A card's value changed (e.g. value drift). */
-  revalue(band: number, slot: number, valueCents: number): void {
-    this.remove(band, slot);
-    this.add(band, slot, valueCents);
-  }
-
-  /** Gives the rows in `growthHold` their own copy of the cards as they are now. */
-  private detachGrowth(): void {
-    const h = this.growthHold!;
-    // One buffer for every band (views into it): one allocation instead of one per band.
-    let total = 0;
-    for (let b = 0; b < this.count.length; b++) total += this.count[b]!;
-    const flat = new Int32Array(total);
-    const cards: Int32Array[] = [];
-    let at = 0;
-    for (let b = 0; b < this.count.length; b++) {
-      const n = this.count[b]!;
-      flat.set(this.cards[b]!.subarray(0, n), at);
-      cards.push(flat.subarray(at, at + n));
-      at += n;
-    }
-    h.cards = cards;
-    h.counts = this.count.slice();
-    this.growthHold = null;
-  }
-
   private growBand(band: number): void {
     const cap = this.cards[band]!.length * 2;
-    const slots = new Int32Array(cap);
-    slots.set(this.slots[band]!);
-    this.slots[band] = slots;
     const cards = new Int32Array(cap);
     cards.set(this.cards[band]!);
     this.cards[band] = cards;
@@ -491,18 +335,11 @@ export class IncrementalScorer {
   }
 
   /**
-   * The realised mean (cents) `rowFor(view)` would decide on, from running sums: equal to the
-   * row's up to floating-point rounding (~1e-12 relative), without refreshing any band. NaN when
-   * nothing can be drawn.
-   */
-  realizedMean(view: PackPool): number {
-    return this.realizedMeanOf(view, this.count, this.expectedSum);
-  }
-
-  /**
-   * `realizedMean` of the same pool with other contents: `count` cards per band whose expected
-   * realised values (`expectedOf`) sum to `expectedSum` per band. For an owner that keeps the
-   * cards itself and hands them over only when it needs a row (`setBand`).
+   * The realised mean (cents) `rowFor(view)` would decide on with `count` cards per band whose
+   * expected realised values (`expectedOf`) sum to `expectedSum` per band, from those running
+   * sums: equal to the row's up to floating-point rounding (~1e-12 relative), without refreshing
+   * any band. For an owner that keeps the cards itself and hands them over only when it needs a
+   * row (`setBand`). NaN when nothing can be drawn.
    */
   realizedMeanOf(view: PackPool, count: Int32Array, expectedSum: Float64Array): number {
     const each = this.scratch(view.bands.length);
@@ -523,16 +360,6 @@ export class IncrementalScorer {
     return this.values[band]!.expected[id]!;
   }
 
-  /** Whether a pull can be drawn (else `row` returns null, as scorePools skips an empty pool). */
-  drawable(view: PackPool = this.template): boolean {
-    const chase = view === this.template ? this.chase : view.chase;
-    const chaseP = chase ? chase.probability : 0;
-    if (chaseP >= 1) return true;
-    for (let b = 0; b < this.count.length; b++)
-      if (this.count[b]! > 0 && view.bands[b]!.odds > 0) return true;
-    return false;
-  }
-
   /** An independent copy (same cards, same sums): cheaper than adding the cards again. */
   clone(): IncrementalScorer {
     // Through the constructor, so the copy keeps the class's fast object shape.
@@ -540,17 +367,11 @@ export class IncrementalScorer {
   }
 
   /**
-   * The row `scorePool(this.body(), strategy, ctx)` would give, from the band sums; null when the
-   * pool cannot produce a pull (`scorePool` would throw EmptyPoolError).
-   */
-  row(ctx: ScoreContext = {}): ScoreRow | null {
-    return this.rowFor(this.poolHeader(), ctx);
-  }
-
-  /**
-   * The row of another pool over the same cards: `view` gives the header, `available`, `chase`
-   * and the band odds (same bands in the same order, same price), e.g. another risk level of the
-   * pack, so one scorer serves every risk level that shares a price.
+   * The row `scorePool` would give on the equivalent pool of `view` (see the file comment), from
+   * the band sums; null when the pool cannot produce a pull (`scorePool` would throw
+   * EmptyPoolError). `view` gives the header, `available`, `chase` and the band odds (the
+   * template's bands in the same order, same price), e.g. any risk level of the pack, so one scorer
+   * serves every risk level that shares a price.
    */
   rowFor(view: PackPool, ctx: ScoreContext = {}): ScoreRow | null {
     const bands = view.bands;
@@ -559,9 +380,8 @@ export class IncrementalScorer {
       throw new RangeError('view has another price than the scorer');
     const chase = view.chase;
     const chaseP = chase ? chase.probability : 0;
-    // Per-card probability of each live band, kept for growth.
-    // Growth read later (on demand) keeps its own arrays; read at once, the scratch ones do.
-    const each = this.growthOnDemand ? new Float64Array(bands.length) : this.scratch(bands.length);
+    // Per-card probability of each live band, kept for growth (read at once, if at all).
+    const each = this.scratch(bands.length);
     if (!cardWeights(view, this.count, each)) return null;
     const t = this.table;
     let ev = 0;
@@ -573,7 +393,7 @@ export class IncrementalScorer {
     let chaseTerms: Float64Array | null = null;
     if (chase && chaseP > 0) {
       const v = fastCents(chase.card.market_value);
-      chaseTerms = this.growthOnDemand ? new Float64Array(T) : this.scratchChase;
+      chaseTerms = this.scratchChase;
       t.write(v, false, chaseTerms, 0);
       chaseTerms[T_LOSS] = lossOf(chaseTerms, 0, this.priceCents);
       ev += chaseP * v;
@@ -626,14 +446,12 @@ export class IncrementalScorer {
       notes: [] as string[],
     };
     const sign = withGrowth && t.nonNegative ? growthSign(mean, ex2, priceCents, balance) : 0;
-    return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign, this.growthOnDemand);
+    return rowFromStats(view, this.strategy, ctx, dist, stats, lazyGrowth, sign, false);
   }
 
   /**
-   * The growth of a row being made (`each`: its per-card probabilities), read later: over the live
-   * cards when the decision reads it at once (`growthOnDemand` false), else over the cards as they
-   * are now, copied only if the scorer changes before growth is read (copy on write, shared by the
-   * rows made since the last change; until then the live arrays are the same outcomes).
+   * The growth of a row being made (`each`: its per-card probabilities), over the live cards: the
+   * decision reads it at once or never (rows carry `growth: null` otherwise), so no copy is kept.
    */
   private growthReader(
     balance: number,
@@ -642,69 +460,13 @@ export class IncrementalScorer {
     each: Float64Array,
   ): () => number {
     const priceCents = this.priceCents;
-    if (!this.growthOnDemand)
-      return () =>
-        growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
-    let hold = this.growthHold;
-    if (!hold) {
-      hold = { cards: null, counts: null };
-      this.growthHold = hold;
-    }
-    const h = hold;
-    return () =>
-      growthOf(
-        balance,
-        priceCents,
-        chaseP,
-        chaseTerms,
-        each,
-        this.values,
-        h.cards ?? this.cards,
-        h.counts ?? this.count,
-      );
+    return () => growthOf(balance, priceCents, chaseP, chaseTerms, each, this.values, this.cards, this.count);
   }
 
   /** `scratchEach`, zeroed, for `n` bands. */
   private scratch(n: number): Float64Array {
     if (this.scratchEach.length !== n) this.scratchEach = new Float64Array(n);
     return this.scratchEach.fill(0);
-  }
-
-  /** The template with the current `available` and `chase` (what `rowFromStats` reads of the pool). */
-  private poolHeader(): PackPool {
-    if (!this.header || this.headerFor?.available !== this.available || this.headerFor.chase !== this.chase) {
-      this.header = { ...this.template, available: this.available, chase: this.chase };
-      this.headerFor = { available: this.available, chase: this.chase };
-    }
-    return this.header;
-  }
-
-  /** The equivalent pool body (for tests and debugging: O(cards)). */
-  body(): PackPool {
-    const cards: PoolCard[] = [];
-    const bands: Band[] = this.template.bands.map((b, i) => {
-      const n = this.count[i]!;
-      const odds = n > 0 ? b.odds : 0;
-      if (odds > 0)
-        for (let k = 0; k < n; k++) {
-          const v = this.valueAt(i, k);
-          cards.push({
-            id: `s${this.slots[i]![k]}`,
-            name: 'card',
-            market_value: v / 100,
-            bucket_id: b.bucket_id,
-          });
-        }
-      return { ...b, odds, hittable_cards: odds > 0 ? n : 0 };
-    });
-    return {
-      ...this.template,
-      available: this.available,
-      chase: this.chase,
-      bands,
-      cards,
-      total_cards: cards.length,
-    };
   }
 }
 

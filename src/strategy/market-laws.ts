@@ -2,10 +2,11 @@
  * The market's laws: what happens at one event of the world, as pure functions of numbers (no
  * state, no IO; randomness comes in as a uniform, a normal or an `Rng`). The one home of these
  * laws: the simulator (src/market/dynamics.ts, inventory.ts, buyback.ts, market.ts), the
- * backtest's fast world (src/backtest/dynamic-market.ts) and the scorer's listing life
- * (src/strategy/listing-life.ts) all call them, each over its own data layout, so they cannot
- * drift apart (test/strategy/market-laws-shared.test.ts checks they import this). It sits in the
- * strategy layer, below the market, so that the scorer can use it too.
+ * backtest's fast world (src/backtest/world-pools.ts, value-drift.ts, rescoring.ts,
+ * listing-resolution.ts, shop.ts) and the scorer's listing life (src/strategy/listing-life.ts)
+ * all call them, each over its own data layout, so they cannot drift apart
+ * (test/strategy/market-laws-shared.test.ts checks that no file of src restates one). It sits in
+ * the strategy layer, below the market, so that the scorer can use it too.
  *
  * Rates and rules come from the world file (`dynamics`, `rules`: src/market/world-schema.ts, whose
  * sell-back defaults are the spec's numbers in src/api/rules.ts); the choices the spec leaves open
@@ -100,6 +101,33 @@ export function runningLiveOdds(
   return acc;
 }
 
+/**
+ * The pricing model's expected value of one pull (DESIGN.md), in fractional cents: the chase with
+ * its probability `chaseP` (worth `chaseCents`; 0 and 0 without an active chase), else a band by
+ * its live odds renormalised (`liveOdds`) at the mean value of its cards:
+ * p·chase + (1 − p)·Σ w·mean / Σ w over bands `base` … `base + n − 1` (odds `odds[i]`, cards
+ * `count[base + i]`, Σ value `sum[base + i]`); the bands' part is 0 when none holds a card.
+ */
+export function pullEv(
+  chaseP: number,
+  chaseCents: number,
+  odds: ArrayLike<number>,
+  count: ArrayLike<number>,
+  sum: ArrayLike<number>,
+  base = 0,
+  n = odds.length,
+): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += liveOdds(odds[i]!, count[base + i]!);
+  let bands = 0;
+  if (total > 0)
+    for (let i = 0; i < n; i++) {
+      const w = liveOdds(odds[i]!, count[base + i]!);
+      if (w > 0) bands += (w / total) * (sum[base + i]! / count[base + i]!);
+    }
+  return chaseP * chaseCents + (total > 0 ? 1 - chaseP : 0) * bands;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Other users' openings (docs/simulator.md "Dynamics"; rates: world `dynamics.others_*`)
 
@@ -136,6 +164,18 @@ export function pickByPopularity(u: number, popularity: ArrayLike<number>, n = p
   let total = 0;
   for (let i = 0; i < n; i++) if (popularity[i]! > 0) total += popularity[i]!;
   return pickWeighted(u * total, popularity, 0, n);
+}
+
+/**
+ * The category of another user's shop purchase: in proportion to each category's stock
+ * (`stock[i]` cards), by one uniform of `rng`, drawn only when the shop holds a card; NO_CHOICE
+ * (nothing drawn) when it is empty. The purchase then takes one of the category's cards uniformly.
+ */
+export function pickByStock(stock: ArrayLike<number>, rng: Rng): number {
+  let total = 0;
+  for (let i = 0; i < stock.length; i++) total += stock[i]!;
+  if (!(total > 0)) return NO_CHOICE;
+  return pickWeighted(rng.next() * total, stock);
 }
 
 /**
@@ -287,6 +327,36 @@ export interface Offer {
   lockedUntil: number | null;
 }
 
+/** The phases of a sell-back offer: a pull's fresh window, the value lock, then the market. */
+const FRESH = 0;
+const LOCKED = 1;
+const MARKET = 2;
+
+/**
+ * The phase of the sell-back offer at `now` for a card acquired at `acquiredAt`: a pull's fresh
+ * window while `now ≤ pull + fresh window`, then the value lock until it ends (`lock_days`), then
+ * the market.
+ */
+function offerPhase(kind: AcquisitionKind, acquiredAt: number, now: number, rules: SellBackRules): number {
+  if (kind === 'pull' && now <= freshEnds(acquiredAt, rules)) return FRESH;
+  return now <= lockEnds(acquiredAt, rules) ? LOCKED : MARKET;
+}
+
+/**
+ * The rate of an offer in `phase`: `fresh_rate`; under the lock `locked_rate` (pulls) or
+ * `purchased_card_rate` (bought cards); then `market_rate`.
+ */
+function phaseRate(kind: AcquisitionKind, phase: number, rules: SellBackRules): number {
+  if (phase === FRESH) return rules.fresh_rate;
+  if (phase === LOCKED) return kind === 'pull' ? rules.locked_rate : rules.purchased_card_rate;
+  return rules.market_rate;
+}
+
+/** What an offer in `phase` pays its rate of: the locked basis, or in the market the current value. */
+function phaseBasis(phase: number, basisCents: Cents, valueCents: Cents): Cents {
+  return phase === MARKET ? valueCents : basisCents;
+}
+
 /**
  * The sell-back offer at `now` for a card acquired at `acquiredAt` with locked basis `basisCents`
  * (value at pull; for a bought card min(price paid, value at purchase)) now worth `valueCents`:
@@ -303,22 +373,11 @@ export function sellBackOffer(
   rules: SellBackRules,
 ): Offer {
   const lockUntil = lockEnds(acquiredAt, rules);
-  let rate: number;
-  let basis: Cents;
-  if (kind === 'pull' && now <= freshEnds(acquiredAt, rules)) {
-    rate = rules.fresh_rate;
-    basis = basisCents;
-  } else if (now <= lockUntil) {
-    rate = kind === 'pull' ? rules.locked_rate : rules.purchased_card_rate;
-    basis = basisCents;
-  } else {
-    rate = rules.market_rate;
-    basis = valueCents;
-  }
+  const phase = offerPhase(kind, acquiredAt, now, rules);
   return {
-    rate,
-    basisCents: basis,
-    amountCents: applyRate(basis, rate),
+    rate: phaseRate(kind, phase, rules),
+    basisCents: phaseBasis(phase, basisCents, valueCents),
+    amountCents: sellBackAmount(kind, acquiredAt, basisCents, valueCents, now, rules),
     lockedUntil: now <= lockUntil ? lockUntil : null,
   };
 }
@@ -332,10 +391,8 @@ export function sellBackAmount(
   now: number,
   rules: SellBackRules,
 ): Cents {
-  if (kind === 'pull' && now <= freshEnds(acquiredAt, rules)) return applyRate(basisCents, rules.fresh_rate);
-  if (now <= lockEnds(acquiredAt, rules))
-    return applyRate(basisCents, kind === 'pull' ? rules.locked_rate : rules.purchased_card_rate);
-  return applyRate(valueCents, rules.market_rate);
+  const phase = offerPhase(kind, acquiredAt, now, rules);
+  return applyRate(phaseBasis(phase, basisCents, valueCents), phaseRate(kind, phase, rules));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError } from '../../src/api/errors.js';
 import type { Operation } from '../../src/api/partner-api.js';
-import { checkIdempotencyKey, checkRequest, formatPath } from '../../src/api/request-checks.js';
+import { checkIdempotencyKey, checkRequest } from '../../src/api/request-checks.js';
+import { formatPath } from '../../src/core/format-path.js';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ card_id: `c${i}`, pull_id: `p${i}` }));
 

@@ -1,5 +1,5 @@
 /**
- * The market's laws (src/market/laws.ts), pure functions: table-driven, no mocks. Statistical
+ * The market's laws (src/strategy/market-laws.ts), pure functions: table-driven, no mocks. Statistical
  * rows draw from a seeded Rng and allow 5 standard errors.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,10 +19,12 @@ import {
   othersRiskShare,
   pickByGap,
   pickByPopularity,
+  pickByStock,
   pickEqual,
   pickRunning,
   pickWeighted,
   poissonCount,
+  pullEv,
   pullsChase,
   refillCount,
   refillShare,
@@ -100,6 +102,39 @@ describe('band choice: odds renormalised over bands holding cards', () => {
   });
 });
 
+describe("a pull's expected value (the pricing model)", () => {
+  // Bands: odds, cards, Σ value (cents): means 100, 1000, (empty), 40.
+  const odds = [0.5, 0.2, 0.2, 0.1];
+  const count = [4, 2, 0, 5];
+  const sum = [400, 2000, 0, 200];
+  it.each([
+    {
+      name: 'no chase: live odds renormalised',
+      p: 0,
+      chase: 0,
+      ev: (0.5 * 100 + 0.2 * 1000 + 0.1 * 40) / 0.8,
+    },
+    {
+      name: 'a chase first, the bands after it',
+      p: 0.01,
+      chase: 50_000,
+      ev: 0.01 * 50_000 + 0.99 * ((0.5 * 100 + 0.2 * 1000 + 0.1 * 40) / 0.8),
+    },
+  ])('$name', ({ p, chase, ev }) => {
+    expect(pullEv(p, chase, odds, count, sum)).toBeCloseTo(ev, 9);
+  });
+
+  it('no band holds a card: the chase alone (0 without one)', () => {
+    expect(pullEv(0.01, 50_000, odds, [0, 0, 0, 0], [0, 0, 0, 0])).toBe(500);
+    expect(pullEv(0, 0, odds, [0, 0, 0, 0], [0, 0, 0, 0])).toBe(0);
+  });
+
+  it("reads a pack's bands at an offset of arrays shared by every pack", () => {
+    const at = (xs: number[]) => [7, 7, ...xs, 7];
+    expect(pullEv(0, 0, odds, at(count), at(sum), 2, 4)).toBe(pullEv(0, 0, odds, count, sum));
+  });
+});
+
 describe("other users' risk levels and packs", () => {
   it('the shares: 0.6 + 0.4/n for standard, 0.4/n for the others, 1/n without standard', () => {
     expect(OTHERS_STANDARD_SHARE + OTHERS_ANY_SHARE).toBe(1);
@@ -141,6 +176,19 @@ describe("other users' risk levels and packs", () => {
     const b = new Rng(8);
     for (let i = 0; i < 1000; i++)
       expect(pickEqual(7, a)).toBe(pickByPopularity(b.next(), [1, 1, 1, 1, 1, 1, 1]));
+  });
+
+  it('shop purchases by category stock; an empty shop draws nothing', () => {
+    const stock = [10, 0, 30, 60];
+    const rng = new Rng(5);
+    const n = 30_000;
+    const f = frequencies(n, () => pickByStock(stock, rng));
+    for (let i = 0; i < stock.length; i++) expectShare(f.get(i) ?? 0, n, stock[i]! / 100);
+    const a = new Rng(9);
+    const b = new Rng(9);
+    for (let i = 0; i < 1000; i++) expect(pickByStock(stock, a)).toBe(pickWeighted(b.next() * 100, stock));
+    expect(pickByStock([0, 0], a)).toBe(NO_CHOICE);
+    expect(a.next()).toBe(b.next());
   });
 });
 
@@ -268,6 +316,7 @@ describe('sell-back', () => {
     // Basis 1000 cents (value at pull), worth 1250 now.
     const offer = sellBackOffer(kind, at, 1000, 1250, now, RULES);
     expect(offer.rate).toBe(rate);
+    expect(offer.basisCents).toBe(now <= at + 7 * DAY ? 1000 : 1250);
     expect(offer.amountCents).toBe(amount);
     expect(offer.lockedUntil).toBe(now <= at + 7 * DAY ? at + 7 * DAY : null);
     expect(sellBackAmount(kind, at, 1000, 1250, now, RULES)).toBe(offer.amountCents);

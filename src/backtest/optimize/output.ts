@@ -4,6 +4,7 @@
  * candidate) and the terminal table of the top ten against the base.
  */
 import { stringify } from 'yaml';
+import { textTable } from '../../core/text-table.js';
 import type { Figures } from './metrics.js';
 import type { OptimizeResult, Trial } from './search.js';
 
@@ -84,19 +85,17 @@ export function terminalTable(r: OptimizeResult): string {
       changed(t),
     ];
   });
-  const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c]!.length)));
-  const fmt = (cells: string[]) =>
-    cells
-      .map((c, i) =>
-        i < widths.length ? (i === 0 || i === 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)) : c,
-      )
-      .join('  ');
+  // The first two columns left-aligned, the figures right-aligned, the parameters free text.
+  const table = textTable([...headers, 'parameters (changed from the base)'], rows, {
+    right: headers.map((_, i) => i > 1),
+    freeLast: true,
+    trim: false,
+  });
   const o = r.out_of_sample;
   const skipped = r.candidates.filter((t) => t.status === 'skipped').length;
   return [
     `optimize ${r.strategy} on ${r.snapshot} (${r.market} market, ${r.days} days, seed ${r.seed}): ${r.trials} candidates${skipped ? ` (${skipped} skipped)` : ''}, rungs ${r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(' -> ')}`,
-    fmt([...headers, 'parameters (changed from the base)']),
-    ...rows.map(fmt),
+    ...table,
     `out of sample (${o.paths.to - o.paths.from} fresh paths): winner (candidate ${r.winner}) ${pm(o.winner)}, base ${pm(o.base)}, difference ${num(o.difference)} ± ${num(o.difference_stderr)}`,
     `chosen: ${r.chosen === 0 ? 'the base' : `candidate ${r.chosen}`} (${r.chosen_reason}); ${r.evaluated_paths} paths in ${(r.elapsed_ms / 1000).toFixed(1)} s`,
     '',

@@ -1,0 +1,159 @@
+/**
+ * When the dynamic market's pools are rescored, like a bot that refreshes its catalog a few times
+ * an hour: at most every `rescore_minutes`, a pack only when its contents' expected value moved
+ * (or its chase went, or its drawability changed), and a risk level whose last row is a wait that
+ * must still wait keeps it. Rows come from the packs' incremental scorers, handed the bands that
+ * changed (docs/backtest.md, "Markets" and "Performance design").
+ */
+import type { PackPool } from '../api/schemas.js';
+import { toCents } from '../core/money.js';
+import { pullEv } from '../strategy/market-laws.js';
+import type { ScoreContext, ScoreRow } from '../strategy/score.js';
+import type { BacktestModel } from './model.js';
+import type { PackState, WorldPools } from './world-pools.js';
+
+/** A pack is rescored when its quick EV moves by more than this share of the last one (taken as ≥ 1 cent). */
+const RESCORE_EV_MOVE = 0.005;
+/** `stillBelow`'s margin: a mean this close under the threshold is rescored to be sure. */
+const STILL_BELOW_MARGIN = 1e-6;
+
+export class Rescorer {
+  /** The rows last returned by `rows`, and when the last rescore interval began. */
+  private rowsCache: readonly ScoreRow[] | null = null;
+  private rowsAt = Number.NEGATIVE_INFINITY;
+  /** Rescore at the next `rows` whatever the interval (a pack emptied, an order was refunded). */
+  forceRescore = true;
+  /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
+  private readonly packs: PackState[];
+  private readonly count: Int32Array;
+  private readonly sum: Float64Array;
+
+  constructor(
+    private readonly model: BacktestModel,
+    private readonly world: WorldPools,
+    /** Least time between two rescores of a pack (`rescore_minutes`). */
+    private readonly rescoreMs: number,
+  ) {
+    this.packs = world.packs;
+    this.count = world.count;
+    this.sum = world.sum;
+  }
+
+  /**
+   * A pack is rescored when its contents expected value moved by 0.5% (or the chase went, or
+   * it became empty) and the rescore interval has passed; other packs keep their rows. Rows come
+   * from the packs' incremental scorers: the rows `scorePools` gives on the pools as they are now.
+   */
+  rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    const due = now >= this.rowsAt + this.rescoreMs;
+    if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
+    let changed = this.rowsCache === null;
+    const ctx = { balanceCents, maxQuantity: this.model.maxQuantity };
+    for (const p of this.packs) {
+      // Excluded packs are scored once (their rows wait, "excluded by the strategy", for good).
+      if (p.ignored && p.riskRows[0] !== undefined && this.rowsCache) continue;
+      let drawableNow = false;
+      for (let r = 0; r < p.t.pools.length; r++) if (this.world.drawable(p, r, now)) drawableNow = true;
+      // Only a move of the pool's expected value by RESCORE_EV_MOVE (or the chase going) is worth a rescore.
+      const ev = this.quickEv(p, now);
+      const enough =
+        p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
+      if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
+      // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
+      if (!this.rescorePack(p, now, ctx)) continue;
+      p.changes = 0;
+      p.scoredEv = ev;
+      p.wasDrawable = drawableNow;
+      p.mustRescore = false;
+      changed = true;
+    }
+    // In pack order: decideOpen orders the rows itself (compareRows).
+    if (changed || !this.rowsCache) {
+      const all: ScoreRow[] = [];
+      for (const p of this.packs) for (const row of p.rows) all.push(row);
+      this.rowsCache = all;
+    }
+    if (due) this.rowsAt = now;
+    this.forceRescore = false;
+    return this.rowsCache;
+  }
+
+  /**
+   * Pack p's rows afresh, each risk level's from its scorer unless its last row stands
+   * (`rowStands`); sets `p.rows` and returns true if any row was made afresh, else changes nothing.
+   */
+  private rescorePack(p: PackState, now: number, ctx: ScoreContext): boolean {
+    let synced = p.ignored;
+    const chase = this.world.chaseActive(p, now) ? p.t.chase : null;
+    const rows: ScoreRow[] = [];
+    let rescored = false;
+    for (let r = 0; r < p.t.pools.length; r++) {
+      const view = p.views[r]!;
+      const drawableR = this.world.drawable(p, r, now);
+      view.chase = chase;
+      let row = p.riskRows[r];
+      if (row === undefined || !this.rowStands(p, r, row, drawableR, view)) {
+        view.available = p.t.pools[r]!.body.available && drawableR;
+        if (!synced) {
+          this.world.sync(p);
+          synced = true;
+        }
+        row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+        p.riskRows[r] = row;
+        p.riskDrawable[r] = drawableR ? 1 : 0;
+        rescored = true;
+      }
+      if (row) rows.push(row);
+    }
+    if (rescored) p.rows = rows;
+    return rescored;
+  }
+
+  /**
+   * Whether risk level r's last row `old` (view: its pool, chase set) still holds: no forced
+   * rescore, the same drawability, and nothing drawable then, or a risk level the strategy
+   * excludes (its row waits whatever its numbers), or a wait that `stillBelow` keeps.
+   */
+  private rowStands(
+    p: PackState,
+    r: number,
+    old: ScoreRow | null,
+    drawableR: boolean,
+    view: PackPool,
+  ): boolean {
+    return (
+      !p.mustRescore &&
+      drawableR === (p.riskDrawable[r] === 1) &&
+      (old === null || p.excluded[r] === 1 || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+    );
+  }
+
+  /**
+   * Whether risk level r of pack p cannot be open-worthy now, so its last row (a wait) stands: the
+   * realised mean the decision would read is below min_ev_ratio × price, and `decide` (score.ts)
+   * then waits whatever else changed. The mean comes from running sums (equal to the row's within
+   * ~1e-12); a 1e-6 margin keeps a pool that close to the threshold rescored. Keeping such a row
+   * changes no decision, only how stale its wait reason and numbers are.
+   */
+  private stillBelow(p: PackState, r: number, view: PackPool): boolean {
+    const price = view.price * 100;
+    if (!(price > 0)) return false;
+    const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
+    return mean < this.model.strategy.open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN);
+  }
+
+  /** The pricing model's EV (`pullEv`), summed over the pack's risk levels: a change detector. */
+  private quickEv(p: PackState, now: number): number {
+    const chase = this.world.chaseActive(p, now) ? p.t.chase! : null;
+    const pc = chase ? chase.probability : 0;
+    const chaseCents = chase ? toCents(chase.card.market_value) : 0;
+    let total = 0;
+    for (let r = 0; r < p.t.pools.length; r++)
+      total += pullEv(pc, chaseCents, p.odds[r]!, this.count, this.sum, p.b0, p.nb);
+    return total;
+  }
+
+  nextRefreshAt(now: number): number {
+    return Math.max(now + 1, this.rowsAt + this.rescoreMs);
+  }
+}

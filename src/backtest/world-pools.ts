@@ -1,0 +1,503 @@
+/**
+ * The world's packs on one path: every pack's cards by position in its bands (the band store,
+ * laid out as world-layout.ts says), changed by our pulls, other users' openings, card arrivals
+ * and the simulator's band refill, with a chase that is gone once hit. Each event's law is
+ * src/strategy/market-laws.ts's; this keeps the data and the loops (docs/backtest.md,
+ * "Performance design"). The tick that drives these is the dynamic market's (dynamic-market.ts).
+ */
+import type { PackPool } from '../api/schemas.js';
+import { Rng } from '../core/prng.js';
+import type { Dynamics } from '../market/world-schema.js';
+import type { IncrementalScorer } from '../strategy/incremental-score.js';
+import {
+  bandGap,
+  othersRiskShare,
+  pickByGap,
+  pickEqual,
+  pickRunning,
+  poissonCount,
+  pullsChase,
+  refillCount,
+  refillShare,
+  runningLiveOdds,
+} from '../strategy/market-laws.js';
+import type { ScoreRow } from '../strategy/score.js';
+import type { BacktestModel } from './model.js';
+import { type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
+
+/** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
+const NO_PACK = -1;
+export const NO_BAND = -1;
+const NO_RISK_LEVEL = -1;
+/** The id stored for a card of an ignored pack (which keeps counts, not cards) and for the chase. */
+export const NO_CARD = -1;
+/** `drawBand`'s answers besides a band (≥ 0): the chase was pulled, nothing can be drawn. */
+export const DRAW_CHASE = -1;
+export const DRAW_NOTHING = -2;
+
+/** Salt of the world's random stream, apart from the path's own and the value drift's. */
+const WORLD_STREAM_SALT = 0x6d2b79f5;
+
+export interface PackState {
+  // Read by every world card change: first, so they share the object's first cache lines.
+  /** The chase's probability (0 without one). */
+  chaseP: number;
+  /** Whether the chase was pulled (gone for everyone). */
+  chaseHit: boolean;
+  /** When the chase ends (ms; +∞ if never). */
+  chaseEndsAt: number;
+  /** Whether `cum`, `cumTotal` and the pack's `mixCum` must be rebuilt before a draw. */
+  cumDirty: boolean;
+  /** Other users' openings: total of `mixCum` (< 1 when a level is empty). */
+  mixTotal: number;
+  /**
+   * The strategy excludes every risk level of the pack: its rows wait whatever it holds, so only
+   * its band counts are kept (other users still open it while it has cards), not its cards.
+   */
+  ignored: boolean;
+  /** Σ over bands of max(0, recorded size − cards): the restock gap, kept on every put/take. */
+  gap: number;
+  /** Cards in the pack, all bands. */
+  cardCount: number;
+  /** Cards taken or added since the pack was last scored. */
+  changes: number;
+  /** The pack's bands are the market's bands b0 … b0 + nb − 1 (see WorldPools's band arrays). */
+  b0: number;
+  nb: number;
+  /** What the snapshot records of the pack. */
+  t: PackTemplate;
+  /** The pack's slices of the market's `count` and `esum` (for `realizedMeanOf`). */
+  countView: Int32Array;
+  esumView: Float64Array;
+  /** Band odds per risk level (t.pools order), by band. */
+  odds: Float64Array[];
+  /** Per risk level: bands holding a card with odds > 0 (drawable without a scan). */
+  live: Int32Array;
+  /** Per risk level × band: running odds over bands holding cards; rebuilt when a band empties or refills. */
+  cum: Float64Array;
+  /** Per risk level: the total of its `cum`. */
+  cumTotal: Float64Array;
+  /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
+  standard: number;
+  /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
+  scorers: IncrementalScorer[];
+  /** Per risk level: its scorer (index in `scorers`). */
+  riskScorer: Int32Array;
+  /** Per risk level: the pool its scorer stands for (`available` and `chase` set when scoring). */
+  views: PackPool[];
+  /** Whether the pack could be drawn at each of its risk levels when last scored. */
+  wasDrawable: boolean;
+  /** Rescore at the next look whatever the interval (an order of ours failed on this pack). */
+  mustRescore: boolean;
+  /** Per risk level: 1 if the strategy excludes it (its rows wait whatever the pool holds). */
+  excluded: Uint8Array;
+  /** Per risk level: its last row (null: nothing drawable; undefined: never scored). */
+  riskRows: (ScoreRow | null | undefined)[];
+  /** Per risk level: 1 if it was drawable when its row was made. */
+  riskDrawable: Uint8Array;
+  /** Expected pull value (summed over risk levels) when last scored. */
+  scoredEv: number;
+  /** The pack's rows as last scored (its risk levels' non-null rows). */
+  rows: ScoreRow[];
+}
+
+export class WorldPools {
+  /** The world's draws: other users' openings, arrivals, refills, generated cards' values. */
+  readonly rng: Rng;
+  /** Every pack's state, in `packTemplates` order. */
+  readonly packs: PackState[];
+  /** Model pool index → pack (NO_PACK: none), and position of its risk level in the pack's pools. */
+  readonly poolPack: Int32Array;
+  readonly poolRisk: Int32Array;
+  /**
+   * Packs open to other users (indexes into `packs`, the first `openCount`), in pack order, and
+   * until when they hold: recomputed only when a band empties or refills, a chase is hit (or given
+   * back), or a chase's end time passes — the only ways the list can change.
+   */
+  private openList = new Int32Array(0);
+  private openCount = 0;
+  private openDirty = true;
+  private openValidUntil = Number.NEGATIVE_INFINITY;
+  // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
+  // WorldStart). This path's own, changed by card changes:
+  /** Per band: its number of cards. */
+  readonly count: Int32Array;
+  /** Per band: Σ value (cents, exact integers: the band mean without a scan). */
+  readonly sum: Float64Array;
+  /** Per band: running Σ expected realised value. */
+  private readonly esum: Float64Array;
+  /** Per band: a change counter, and its value when the scorers last had the band (`sync`). */
+  private readonly ver: Int32Array;
+  private readonly synced: Int32Array;
+  /** Per band: other users' running P(band) over the pack's bands (`rebuildCum`). */
+  private readonly mixCum: Float64Array;
+  /** The cards: value ids by position, band g's from `off[g]`. */
+  private readonly ids: Int32Array;
+  // Shared by a worker's paths, never written (WorldBands says what each holds):
+  private readonly size: Int32Array;
+  private readonly off: Int32Array;
+  private readonly cap: Int32Array;
+  readonly sealed: Uint8Array;
+  private readonly valOff: Int32Array;
+  private readonly idTerms: Float64Array;
+  private readonly gridOff: Int32Array;
+  private readonly gridLen: Int32Array;
+  private readonly gridId: Int32Array;
+
+  constructor(
+    model: BacktestModel,
+    /** The world's rates (the band refill's). */
+    private readonly dyn: Dynamics,
+    seed: number,
+    pathIndex: number,
+  ) {
+    // The world's own stream: separate from the path's draws so one cannot shift the other.
+    this.rng = new Rng((seed ^ WORLD_STREAM_SALT) >>> 0).fork(pathIndex);
+    const tpl = packTemplates(model);
+    const w = worldStart(model);
+    this.count = w.count.slice();
+    this.sum = w.sum.slice();
+    this.esum = w.esum.slice();
+    // Versions start ahead of what the scorers have: every band is handed over at its first row.
+    this.ver = new Int32Array(w.count.length).fill(1);
+    this.synced = new Int32Array(w.count.length);
+    this.mixCum = new Float64Array(w.count.length);
+    this.ids = w.ids.slice();
+    this.size = w.size;
+    this.off = w.off;
+    this.cap = w.cap;
+    this.sealed = w.sealed;
+    this.valOff = w.valOff;
+    this.idTerms = w.idTerms;
+    this.gridOff = w.gridOff;
+    this.gridLen = w.gridLen;
+    this.gridId = w.gridId;
+    this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
+    this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
+    this.packs = tpl.map((t, pi) => {
+      t.pools.forEach((p, r) => {
+        this.poolPack[p.index] = pi;
+        this.poolRisk[p.index] = r;
+      });
+      return this.startPack(t, w.packs[pi]!);
+    });
+  }
+
+  /** Pack t's state at the start of a path: its recorded cards, and its truncated bands filled. */
+  private startPack(t: PackTemplate, st: PackStart): PackState {
+    const nb = t.bands.length;
+    const p: PackState = {
+      chaseP: t.chase ? t.chase.probability : 0,
+      chaseHit: false,
+      chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
+      cumDirty: true,
+      mixTotal: 0,
+      ignored: st.ignored,
+      gap: 0,
+      cardCount: 0,
+      changes: 1,
+      b0: st.b0,
+      nb,
+      t,
+      countView: this.count.subarray(st.b0, st.b0 + nb),
+      esumView: this.esum.subarray(st.b0, st.b0 + nb),
+      odds: st.odds,
+      live: new Int32Array(t.pools.length),
+      cum: new Float64Array(t.pools.length * nb),
+      cumTotal: new Float64Array(t.pools.length),
+      standard: st.standard,
+      // decideOpen never reads a row's growth: only the decision computes it (the scorer's rows).
+      scorers: st.scorers.map((s) => s.clone()),
+      riskScorer: st.riskScorer,
+      // Shared by the worker's paths, which run one after the other: `available` and `chase` are
+      // set before every read.
+      views: st.views,
+      wasDrawable: true,
+      mustRescore: false,
+      excluded: st.excluded,
+      riskRows: t.pools.map(() => undefined),
+      riskDrawable: new Uint8Array(t.pools.length),
+      scoredEv: 0,
+      rows: [],
+    };
+    for (let bi = 0; bi < nb; bi++) {
+      const g = p.b0 + bi;
+      if (this.count[g]! > 0) this.liveChange(p, bi, 1);
+      // Unseen cards of a truncated band: values drawn within its bounds, as the simulator does.
+      for (let k = this.count[g]!; k < this.size[g]!; k++) this.newCard(p, bi);
+    }
+    p.gap = 0;
+    for (let g = p.b0; g < p.b0 + nb; g++) {
+      p.cardCount += this.count[g]!;
+      p.gap += Math.max(0, this.size[g]! - this.count[g]!);
+    }
+    return p;
+  }
+
+  /** A new card in band bi of pack p, its value drawn uniformly from the band's value grid. */
+  private newCard(p: PackState, bi: number): void {
+    const g = p.b0 + bi;
+    // An ignored pack keeps no cards: no value is drawn for it.
+    this.put(p, bi, p.ignored ? NO_CARD : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
+  }
+
+  /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
+  private rebuildCum(p: PackState): void {
+    const nb = p.nb;
+    const count = this.count;
+    const b0 = p.b0;
+    for (let r = 0; r < p.odds.length; r++) {
+      const odds = p.odds[r]!;
+      p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
+    }
+    // Other users' mixture: P(risk level) × its band odds among live bands.
+    const nr = p.odds.length;
+    const mix = this.mixCum;
+    mix.fill(0, b0, b0 + nb);
+    for (let r = 0; r < nr; r++) {
+      const total = p.cumTotal[r]!;
+      if (!(total > 0)) continue;
+      const pr = othersRiskShare(r, nr, p.standard);
+      const odds = p.odds[r]!;
+      for (let i = 0; i < nb; i++)
+        if (count[b0 + i]! > 0 && odds[i]! > 0) mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
+    }
+    let acc = 0;
+    for (let i = 0; i < nb; i++) {
+      acc += mix[b0 + i]!;
+      mix[b0 + i] = acc;
+    }
+    p.mixTotal = acc;
+    p.cumDirty = false;
+  }
+
+  /** Band bi of pack p went from empty to not (+1) or back (−1). */
+  private liveChange(p: PackState, bi: number, d: number): void {
+    this.openDirty = true;
+    p.cumDirty = true;
+    for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
+  }
+
+  /** The card with value id `id` enters band `bi` of pack p (at its last position; counted only in an ignored pack). */
+  private put(p: PackState, bi: number, id: number): void {
+    if (p.ignored) {
+      this.counted(p, bi, 0);
+      return;
+    }
+    const g = p.b0 + bi;
+    const n = this.count[g]!;
+    // A band never holds more than its recorded size (restock fills gaps, a refunded order puts
+    // back what it took), which is its room: a write past it would land in the next band.
+    if (n === this.cap[g]!) throw new Error(`dynamic market: band ${bi} of ${p.t.packType} is over its size`);
+    this.ids[this.off[g]! + n] = id;
+    this.ver[g] = this.ver[g]! + 1;
+    const at = 2 * (this.valOff[g]! + id);
+    this.esum[g] = this.esum[g]! + this.idTerms[at + 1]!;
+    this.counted(p, bi, this.idTerms[at]!);
+  }
+
+  /** The pack's own bookkeeping of a card entering band bi (count, sum, drawability, gap). */
+  private counted(p: PackState, bi: number, value: number): void {
+    const g = p.b0 + bi;
+    const n = this.count[g]! + 1;
+    this.count[g] = n;
+    if (n === 1) this.liveChange(p, bi, 1);
+    if (n <= this.size[g]!) p.gap--;
+    this.sum[g] = this.sum[g]! + value;
+  }
+
+  /**
+   * The card at `position` of band `bi` leaves pack p (the band's last card takes its position);
+   * returns its value id (NO_CARD in an ignored pack, which keeps no cards).
+   */
+  private takeAt(p: PackState, bi: number, position: number): number {
+    const g = p.b0 + bi;
+    const n = this.count[g]! - 1;
+    let id = NO_CARD;
+    let value = 0;
+    if (!p.ignored) {
+      const ids = this.ids;
+      const at = this.off[g]!;
+      id = ids[at + position]!;
+      ids[at + position] = ids[at + n]!;
+      this.ver[g] = this.ver[g]! + 1;
+      const v = 2 * (this.valOff[g]! + id);
+      value = this.idTerms[v]!;
+      // Back to an exact zero when the band empties: the running sum never drifts far.
+      this.esum[g] = n === 0 ? 0 : this.esum[g]! - this.idTerms[v + 1]!;
+    }
+    this.count[g] = n;
+    if (n === 0) this.liveChange(p, bi, -1);
+    if (n < this.size[g]!) p.gap++;
+    this.sum[g] = this.sum[g]! - value;
+    return id;
+  }
+
+  /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */
+  valueOf(g: number, id: number): number {
+    return id === NO_CARD ? 0 : this.idTerms[2 * (this.valOff[g]! + id)]!;
+  }
+
+  /** Gives the pack's scorers the cards of every band that changed since they last had them. */
+  sync(p: PackState): void {
+    const scorers = p.scorers;
+    for (let bi = 0; bi < p.nb; bi++) {
+      const g = p.b0 + bi;
+      if (this.ver[g] === this.synced[g]) continue;
+      for (let i = 0; i < scorers.length; i++)
+        scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
+      this.synced[g] = this.ver[g]!;
+    }
+  }
+
+  /** The chase is pulled: gone for everyone, and always worth a rescore. */
+  private hitChase(p: PackState): void {
+    p.chaseHit = true;
+    this.openDirty = true;
+    p.changes += p.cardCount + 1;
+  }
+
+  chaseActive(p: PackState, now: number): boolean {
+    return p.chaseP > 0 && !p.chaseHit && now < p.chaseEndsAt;
+  }
+
+  /** Whether pack p can be drawn at risk level r (position in its pools). */
+  drawable(p: PackState, r: number, now: number): boolean {
+    return p.live[r]! > 0 || this.chaseActive(p, now);
+  }
+
+  /**
+   * Where one pull from pack p at risk level r comes from: the chase (DRAW_CHASE, hit at once), else
+   * a band by renormalised odds (its index in the pack), or DRAW_NOTHING when nothing can be drawn.
+   * The caller then takes a card of the band uniformly (`pullFrom`).
+   */
+  drawBand(p: PackState, r: number, now: number, rng: Rng): number {
+    if (this.chaseActive(p, now) && pullsChase(rng.next(), p.chaseP)) {
+      this.hitChase(p);
+      return DRAW_CHASE;
+    }
+    if (p.cumDirty) this.rebuildCum(p);
+    const total = p.cumTotal[r]!;
+    if (!(total > 0)) return DRAW_NOTHING;
+    return pickRunning(rng.next() * total, p.cum, r * p.nb, p.nb);
+  }
+
+  /** A card drawn uniformly from band bi of pack p leaves it; returns its value id (as `takeAt`). */
+  pullFrom(p: PackState, bi: number, rng: Rng): number {
+    // An ignored pack keeps no cards, so no position is drawn (takeAt does not read it).
+    const id = this.takeAt(p, bi, p.ignored ? 0 : rng.int(this.count[p.b0 + bi]!));
+    p.changes++;
+    p.cardCount--;
+    return id;
+  }
+
+  private openToOthers(p: PackState, at: number): boolean {
+    const pools = p.t.pools;
+    for (let r = 0; r < pools.length; r++)
+      if (pools[r]!.body.available && this.drawable(p, r, at)) return true;
+    return false;
+  }
+
+  /** Rebuilds `openList` (see there). */
+  private refreshOpenList(at: number): void {
+    if (this.openList.length < this.packs.length) this.openList = new Int32Array(this.packs.length);
+    let n = 0;
+    let until = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.packs.length; i++) {
+      const p = this.packs[i]!;
+      if (this.openToOthers(p, at)) this.openList[n++] = i;
+      if (p.chaseEndsAt > at && p.chaseEndsAt < until) until = p.chaseEndsAt;
+    }
+    this.openCount = n;
+    this.openDirty = false;
+    this.openValidUntil = until;
+  }
+
+  /** `n` other users' openings at `at`: each exactly as the simulator draws one. */
+  otherOpenings(n: number, at: number): void {
+    const rng = this.rng;
+    const packs = this.packs;
+    const count = this.count;
+    for (let i = 0; i < n; i++) {
+      if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
+      const open = this.openCount;
+      if (open === 0) return;
+      // By popularity: a snapshot records none, so every pack has the same (the world's default).
+      const p = packs[this.openList[pickEqual(open, rng)]!]!;
+      // As `drawBand` at a risk level chosen like the simulator (`othersRiskShare`), with the risk
+      // level and the band drawn at once from the pack's mixture of them.
+      if (this.chaseActive(p, at) && pullsChase(rng.next(), p.chaseP)) {
+        this.hitChase(p);
+        continue;
+      }
+      if (p.cumDirty) this.rebuildCum(p);
+      const u = rng.next();
+      // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
+      if (!(u < p.mixTotal)) continue;
+      const b0 = p.b0;
+      const chosen = pickRunning(u, this.mixCum, b0, p.nb);
+      // `pullFrom` by hand: the world's hottest loop (see docs/backtest.md, Performance design).
+      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
+      p.changes++;
+      p.cardCount--;
+    }
+  }
+
+  /**
+   * The simulator's tick refill (src/market/dynamics.ts `restock`): each band regains the share
+   * 1 − e^(−rate·dt) of its gap to its recorded size, rounded stochastically, on top of the
+   * Poisson trickle of `restock()`, so the backtest restocks as fast as `packbot sim`.
+   */
+  refillBands(dtHours: number): void {
+    const share = refillShare(this.dyn.restock_fraction_per_hour, dtHours);
+    if (!(share > 0)) return;
+    for (const p of this.packs) {
+      if (p.gap <= 0) continue;
+      for (let bi = 0; bi < p.nb; bi++) {
+        const n = refillCount(bandGap(this.size[p.b0 + bi]!, this.count[p.b0 + bi]!), share, this.rng);
+        for (let i = 0; i < n; i++) {
+          this.newCard(p, bi);
+          p.changes++;
+          p.cardCount++;
+        }
+      }
+    }
+  }
+
+  /**
+   * Card arrivals of one tick: per pack with a gap, a Poisson count (mean `perPack`), each card
+   * into a band drawn in proportion to the band's gap (arrivals to a full pack are lost, as in the
+   * simulator's `arrival`).
+   */
+  arrivals(ratePerHour: number, dtHours: number): void {
+    if (!(ratePerHour > 0)) return;
+    const rng = this.rng;
+    const packs = this.packs;
+    const count = this.count;
+    const size = this.size;
+    for (let pi = 0; pi < packs.length; pi++) {
+      const p = packs[pi]!;
+      if (p.gap <= 0) continue;
+      const b0 = p.b0;
+      const nb = p.nb;
+      for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
+        const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
+        if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
+        this.newCard(p, bi);
+        p.changes++;
+        p.cardCount++;
+      }
+    }
+  }
+
+  /** A card an order took goes back when the order fails (band NO_BAND: the chase, given back). */
+  putBack(p: PackState, bi: number, id: number): void {
+    if (bi === NO_BAND) {
+      p.chaseHit = false;
+      this.openDirty = true;
+    } else {
+      this.put(p, bi, id);
+      p.cardCount++;
+    }
+  }
+}
