@@ -10,7 +10,8 @@ import { Metrics } from '../../../src/obs/metrics.js';
 import type { NotifyEvent } from '../../../src/obs/notify/event.js';
 import { backoffMs, WebhookQueue } from '../../../src/obs/notify/webhook-queue.js';
 import { LogSink } from '../../bot/helpers.js';
-import { type Receiver, startReceiver, until } from './receiver.js';
+import { until } from '../../until.js';
+import { type Receiver, startReceiver } from './receiver.js';
 
 const TOKEN = 'T0KEN-abcdefghijklmnopqrstuvwxyz';
 let receiver: Receiver;
