@@ -1,7 +1,8 @@
 /**
  * A real bot (the built CLI on the embedded simulator) under the real programs: `promtool check
  * metrics` on its `/metrics` prints nothing, and a real `prometheus` on a free loopback port, with
- * the project's alert rules, scrapes it. Skipped, with a message, when a program is missing.
+ * the project's alert rules, scrapes it. Skipped, with a message, when a program is missing (in CI,
+ * `CI=true`, the file fails instead).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';

@@ -4,13 +4,14 @@
  * `/api/v1/status` reports, fills its P&L chart and pulls table as the bot trades, and shows a
  * pause set through the control API, after which no order is placed. A screenshot goes to the
  * temp directory (docs/dashboard.png when PACKBOT_SCREENSHOT=1 or when it is missing).
- * Skipped where Chromium is missing (`.ci/run` installs it).
+ * Skipped where Chromium is missing; fails instead in CI (`CI=true`: `.ci/run` installs it).
  */
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OrdersResponse, StatusResponse } from '../../src/obs/api-schemas.js';
+import { programMissing } from '../deploy/programs.js';
 import { until } from '../until.js';
 import { generousStrategy, ROOT, tempDir, writeConfig } from './helpers.js';
 import { type BotProcess, built, startBot } from './process.js';
@@ -19,7 +20,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'dashboard-test-token-0123456789';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
-  console.warn(`dashboard browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  programMissing(`no Chromium at ${CHROMIUM}`, 'the dashboard browser test', 'apt-get install chromium');
 
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
 
