@@ -47,7 +47,7 @@ function queue(
     log: createLogger({ level: 'debug', pretty: 'never', destination: sink }),
     metrics,
     queueSize: 10,
-    timeoutMs: 2000,
+    timeoutMs: 10_000, // a loopback answer always beats it; the timeout test sets 200 ms
     maxAttempts: 4,
     ...over,
   });
