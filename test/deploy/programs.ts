@@ -54,8 +54,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a program to completion, `input` on its stdin; bounded by `timeoutMs` (then killed). */
-export function run(program: string, args: string[], input?: string, timeoutMs = 30_000): Promise<RunResult> {
+/** Runs a program to completion, `input` on its stdin; a hang is ended after `timeoutMs` (killed). */
+export function run(
+  program: string,
+  args: string[],
+  input?: string,
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';

@@ -118,5 +118,5 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
     const doc = join(ROOT, 'docs/dashboard.png');
     if (process.env.PACKBOT_SCREENSHOT === '1' || !existsSync(doc)) copyFileSync(shot, doc);
     expect(errors).toEqual([]);
-  }, 120_000);
+  });
 });
