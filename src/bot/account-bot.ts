@@ -1,8 +1,9 @@
 /**
- * One account's bot: the scheduler (open loop), the sell sweep, the listing watcher and the
- * reconciler, each a loop sleeping only on the injected clock. The open loop wakes exactly at the
- * next allowed purchase while the strategy wants to open, acts on what the purchase answers
- * (remaining balance, 429 bodies) and hands every pull to the sell side at once.
+ * One account's bot: the scheduler (open loop), the sell sweep, the listing watch with the
+ * reconciler, and the card buyer's loop when the strategy buys cards, each a loop sleeping only on
+ * the injected clock. The open loop wakes exactly at the next allowed purchase while the strategy
+ * wants to open, acts on what the purchase answers (remaining balance, 429 bodies) and hands every
+ * pull to the sell side at once.
  */
 import {
   DailyLimitReachedError,
