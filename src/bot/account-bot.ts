@@ -289,8 +289,12 @@ export class AccountBot {
     const account = await this.readAccountIfStale(now);
     const pools = await this.readPoolsIfStale(now);
     if (!account || !pools) return now + cadence.idleMs;
+    // Decide as of when the reads came back: the account's next_purchase_at is the service's time
+    // of the read, so judged against the time before a slow read (a busy machine, a sped-up clock)
+    // it lies in the future, and a bot whose reads go stale meanwhile never opens at all.
+    const at = clock.now();
 
-    const totals = this.budget.totals(now);
+    const totals = this.budget.totals(at);
     metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
     const rows: ScoreRow[] = scoreView(
       pools.pools,
@@ -313,22 +317,22 @@ export class AccountBot {
       },
       rows,
       strategy,
-      now,
+      at,
     );
-    this.lastScores = { rows, decision, at: now };
+    this.lastScores = { rows, decision, at };
     const stopLoss = budgetBlock(
       { balanceCents: account.balanceCents, ...totals, killSwitch: false },
       strategy,
     );
     metrics.paused('stop_loss', stopLoss?.guard === 'stop_loss');
-    this.noteStopLoss(stopLoss?.guard === 'stop_loss', totals.realizedPnlCents, now);
+    this.noteStopLoss(stopLoss?.guard === 'stop_loss', totals.realizedPnlCents, at);
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);
       // A limit that lifts at a known instant: wake exactly then. Otherwise at the next pool read.
       return decision.until ?? Math.min(nextPoolRead, account.readAt + cadence.accountMs);
     }
-    if (this.openingStopped || this.o.killSwitch?.isPaused()) return now;
+    if (this.openingStopped || this.o.killSwitch?.isPaused()) return at;
     const row = rows.find(
       (r) =>
         r.category === decision.category &&
