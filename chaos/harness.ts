@@ -40,7 +40,8 @@ export interface ChaosOptions {
  * wait that would otherwise hang, so a slow or busy machine changes how long a round takes, not
  * what it does. They are far above what an idle machine needs (start-up and a first order in 1-3 s).
  */
-const STARTUP_MS = 30_000;
+/** Start-up includes recovery: orders in doubt from the last kill, the sell pass, reconciliation. */
+const STARTUP_MS = 60_000;
 /**
  * A round's first order (or card: the shop is read first), or the bot saying it does not open (or
  * buy) for now: the spend caps bind, or an order in doubt waits to be settled.
@@ -48,7 +49,7 @@ const STARTUP_MS = 30_000;
 const FIRST_EVENT_MS = 30_000;
 /** A `wire` or `crash` kill waits this long for its card purchase, then kills anyway. */
 const CARD_KILL_MS = 30_000;
-const SETTLE_MS = 60_000;
+const SETTLE_MS = 90_000;
 const STOP_MS = 60_000;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));

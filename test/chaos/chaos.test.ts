@@ -10,6 +10,11 @@ import { isBuilt } from '../../chaos/processes.js';
 import type { Scenario } from '../../chaos/scenarios.js';
 
 const KILLS = 3;
+/**
+ * Above vitest's 300 s: every wait of a run is bounded (chaos/harness.ts), and on a busy machine a
+ * case takes 30-110 s; only a run whose waits all reach their bounds comes near this.
+ */
+const HANG_MS = 600_000;
 
 async function chaos(scenarios: Scenario[], seed: number): Promise<AuditResult> {
   const r = await runChaos({ kills: KILLS, seed, scenarios });
@@ -24,7 +29,7 @@ async function chaos(scenarios: Scenario[], seed: number): Promise<AuditResult> 
 }
 
 // The suite runs the built CLI: without dist/ it is skipped (`npm run build`; `npm test` builds).
-describe.skipIf(!isBuilt())('chaos suite (skipped when dist/ is not built)', () => {
+describe.skipIf(!isBuilt())('chaos suite (skipped when dist/ is not built)', { timeout: HANG_MS }, () => {
   it('500s: nothing charged twice, no pull lost, books equal, caps kept', async () => {
     const r = await chaos(['errors'], 7);
     expect(r.problems).toEqual([]);
