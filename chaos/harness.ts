@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Rng } from '../src/core/prng.js';
 import { Ledger } from '../src/store/ledger.js';
 import { type AuditResult, audit } from './audit.js';
-import { type Child, logMsg, startBot, startSim } from './processes.js';
+import { type Child, logField, logMsg, startBot, startSim } from './processes.js';
 import { type FaultProxy, NO_MODES, startFaultProxy } from './proxy.js';
 import { type KillPlan, planRound, type Scenario } from './scenarios.js';
 import {
@@ -35,19 +35,40 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-const STARTUP_MS = 30_000;
-const FIRST_ORDER_MS = 3_000;
-/** A `cards` round's first card comes after a full read of the shop. */
-const FIRST_CARD_MS = 8_000;
+/*
+ * Every wait below is for an event (a log line, an exit, a settled ledger); the times only bound a
+ * wait that would otherwise hang, so a slow or busy machine changes how long a round takes, not
+ * what it does. They are far above what an idle machine needs (start-up and a first order in 1-3 s).
+ */
+/** Start-up includes recovery: orders in doubt from the last kill, the sell pass, reconciliation. */
+const STARTUP_MS = 60_000;
+/**
+ * A round's first order (or card: the shop is read first), or the bot saying it does not open (or
+ * buy) for now: the spend caps bind, or an order in doubt waits to be settled.
+ */
+const FIRST_EVENT_MS = 30_000;
 /** A `wire` or `crash` kill waits this long for its card purchase, then kills anyway. */
-const CARD_KILL_MS = 8_000;
-const SETTLE_MS = 60_000;
-const STOP_MS = 20_000;
+const CARD_KILL_MS = 30_000;
+const SETTLE_MS = 90_000;
+const STOP_MS = 60_000;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const running = (line: string) => logMsg(line) === 'packbot running';
 const confirmed = (line: string) => logMsg(line) === 'order confirmed';
 const cardBought = (line: string) => logMsg(line) === 'card bought';
+/** The open loop stopped at a spend cap: no order (pack or card) comes this round. */
+const capsReached = (line: string) =>
+  logMsg(line) === 'not opening' && /spend cap .* reached/.test(logField(line, 'reason') ?? '');
+/**
+ * Why the bot stopped ordering for longer than a round lasts (the spend caps; an order in doubt,
+ * settled after `orders.settle_seconds`), or undefined. Short waits (the purchase rate limit
+ * between two orders) do not count.
+ */
+function notOrdering(line: string): string | undefined {
+  if (!['not opening', 'not buying cards'].includes(logMsg(line) ?? '')) return undefined;
+  const reason = logField(line, 'reason') ?? '';
+  return /spend cap .* reached|in doubt/.test(reason) ? reason : undefined;
+}
 
 /** What the simulator charged the account so far (purchases less refunds), in cents. */
 function spentCents(entries: readonly SimLedgerEntry[]): number {
@@ -127,11 +148,20 @@ async function cardKillRound(
       return kill.forward;
     });
   } else bot = startBot(config, { ...env, PACKBOT_CHAOS_CRASH_AT: `${kill.point}:card:${kill.nth}` });
+  // The kill lands (the bot exits), or the caps stop the bot before its nth card, or the bound.
+  let capped = false;
   let timer: NodeJS.Timeout | undefined;
   const exit = await Promise.race([
     bot.exit,
+    bot.waitLine(capsReached, 'the spend caps reached', STARTUP_MS + CARD_KILL_MS).then(
+      () => {
+        capped = true;
+        return null;
+      },
+      () => null,
+    ),
     new Promise<null>((r) => {
-      timer = setTimeout(() => r(null), STARTUP_MS / 3 + CARD_KILL_MS);
+      timer = setTimeout(() => r(null), STARTUP_MS + CARD_KILL_MS);
     }),
   ]);
   clearTimeout(timer);
@@ -149,7 +179,9 @@ async function cardKillRound(
       : `killed itself at ${kill.point} of card intent #${kill.nth}`;
   return {
     landed,
-    note: landed ? what : `no card purchase #${kill.nth}: killed after the wait`,
+    note: landed
+      ? what
+      : `no card purchase #${kill.nth}: killed ${capped ? 'once the spend caps stopped it' : 'after the wait'}`,
     ms: Date.now() - started,
     ...(exitNote ? { exitNote } : {}),
   };
@@ -198,16 +230,16 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       let note = `killed ${plan.killAfterMs} ms after its first order`;
       try {
         await bot.waitLine(running, "'packbot running'", STARTUP_MS);
-        // Kill while it trades: after its first order of the round, or a bounded wait when faults
-        // or the spend caps keep it from ordering at all.
-        // A `cards` round waits for a card (the shop is read first), the others for any order.
-        const [first, what, ms] = plan.families.includes('cards')
-          ? [cardBought, 'card', FIRST_CARD_MS]
-          : [confirmed, 'order', FIRST_ORDER_MS];
+        // Kill while it trades: after its first order of the round (a `cards` round: its first
+        // card; the shop is read first), or once it says why it does not order now.
+        const [first, what] = plan.families.includes('cards') ? [cardBought, 'card'] : [confirmed, 'order'];
         note = `killed ${plan.killAfterMs} ms after its first ${what}`;
-        await bot.waitLine(first, `'${what}'`, ms).catch(() => {
-          note = `killed ${ms + plan.killAfterMs} ms after start, before any ${what}`;
-        });
+        const line = await bot
+          .waitLine((l) => first(l) || notOrdering(l) !== undefined, `'${what}' or a wait`, FIRST_EVENT_MS)
+          .catch(() => undefined);
+        if (line === undefined) note = `killed before any ${what} (none within ${FIRST_EVENT_MS} ms)`;
+        else if (!first(line))
+          note = `killed ${plan.killAfterMs} ms after it waited before any ${what} (${notOrdering(line)?.slice(0, 80)})`;
         await wait(plan.killAfterMs);
       } catch {
         // Refusing to start under faults is allowed (exit 1 at start-up); the next round goes on.
@@ -262,7 +294,7 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       result.notes.push(`the proxy forwarded ${proxy.rekeyed} re-sent purchase(s) under a fresh key`);
     if (cards)
       result.notes.push(
-        `card kills: ${kills.wire} with a card purchase held on the wire, ${kills.crash} at a crash point of a card intent, ${kills.missed} that found no card purchase in ${CARD_KILL_MS} ms`,
+        `card kills: ${kills.wire} with a card purchase held on the wire, ${kills.crash} at a crash point of a card intent, ${kills.missed} that found no card purchase (the caps, or none within ${STARTUP_MS + CARD_KILL_MS} ms)`,
       );
     result.notes.push(...roundNotes);
     result.problems.push(...extra);

@@ -98,9 +98,14 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Chil
 
 /** The message of a pino JSON line, or undefined. */
 export function logMsg(line: string): string | undefined {
+  return logField(line, 'msg');
+}
+
+/** A string field of a pino JSON line, or undefined. */
+export function logField(line: string, field: string): string | undefined {
   try {
-    const v = JSON.parse(line) as { msg?: unknown };
-    return typeof v.msg === 'string' ? v.msg : undefined;
+    const v = JSON.parse(line) as Record<string, unknown>;
+    return typeof v[field] === 'string' ? v[field] : undefined;
   } catch {
     return undefined;
   }

@@ -119,4 +119,9 @@ export class Pacer {
   get waiting(): number {
     return this.queue.size + this.purchaseLane.size;
   }
+
+  /** HTTP attempts running now (sent, answer not yet read): a test driver advances time only at 0. */
+  get inFlight(): number {
+    return this.queue.pending;
+  }
 }

@@ -1,7 +1,9 @@
 /**
  * The wire contract of the Partner Trading API (../shared/spec/partner-api.md), as zod schemas.
- * Objects are `looseObject`: fields the spec does not list are tolerated and kept. Amounts stay USD
- * numbers here (the wire format); code converts them to cents with `toCents` where it uses them.
+ * Response objects are `looseObject`: fields the spec does not list are tolerated and kept. Request
+ * objects are strict: a field the spec does not list is our mistake, refused before it is sent.
+ * Amounts stay USD numbers here (the wire format); code converts them to cents with `toCents`
+ * where it uses them.
  */
 
 import { z } from 'zod';

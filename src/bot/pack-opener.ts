@@ -121,8 +121,12 @@ export class PackOpener {
     const account = await this.readAccountIfStale(now);
     const pools = await this.readPoolsIfStale(now);
     if (!account || !pools) return now + cadence.idleMs;
+    // Decide as of when the reads came back: the account's next_purchase_at is the service's time
+    // of the read, so judged against the time before a slow read (a busy machine, a sped-up clock)
+    // it lies in the future, and a bot whose reads go stale meanwhile never opens at all.
+    const at = clock.now();
 
-    const totals = this.o.budget().totals(now);
+    const totals = this.o.budget().totals(at);
     metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
     const rows: ScoreRow[] = scoreView(
       pools.pools,
@@ -148,19 +152,19 @@ export class PackOpener {
         strategy,
         at,
       );
-    const decision = decide(now, totals);
-    this.lastScores = { rows, decision, at: now };
+    const decision = decide(at, totals);
+    this.lastScores = { rows, decision, at };
     // Exported even while a kill switch also stops opening (budgetBlock names only the first guard).
     const stopLoss = stopLossHit(totals, strategy);
     metrics.paused('stop_loss', stopLoss);
-    this.noteStopLoss(stopLoss, totals.realizedPnlCents, now);
+    this.noteStopLoss(stopLoss, totals.realizedPnlCents, at);
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);
       // A limit that lifts at a known instant: wake exactly then. Otherwise at the next pool read.
       return decision.until ?? Math.min(nextPoolRead, account.readAt + cadence.accountMs);
     }
-    if (this.o.openingStopped() || this.o.killSwitch?.isPaused()) return now;
+    if (this.o.openingStopped() || this.o.killSwitch?.isPaused()) return at;
     const row = rows.find(
       (r) =>
         r.category === decision.category &&
@@ -171,8 +175,8 @@ export class PackOpener {
     const outcome = await this.o.spending(async () => {
       // The card buyer may have spent while this loop waited for the lock: the caps are asked again
       // with what is booked and open now, and anything but the same order waits for the next step.
-      const at = clock.now();
-      if (!sameOrder(decide(at, this.o.budget().totals(at)), decision)) return undefined;
+      const inLock = clock.now();
+      if (!sameOrder(decide(inLock, this.o.budget().totals(inLock)), decision)) return undefined;
       return this.o.executor.open({
         body: {
           pack_type: decision.pack_type,

@@ -1,6 +1,6 @@
 /**
- * `packbot <command>`: dispatches to one file per command. A user's mistake ends with a message
- * and exit code 2, never a stack trace.
+ * `packbot <command>`: dispatches to the command's file (`vault` and `listings` share holdings.ts),
+ * loaded on demand. A user's mistake ends with a message and exit code 2, never a stack trace.
  */
 import { UsageError, UserInputError } from '../core/errors.js';
 import { textTable } from '../core/text-table.js';

@@ -1,7 +1,7 @@
 /**
  * JSON Schemas for editors (yaml-language-server), generated from the zod schemas so they cannot
  * drift: a test compares `schemas/*.json` with `generateJsonSchemas()`.
- * Regenerate: `npm run build && node dist/src/config/json-schemas.js --write`.
+ * Regenerate every file of `schemas/`: `npm run schemas` (this module's `--write`, then the API's).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -60,7 +60,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   } else {
     const stale = staleJsonSchemas();
     if (stale.length > 0) {
-      console.error(`stale JSON Schemas: ${stale.join(', ')} (run with --write)`);
+      console.error(`stale JSON Schemas: ${stale.join(', ')} (run npm run schemas)`);
       process.exitCode = 1;
     } else console.log('JSON Schemas are up to date');
   }

@@ -1,6 +1,9 @@
 /**
- * Time is injected everywhere: live code gets a WallClock, tests and backtests a VirtualClock,
- * the embedded demo a ScaledClock. Nothing else in the program reads Date.now().
+ * Time is injected: live code gets a WallClock, the embedded demo a ScaledClock, `packbot sim` a
+ * SimClock (src/market/sim-clock.ts), tests a VirtualClock; a backtest path counts its own time in
+ * plain numbers. Outside these classes Date.now() is read only to start a clock, by `packbot
+ * doctor` to compare the service's clock with ours, and by offline commands asking what time it is
+ * (status, calibrate): whatever decides or is recorded takes its time from a Clock.
  */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */

@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of the read and control API's answers (`schemas/api-<name>.schema.json`), generated
  * from the zod schemas in `api-schemas.ts` so they cannot drift: a test compares the files with
- * `generateApiJsonSchemas()`. Regenerate: `npm run build && node dist/src/obs/api-json-schemas.js --write`.
+ * `generateApiJsonSchemas()`. Regenerate every file of `schemas/`: `npm run schemas`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   } else {
     const stale = staleApiJsonSchemas(dir);
     if (stale.length > 0) {
-      console.error(`stale API JSON Schemas: ${stale.join(', ')} (run with --write)`);
+      console.error(`stale API JSON Schemas: ${stale.join(', ')} (run npm run schemas)`);
       process.exitCode = 1;
     } else console.log('API JSON Schemas are up to date');
   }

@@ -1,8 +1,9 @@
 /**
- * Prometheus metrics, exactly DESIGN.md's list (prefix `packbot_`) plus the default process metrics
- * and documented reconciliation gauges (docs/metrics.md). Each Metrics object owns its Registry, so
- * tests and several bots in one process never collide. Label values come only from small fixed
- * sets: anything else becomes `other`, so a bad value can never explode cardinality or leak an id.
+ * Prometheus metrics: every `packbot_` metric the bot exports is registered here (docs/metrics.md
+ * has one row each, kept in step by test/deploy/metrics-docs.test.ts), plus the default process
+ * metrics. Each Metrics object owns its Registry, so tests and several bots in one process never
+ * collide. Label values come only from small fixed sets: anything else becomes `other`, so a bad
+ * value can never explode cardinality or leak an id.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ENDPOINTS } from '../api/partner-api.js';

@@ -10,21 +10,24 @@ import {
   TransportError,
   UnauthorizedError,
 } from '../../src/api/errors.js';
+import { Pacer } from '../../src/api/pacing.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { drive } from './drive.js';
 import * as F from './fixtures.js';
 
 let api: HttpPartnerApi | undefined;
 let clock: VirtualClock;
+let pacer: Pacer;
 
 function client(extra: Partial<HttpClientOptions> = {}): HttpPartnerApi {
   clock = new VirtualClock(F.T0);
+  pacer = new Pacer(clock, { readBudget: false });
   api = createHttpClient({
     baseUrl: F.BASE,
     apiKey: F.KEY,
     clock,
     retry: { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 8000, inProgressDelayMs: 3000 },
-    pacing: { readBudget: false },
+    pacing: pacer,
     random: () => 0,
     ...extra,
   });
@@ -71,7 +74,7 @@ describe('retries through the client (virtual clock)', () => {
         record(this.req, undefined);
         return [200, F.account];
       });
-    const r = await drive(clock, c.getAccount());
+    const r = await drive(clock, pacer, c.getAccount());
     expect(r.ok && r.value.username).toBe('alice');
     // random() = 0 → half of base·2^(n-1): 500, 1000, then 2000 before the 4th attempt.
     expect(seen.map((s) => s.at)).toEqual([0, 500, 3500]);
@@ -80,7 +83,7 @@ describe('retries through the client (virtual clock)', () => {
   it('a read gives up after maxAttempts with the last error', async () => {
     const c = client();
     nock(F.BASE).get(path('/me')).times(4).reply(503, { error: 'down' });
-    const r = await drive(clock, c.getIdentity());
+    const r = await drive(clock, pacer, c.getIdentity());
     expect(r.ok).toBe(false);
     expect(!r.ok && (r.error as { status: number }).status).toBe(503);
     expect(nock.isDone()).toBe(true);
@@ -89,7 +92,7 @@ describe('retries through the client (virtual clock)', () => {
   it('does not retry a 401', async () => {
     const c = client();
     nock(F.BASE).get(path('/me')).reply(401, { error: 'bad key' });
-    const r = await drive(clock, c.getIdentity());
+    const r = await drive(clock, pacer, c.getIdentity());
     expect(!r.ok && r.error).toBeInstanceOf(UnauthorizedError);
     expect(nock.isDone()).toBe(true);
   });
@@ -100,7 +103,7 @@ describe('retries through the client (virtual clock)', () => {
     nock(F.BASE)
       .post(path('/packs/purchase'))
       .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
-    const r = await drive(clock, c.purchasePacks({ pack_type: 'gold', quantity: 1 }, 'order-0007'));
+    const r = await drive(clock, pacer, c.purchasePacks({ pack_type: 'gold', quantity: 1 }, 'order-0007'));
     expect(!r.ok && r.error).toBeInstanceOf(InDoubtError);
     expect(nock.isDone()).toBe(true);
   });
@@ -116,7 +119,7 @@ describe('retries through the client (virtual clock)', () => {
         { error: 'too soon', code: 'RATE_LIMITED', retry_after_seconds: 5 },
         { 'retry-after': '5' },
       );
-    const r = await drive(clock, c.purchaseCard({ card_id: 'x', max_price: 3 }, 'order-0008'));
+    const r = await drive(clock, pacer, c.purchaseCard({ card_id: 'x', max_price: 3 }, 'order-0008'));
     expect(!r.ok && r.error).toBeInstanceOf(InDoubtError);
     expect(nock.isDone()).toBe(true);
   });
@@ -136,7 +139,7 @@ describe('retries through the client (virtual clock)', () => {
         record(this.req, body);
         return [200, F.packPurchase];
       });
-    const r = await drive(clock, c.purchasePacks({ pack_type: 'gold' }, 'order-0009'));
+    const r = await drive(clock, pacer, c.purchasePacks({ pack_type: 'gold' }, 'order-0009'));
     expect(r.ok).toBe(true);
     expect(seen.map((s) => [s.at, s.key])).toEqual([
       [0, 'order-0009'],
@@ -163,7 +166,7 @@ describe('retries through the client (virtual clock)', () => {
         record(this.req, body);
         return [200, F.packPurchase];
       });
-    const r = await drive(clock, c.purchasePacks({ pack_type: 'gold' }, 'order-0010'));
+    const r = await drive(clock, pacer, c.purchasePacks({ pack_type: 'gold' }, 'order-0010'));
     expect(r.ok).toBe(true);
     expect(seen.map((s) => s.at)).toEqual([0, 41_000]);
   });
@@ -173,7 +176,7 @@ describe('retries through the client (virtual clock)', () => {
     nock(F.BASE)
       .post(path('/packs/purchase'))
       .reply(429, { error: 'ceiling', code: 'DAILY_LIMIT_REACHED', limit: 100, used: 100, resets_at: F.T0 });
-    const r = await drive(clock, c.purchasePacks({ pack_type: 'gold' }, 'order-0011'));
+    const r = await drive(clock, pacer, c.purchasePacks({ pack_type: 'gold' }, 'order-0011'));
     expect(!r.ok && r.error).toBeInstanceOf(DailyLimitReachedError);
     expect(nock.isDone()).toBe(true);
   });
@@ -181,7 +184,7 @@ describe('retries through the client (virtual clock)', () => {
   it('a 500 on pack purchase is reported as refunded and not retried', async () => {
     const c = client();
     nock(F.BASE).post(path('/packs/purchase')).reply(500, { error: 'a pack failed to open' });
-    const r = await drive(clock, c.purchasePacks({ pack_type: 'gold' }, 'order-0012'));
+    const r = await drive(clock, pacer, c.purchasePacks({ pack_type: 'gold' }, 'order-0012'));
     expect(!r.ok && r.error).toBeInstanceOf(OrderRefundedError);
     expect(!r.ok && (r.error as OrderRefundedError).kind).toBe('rejected');
     expect(nock.isDone()).toBe(true);
@@ -193,7 +196,7 @@ describe('retries through the client (virtual clock)', () => {
       .post(path('/listings'))
       .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     const second = nock(F.BASE).post(path('/listings')).reply(200, F.listing);
-    const r = await drive(clock, c.createListing({ card_id: 'c1', price: 20 }));
+    const r = await drive(clock, pacer, c.createListing({ card_id: 'c1', price: 20 }));
     expect(!r.ok && r.error).toBeInstanceOf(InDoubtError);
     expect(scope.isDone()).toBe(true);
     expect(second.isDone()).toBe(false);
@@ -229,7 +232,7 @@ describe('retries through the client (virtual clock)', () => {
       [() => c.getPackPool({ pack_type: 'gold', risk_level: 'hot' } as never), /risk_level/],
     ];
     for (const [call, re] of bad) {
-      const r = await drive(clock, call());
+      const r = await drive(clock, pacer, call());
       expect(!r.ok && r.error).toBeInstanceOf(RequestValidationError);
       expect(!r.ok && (r.error as Error).message).toMatch(re);
     }

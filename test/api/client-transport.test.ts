@@ -1,7 +1,9 @@
 /**
  * The real transport (global fetch + undici Agent) against a loopback server: no nock here, so the
- * Agent's own connect/headers/body timeouts and socket errors are what is under test. The short
- * timeouts are real (wall) waits of a few tens of ms: transport deadlines are wall time by nature.
+ * Agent's own connect/headers/body timeouts and socket errors are what is under test. Transport
+ * deadlines are wall time by nature: a test that expects one to fire gets a short one (60 ms) on a
+ * server that never answers that part, so it fires on any machine; every other deadline is long,
+ * so a busy machine cannot turn an answer into a timeout.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,12 +53,14 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-function client(baseUrl = base) {
+const PATIENT = { connectMs: 10_000, headersMs: 10_000, bodyMs: 10_000, requestMs: 10_000 };
+
+function client(baseUrl = base, timeouts: Partial<typeof PATIENT> = {}) {
   api = createHttpClient({
     baseUrl,
     apiKey: F.KEY,
     clock: new VirtualClock(F.T0),
-    timeouts: { connectMs: 200, headersMs: 60, bodyMs: 60, requestMs: 5_000 },
+    timeouts: { ...PATIENT, ...timeouts },
     retry: { maxAttempts: 1 },
     pacing: { readBudget: false },
   });
@@ -83,14 +87,14 @@ describe('transport over loopback', () => {
   });
 
   it('maps a headers timeout', async () => {
-    const e = await failure(client().getAccount());
+    const e = await failure(client(base, { headersMs: 60 }).getAccount());
     expect(e).toBeInstanceOf(TransportError);
     expect((e as TransportError).failure).toBe('timeout');
     expect(e.message).toMatch(/GET \/account: timed out/);
   });
 
   it('maps a body timeout', async () => {
-    const e = await failure(client().getVault());
+    const e = await failure(client(base, { bodyMs: 60 }).getVault());
     expect(e).toBeInstanceOf(TransportError);
     expect((e as TransportError).failure).toBe('timeout');
     expect(e.message).toMatch(/reading the response body/);

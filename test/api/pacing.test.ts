@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpPartnerApi } from '../../src/api/client.js';
 import { Pacer, TokenBucket } from '../../src/api/pacing.js';
 import { VirtualClock } from '../../src/core/clock.js';
+import { until } from '../until.js';
 import { drive } from './drive.js';
 import * as F from './fixtures.js';
 
@@ -15,11 +16,6 @@ function deferred() {
     release = r;
   });
   return { promise, release };
-}
-
-async function until(cond: () => boolean) {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
-  if (!cond()) throw new Error('condition never met');
 }
 
 /** Every request reaching the server is logged as `METHOD path`; requests can be held until released. */
@@ -65,10 +61,11 @@ describe('pacing', () => {
     const clock = new VirtualClock(F.T0);
     const gate = deferred();
     const order = server({ 'POST /packs/purchase': gate.promise });
-    const c = client(clock, { concurrency: 1, readBudget: false });
+    const pacer = new Pacer(clock, { concurrency: 1, readBudget: false });
+    const c = client(clock, pacer);
 
     const first = c.purchasePacks({ pack_type: 'gold' }, 'order-1000');
-    await until(() => order.length === 1);
+    await until(() => order.length === 1, 'the purchase reaches the server');
     // Queued while the purchase blocks the only slot, lowest priority first.
     const queued = [
       c.getAccount(),
@@ -77,7 +74,9 @@ describe('pacing', () => {
       c.purchaseCard({ card_id: 'card-1', max_price: 15 }, 'order-1001'),
       c.sellBack([{ card_id: 'c1', pull_id: 'p-1' }]),
     ];
-    await new Promise((r) => setTimeout(r, 20));
+    // Every one of them waits in the pacer (the card purchase behind the pack purchase's lane),
+    // so none has been sent: no wall-clock pause decides it.
+    await until(() => pacer.waiting === queued.length, 'all five calls waiting in the pacer');
     expect(order).toEqual(['POST /packs/purchase']);
     gate.release();
     await Promise.all([first, ...queued]);
@@ -104,7 +103,11 @@ describe('pacing', () => {
     const p2 = b.purchaseCard({ card_id: 'card-1', max_price: 15 }, 'order-2001');
     const read = b.getIdentity();
     await read;
-    await new Promise((r) => setTimeout(r, 20));
+    // The card purchase waits in the purchase lane while the pack purchase is held (not sent).
+    await until(
+      () => order.includes('POST /packs/purchase') && pacer.waiting === 1,
+      'the card purchase waiting behind the pack purchase',
+    );
     expect(order.filter((x) => x.includes('purchase'))).toEqual(['POST /packs/purchase']);
     expect(order).toContain('GET /me');
     gate.release();
@@ -131,11 +134,12 @@ describe('pacing', () => {
         seenAt.push(-(clock.now() - Date.parse(F.T0)) - 1);
         return [200, F.sellBack];
       });
-    const c = client(clock, { concurrency: 4, readBudget: { capacity: 2, refillPerHour: 60 } });
+    const pacer = new Pacer(clock, { concurrency: 4, readBudget: { capacity: 2, refillPerHour: 60 } });
+    const c = client(clock, pacer);
     const reads = Promise.all([c.getAccount(), c.getAccount(), c.getAccount(), c.getAccount()]);
     // Sell-back is not a read: it does not wait for the budget.
     const sb = c.sellBack([{ card_id: 'c1', pull_id: 'p-1' }]);
-    const r = await drive(clock, Promise.all([reads, sb]));
+    const r = await drive(clock, pacer, Promise.all([reads, sb]));
     expect(r.ok).toBe(true);
     const readTimes = seenAt.filter((t) => t >= 0);
     expect(readTimes).toEqual([0, 0, 60_000, 120_000]);

@@ -283,7 +283,7 @@ for (const c of CASES)
       const dynamics = c.dynamics ?? WORLD;
       bt = runBacktest(c.snapshot, strategy, dynamics);
       for (let seed = 1; seed <= K; seed++) bot.push(await runBot(c.snapshot, strategy, seed, dynamics));
-    }, 180_000);
+    });
 
     /** Asserts agreement of a per-path quantity (per pack unless `total`) and records it. */
     const agree = (label: string, f: (p: PathTotals) => number, total = false) => {

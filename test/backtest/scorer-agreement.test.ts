@@ -28,28 +28,24 @@ beforeAll(async () => {
 });
 
 describe('scorer realized EV vs dynamic backtest value per pack (default world)', () => {
-  it.each(['balanced', 'chase', 'conservative'])(
-    '%s',
-    async (name) => {
-      const strategy = loadStrategy(join(ROOT, 'strategies', `${name}.yaml`));
-      const r = await runBacktest({
-        snapshot,
-        strategy,
-        days: DAYS,
-        paths: PATHS,
-        seed: 11,
-        market: 'dynamic',
-        workers: 0,
-      });
-      const a = r.analytic;
-      const expected = a.realized_ev_per_pack!;
-      const gap = a.scorer_gap_per_pack!;
-      const se = a.scorer_gap_per_pack_stderr!;
-      expect(r.summary.packs_opened.mean).toBeGreaterThan(0);
-      expect(se).toBeGreaterThan(0);
-      expect(a.backtest_value_per_pack! - expected).toBeCloseTo(gap, 4);
-      expect(Math.abs(gap)).toBeLessThanOrEqual(Math.max(0.02 * expected, 4 * se));
-    },
-    120_000,
-  );
+  it.each(['balanced', 'chase', 'conservative'])('%s', async (name) => {
+    const strategy = loadStrategy(join(ROOT, 'strategies', `${name}.yaml`));
+    const r = await runBacktest({
+      snapshot,
+      strategy,
+      days: DAYS,
+      paths: PATHS,
+      seed: 11,
+      market: 'dynamic',
+      workers: 0,
+    });
+    const a = r.analytic;
+    const expected = a.realized_ev_per_pack!;
+    const gap = a.scorer_gap_per_pack!;
+    const se = a.scorer_gap_per_pack_stderr!;
+    expect(r.summary.packs_opened.mean).toBeGreaterThan(0);
+    expect(se).toBeGreaterThan(0);
+    expect(a.backtest_value_per_pack! - expected).toBeCloseTo(gap, 4);
+    expect(Math.abs(gap)).toBeLessThanOrEqual(Math.max(0.02 * expected, 4 * se));
+  });
 });

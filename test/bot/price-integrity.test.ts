@@ -143,7 +143,7 @@ describe('a pool whose price disagrees with the pack list', () => {
     expect(lying.orders.length).toBeGreaterThan(0);
     for (const reason of ['price_not_positive', 'price_mismatch', 'band_bounds', 'ev_gap'])
       expect(await rejected(f, reason)).toBe(0);
-  }, 20_000);
+  });
 });
 
 describe('the dry-run paper market', () => {

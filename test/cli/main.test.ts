@@ -4,7 +4,7 @@ import { COMMANDS } from '../../src/cli/main.js';
 
 // The built CLI, exactly as `npx packbot` runs it (npm test builds before vitest).
 const packbot = (...args: string[]) =>
-  spawnSync(process.execPath, ['bin/packbot.js', ...args], { encoding: 'utf8', timeout: 20_000 });
+  spawnSync(process.execPath, ['bin/packbot.js', ...args], { encoding: 'utf8', timeout: 120_000 });
 
 describe('packbot CLI', () => {
   it('--help lists every command and exits 0', () => {

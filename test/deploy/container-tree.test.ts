@@ -121,5 +121,5 @@ describe.skipIf(!built())('the container tree (Dockerfile runtime stage, no engi
       execFileSync('chmod', ['-R', 'u+w', root]);
       rmSync(root, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * The external programs of the operating stack (promtool, prometheus, amtool): found on PATH or
- * not. A test needing one that is absent is skipped, and says so once on the console.
+ * The external programs of the operating stack (promtool, prometheus, amtool) and the dashboard's
+ * browser: found or not. A test needing one that is absent is skipped, and says so once on the
+ * console; in CI (`CI=true`), where `.ci/run` installs them, it fails instead.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -21,12 +22,28 @@ export function findProgram(name: string): string | undefined {
   return undefined;
 }
 
+/** A CI run (`CI=true`, as CI services set it): `.ci/run` has installed every program below. */
+export const inCi = (): boolean => /^(true|1)$/i.test(process.env.CI ?? '');
+
+/**
+ * A program a test needs is missing: outside CI the test is skipped and a console line says which
+ * and how to install it; in CI this throws, failing the test file (a skip there hides a broken
+ * install).
+ */
+export function programMissing(what: string, skipped: string, install: string): void {
+  if (inCi())
+    throw new Error(`${what}, and CI=true: ${skipped} must run in CI (.ci/run installs it: ${install})`);
+  console.warn(`${what}: skipping ${skipped} (Debian: ${install})`);
+}
+
 /** `findProgram`, with a console message naming what is skipped when the program is missing. */
 export function requireProgram(name: string, skipped: string): string | undefined {
   const path = findProgram(name);
   if (!path)
-    console.warn(
-      `${name} not found on PATH: skipping ${skipped} (Debian: apt-get install prometheus prometheus-alertmanager)`,
+    programMissing(
+      `${name} not found on PATH`,
+      skipped,
+      'apt-get install prometheus prometheus-alertmanager',
     );
   return path;
 }
@@ -37,8 +54,13 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a program to completion, `input` on its stdin; bounded by `timeoutMs` (then killed). */
-export function run(program: string, args: string[], input?: string, timeoutMs = 30_000): Promise<RunResult> {
+/** Runs a program to completion, `input` on its stdin; a hang is ended after `timeoutMs` (killed). */
+export function run(
+  program: string,
+  args: string[],
+  input?: string,
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';

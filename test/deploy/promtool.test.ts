@@ -1,7 +1,8 @@
 /**
  * The stack's config files through the real programs: `promtool check config`, `promtool check
  * rules`, `promtool test rules` (the alerts' unit tests) and `amtool check-config`. Each is skipped,
- * with a message, when its program is not on PATH (`.ci/run` installs them on Debian).
+ * with a message, when its program is not on PATH; in CI (`CI=true`, where `.ci/run` installs them
+ * on Debian) the file fails instead.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

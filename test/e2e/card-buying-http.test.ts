@@ -43,7 +43,11 @@ describe('shop-sniper over HTTP (virtual clock)', () => {
   it('buys only under-priced cards, within every cap, and books what the service charged', async () => {
     const strategy = loadFile(SNIPER, StrategyFile);
     const config = loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir });
-    const runner = await Runner.start(config, { clock, logDestination: new LogSink() });
+    const runner = await Runner.start(config, {
+      clock,
+      logDestination: new LogSink(),
+      cadence: { sweepMs: 60_000 },
+    });
     await driveUntil(clock, START + DAY_MS + 6 * HOUR_MS, SLEEPERS);
     const metrics = await (await fetch(`${runner.obs!.url}/metrics`)).text();
     const status = (await (await fetch(`${runner.obs!.url}/api/v1/status`)).json()) as {

@@ -41,7 +41,7 @@ describe.skipIf(!built())('packbot run (child process)', () => {
     again.child.kill('SIGTERM');
     expect((await again.exit).code).toBe(0);
     expect(again.lines.some((l) => l.includes('embedded simulator state restored'))).toBe(true);
-  }, 90_000);
+  });
 
   it('exits 2 with file:line:column and no stack trace on a bad config', async () => {
     const dir = tempDir();
@@ -57,10 +57,10 @@ describe.skipIf(!built())('packbot run (child process)', () => {
     expect(err).toContain(`${path}:5:`);
     expect(err).toContain('accounts[0].name');
     expect(err).not.toMatch(/\n\s+at /);
-  }, 30_000);
+  });
 
   it('exits 2 on an unknown flag', async () => {
     const bot = startBot(['run', '--confg', 'x']);
     expect((await bot.exit).code).toBe(2);
-  }, 30_000);
+  });
 });

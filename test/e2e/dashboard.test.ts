@@ -4,13 +4,15 @@
  * `/api/v1/status` reports, fills its P&L chart and pulls table as the bot trades, and shows a
  * pause set through the control API, after which no order is placed. A screenshot goes to the
  * temp directory (docs/dashboard.png when PACKBOT_SCREENSHOT=1 or when it is missing).
- * Skipped where Chromium is missing (`.ci/run` installs it).
+ * Skipped where Chromium is missing; fails instead in CI (`CI=true`: `.ci/run` installs it).
  */
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OrdersResponse, StatusResponse } from '../../src/obs/api-schemas.js';
+import { programMissing } from '../deploy/programs.js';
+import { until } from '../until.js';
 import { generousStrategy, ROOT, tempDir, writeConfig } from './helpers.js';
 import { type BotProcess, built, startBot } from './process.js';
 
@@ -18,19 +20,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'dashboard-test-token-0123456789';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium)
-  console.warn(`dashboard browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  programMissing(`no Chromium at ${CHROMIUM}`, 'the dashboard browser test', 'apt-get install chromium');
 
 const usd = (v: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
 
-/** Polls `check` (real time: a child process and a browser) until it returns true. */
-async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`not within ${timeoutMs} ms: ${what}`);
-}
+/** Polls `check` (a child process and a browser: every 250 ms) until it returns true. */
+const eventually = (what: string, check: () => Promise<boolean>) =>
+  until(check, what, { limitMs: 60_000, everyMs: 250 });
 
 describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () => {
   let bot: BotProcess | undefined;
@@ -99,8 +95,18 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
       async () => (await banner.isVisible()) && /dashboard test/.test((await banner.textContent()) ?? ''),
     );
     expect(await page.getByTestId('pauses-main').textContent()).toContain('kill_switch');
+    // The open loop has seen the pause (an order it had in flight is booked by then); then, on
+    // the bot's own clock, three purchase slots (one a minute) go by with the loop still paused
+    // and no order placed.
+    const readStatus = async () => StatusResponse.parse(await api('status'));
+    const pausedLoop = (s: StatusResponse) => s.accounts[0]!.waiting === 'kill switch is on';
+    await eventually('the open loop waits on the kill switch', async () => pausedLoop(await readStatus()));
     const orders = OrdersResponse.parse(await api('orders?limit=1000')).orders.length;
-    await new Promise((r) => setTimeout(r, 6000)); // three purchase slots at this speed
+    const from = Date.parse((await readStatus()).now);
+    await eventually('three purchase slots on the bot clock, still paused', async () => {
+      const s = await readStatus();
+      return Date.parse(s.now) >= from + 3 * 60_000 && pausedLoop(s);
+    });
     expect(OrdersResponse.parse(await api('orders?limit=1000')).orders.length).toBe(orders);
     await eventually('page balance = status balance after the pause', async () => {
       const status = StatusResponse.parse(await api('status'));
@@ -112,5 +118,5 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
     const doc = join(ROOT, 'docs/dashboard.png');
     if (process.env.PACKBOT_SCREENSHOT === '1' || !existsSync(doc)) copyFileSync(shot, doc);
     expect(errors).toEqual([]);
-  }, 120_000);
+  });
 });

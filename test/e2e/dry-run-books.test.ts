@@ -40,5 +40,5 @@ describe.skipIf(!built())('dry-run books (child processes)', () => {
     expect((await paperReport.exit).code).toBe(0);
     const p = JSON.parse(paperReport.lines.join('\n')) as { totals: { orders: number } };
     expect(p.totals.orders).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

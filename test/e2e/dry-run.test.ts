@@ -109,7 +109,7 @@ describe('dry-run', () => {
       ledger.close();
     }
     expect(sink.text).not.toContain(KEY);
-  }, 60_000);
+  });
 
   it('buys under-priced shop cards on paper at the real prices; the real account is never charged', async () => {
     const virtual = new VirtualClock(START);
@@ -204,5 +204,5 @@ describe('dry-run', () => {
     } finally {
       ledger.close();
     }
-  }, 60_000);
+  });
 });

@@ -117,7 +117,7 @@ describe.skipIf(!built())('packbot run: the embedded simulator survives a restar
     expectKept(s3, s4);
     expect(s4.unresolved).toBe(0);
     expect(s4.orders.length).toBeGreaterThan(s3.orders.length);
-  }, 120_000);
+  });
 
   it('falls back to closing the previous session when the state file is for another seed', async () => {
     const dir = tempDir();
@@ -140,5 +140,5 @@ describe.skipIf(!built())('packbot run: the embedded simulator survives a restar
     expect(String(warned.reason)).toContain('sim.seed 1');
     await second.waitFor('packbot running');
     await stop(second);
-  }, 90_000);
+  });
 });

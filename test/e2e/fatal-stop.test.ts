@@ -85,5 +85,5 @@ describe('a fatal answer mid-run', () => {
     } finally {
       ledger.close();
     }
-  }, 60_000);
+  });
 });

@@ -10,7 +10,8 @@ import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { driveUntil, LogSink, START, TrackingClock } from '../bot/helpers.js';
-import { type Receiver, startReceiver, until } from '../obs/notify/receiver.js';
+import { type Receiver, startReceiver } from '../obs/notify/receiver.js';
+import { until } from '../until.js';
 import { tempDir, writeConfig } from './helpers.js';
 
 const SLEEPERS = 3;
@@ -77,5 +78,5 @@ describe('notifications end to end', () => {
     expect(sink.text).toContain('notification refused, will retry');
     expect(sink.text).not.toContain(TOKEN);
     expect(sink.text).not.toContain(receiver.url);
-  }, 60_000);
+  });
 });

@@ -70,7 +70,7 @@ export function startBot(
     lines,
     stderr,
     exit,
-    waitFor(msg, timeoutMs = 60_000) {
+    waitFor(msg, timeoutMs = 120_000) {
       const test = (m: string) => (typeof msg === 'string' ? m === msg : msg.test(m));
       for (const l of lines) {
         try {

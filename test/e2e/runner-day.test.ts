@@ -103,7 +103,7 @@ describe('runner end to end over HTTP (virtual clock)', () => {
     expect(metricsText).not.toContain(KEY);
     expect(sink.text).not.toContain(KEY);
     expect(sink.lines.length).toBeGreaterThan(100);
-  }, 120_000);
+  });
 
   it('resumes from the ledger after a restart: nothing charged twice, holdings still managed', async () => {
     const before = market.ledger().filter((e) => e.kind === 'pack_purchase').length;
@@ -121,5 +121,5 @@ describe('runner end to end over HTTP (virtual clock)', () => {
       ledger.close();
     }
     expect(market.audit()).toEqual([]);
-  }, 60_000);
+  });
 });

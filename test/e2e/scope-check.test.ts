@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
-import { VirtualClock } from '../../src/core/clock.js';
+import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { UserInputError } from '../../src/core/errors.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { LogSink, START } from '../bot/helpers.js';
+import { driveUntil, LogSink, START, TrackingClock } from '../bot/helpers.js';
 import { ROOT, tempDir, writeConfig } from './helpers.js';
 
 const KEYS = `keys:
@@ -24,6 +24,9 @@ const KEYS = `keys:
     scopes: [read:catalog, read:account, rip:packs, sell:cards, write:listings]
     account: acct_dev
 `;
+
+/** open, sweep and reconcile loops of the one account. */
+const SLEEPERS = 3;
 
 function setup(key: string): { dir: string; config: string; env: Record<string, string> } {
   const dir = tempDir('packbot-scopes-');
@@ -72,8 +75,9 @@ describe('scope check at start', () => {
   it('runs and trades without read:pulls, with a warning, never asking the report', async () => {
     const { config, env } = setup('sk_sim_nopulls');
     const sink = new LogSink();
+    const clock = new TrackingClock(new VirtualClock(START));
     const runner = await Runner.start(loadBotConfig(config, env), {
-      clock: new VirtualClock(START),
+      clock,
       logDestination: sink,
       metricsPort: 0,
     });
@@ -81,11 +85,11 @@ describe('scope check at start', () => {
     void runner.done.then(() => {
       ended = true;
     });
-    // An order goes through (a report read after it would be a 403, which stops the runner).
-    for (let i = 0; i < 10_000 && runner.bots[0]!.purchases === 0; i++)
-      await new Promise((r) => setImmediate(r));
+    // Orders go through (a report read after one would be a 403, which stops the runner): ten
+    // simulated minutes, every loop asleep before the clock moves, so all that follows an order
+    // has run before the check.
+    await driveUntil(clock, START + 10 * MINUTE_MS, SLEEPERS);
     expect(runner.bots[0]!.purchases).toBeGreaterThan(0);
-    for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
     expect(ended).toBe(false);
     await runner.stop('test done');
     expect(await runner.done).toBe(0);

@@ -18,25 +18,21 @@ describe.skipIf(!built())('validation before side effects (child process)', () =
       /s\.yaml:4:13: sell\.list\.markup/,
     ],
     ['world', 'w.yaml', 'format: packbot.world/v1\nname: 7\n', /w\.yaml:2:7: name/],
-  ])(
-    'a bad %s exits 2 with nothing created',
-    async (_what, file, text, message) => {
-      const cwd = tempDir();
-      writeFileSync(join(cwd, 's.yaml'), 'format: packbot.strategy/v1\n');
-      writeFileSync(join(cwd, file), text);
-      writeFileSync(
-        join(cwd, 'bot.yaml'),
-        'format: packbot.config/v1\napi:\n  base_url: embedded\naccounts:\n  - name: main\n    strategy: s.yaml\nsim:\n  world: w.yaml\nmetrics:\n  port: 0\n',
-      );
-      if (file === 's.yaml') writeFileSync(join(cwd, 'w.yaml'), 'format: packbot.world/v1\n');
-      const before = readdirSync(cwd).sort();
-      const bot = startBot(['run', '--config', 'bot.yaml'], {}, cwd);
-      expect((await bot.exit).code).toBe(2);
-      const err = bot.stderr.join('');
-      expect(err).toMatch(message);
-      expect(err).not.toMatch(/\n\s+at /);
-      expect(readdirSync(cwd).sort()).toEqual(before);
-    },
-    30_000,
-  );
+  ])('a bad %s exits 2 with nothing created', async (_what, file, text, message) => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 's.yaml'), 'format: packbot.strategy/v1\n');
+    writeFileSync(join(cwd, file), text);
+    writeFileSync(
+      join(cwd, 'bot.yaml'),
+      'format: packbot.config/v1\napi:\n  base_url: embedded\naccounts:\n  - name: main\n    strategy: s.yaml\nsim:\n  world: w.yaml\nmetrics:\n  port: 0\n',
+    );
+    if (file === 's.yaml') writeFileSync(join(cwd, 'w.yaml'), 'format: packbot.world/v1\n');
+    const before = readdirSync(cwd).sort();
+    const bot = startBot(['run', '--config', 'bot.yaml'], {}, cwd);
+    expect((await bot.exit).code).toBe(2);
+    const err = bot.stderr.join('');
+    expect(err).toMatch(message);
+    expect(err).not.toMatch(/\n\s+at /);
+    expect(readdirSync(cwd).sort()).toEqual(before);
+  });
 });

@@ -32,5 +32,5 @@ describe.skipIf(!built())('one writer per ledger (child processes)', () => {
     expect((await first.exit).code).toBe(0);
     expect(existsSync(join(dir, 'ledger.sim-state'))).toBe(true);
     expect(existsSync(join(dir, 'embedded-sim.state'))).toBe(false);
-  }, 90_000);
+  });
 });

@@ -7,6 +7,7 @@ import {
   SellBackResponse,
   VaultPage,
 } from '../../src/api/schemas.js';
+import { until } from '../until.js';
 import { ikey, type Sim, startSim, T0 } from './helpers.js';
 
 let sim: Sim;
@@ -159,14 +160,12 @@ describe('pack purchase', () => {
     });
     const k = ikey();
     const slow = buy({ pack_type: 'basic' }, k);
-    // Deterministic: the order is held running by the latency fault on the virtual clock; yield to
-    // the event loop until the market reports it running (no wall-clock wait).
-    for (let i = 0; ; i++) {
+    // Deterministic: the order is held running by the latency fault on the virtual clock; look
+    // until the market reports it running.
+    await until(async () => {
       const st = (await sim.call('GET', '/sim/v1/state')).json;
-      if (st.orders.some((o: { state: string }) => o.state === 'running')) break;
-      if (i > 1000) throw new Error('the order never started running');
-      await new Promise<void>((r) => setImmediate(r));
-    }
+      return st.orders.some((o: { state: string }) => o.state === 'running');
+    }, 'the order running');
     const busy = await buy({ pack_type: 'basic' }, k);
     expect(busy.status).toBe(409);
     expect(busy.json.code).toBe('IDEMPOTENCY_IN_PROGRESS');

@@ -9,7 +9,8 @@ import { runSoak, soakTable } from '../../soak/soak.js';
 
 describe('soak (short)', () => {
   it('runs a simulated day with handles flat', async () => {
-    const r = await runSoak({ days: 1, speed: 10_000 });
+    // At least one order before the end: on a busy machine the day may pass before the first.
+    const r = await runSoak({ days: 1, speed: 10_000, minOrders: 1 });
     expect(r.samples.map((s) => s.label)).toEqual(['start', 'end']);
     expect(r.end.orders).toBeGreaterThan(0);
     expect(r.logLines.error).toBe(0);
@@ -19,5 +20,5 @@ describe('soak (short)', () => {
     expect(r.end.simCardsReleased).toBeGreaterThan(300);
     expect(r.end.simCards).toBeLessThan(r.start.simCards + 100);
     expect(soakTable(r).split('\n')).toHaveLength(5);
-  }, 60_000);
+  });
 });

@@ -43,30 +43,26 @@ describe('writer lock', () => {
   });
 
   // The built module in a child process (needs `npm run build`, like the CLI tests).
-  it.skipIf(!existsSync(BUILT))(
-    'the OS releases it when the holder is SIGKILLed',
-    async () => {
-      const ledger = join(dir(), 'packbot.db');
-      const mod = BUILT;
-      const child = spawn(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          `import(${JSON.stringify(mod)}).then((m) => { m.acquireWriterLock(${JSON.stringify(ledger)}); console.log('held'); setInterval(() => {}, 1000); })`,
-        ],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      await new Promise<void>((r, reject) => {
-        child.stdout.once('data', () => r());
-        child.once('exit', () => reject(new Error('the lock holder exited early')));
-      });
-      expect(() => acquireWriterLock(ledger)).toThrow(/process \d+ on/);
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-      held.push(acquireWriterLock(ledger));
-    },
-    30_000,
-  );
+  it.skipIf(!existsSync(BUILT))('the OS releases it when the holder is SIGKILLed', async () => {
+    const ledger = join(dir(), 'packbot.db');
+    const mod = BUILT;
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import(${JSON.stringify(mod)}).then((m) => { m.acquireWriterLock(${JSON.stringify(ledger)}); console.log('held'); setInterval(() => {}, 1000); })`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((r, reject) => {
+      child.stdout.once('data', () => r());
+      child.once('exit', () => reject(new Error('the lock holder exited early')));
+    });
+    expect(() => acquireWriterLock(ledger)).toThrow(/process \d+ on/);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    held.push(acquireWriterLock(ledger));
+  });
 });

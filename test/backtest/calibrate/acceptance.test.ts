@@ -18,7 +18,7 @@ beforeAll(async () => {
     listings: [],
     defaults: DynamicsSpec.parse({}),
   });
-}, 120_000);
+});
 
 describe('calibrate against packbot sim (72 hourly snapshots)', () => {
   const within = (got: number, truth: number, share: number) =>

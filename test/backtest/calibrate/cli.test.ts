@@ -34,7 +34,7 @@ beforeAll(async () => {
     const snap = await takeSnapshot(api, { clock: local, source: 'sim', serverNow: () => api.serverNow() });
     writeSnapshot(join(snaps, `s${h}.json`), snap);
   }
-}, 60_000);
+});
 afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PackPurchaseResponse } from '../../../src/api/schemas.js';
+import { until } from '../../until.js';
 import { balance, buyCard, buyPacks, ikey, type Sim, setFaults, shopCards, startConf } from './support.js';
 
 let sim: Sim;
@@ -154,10 +155,7 @@ describe('latency', () => {
       return r;
     });
     // Wait until the market sleeps on the clock, then check it has not answered.
-    for (let i = 0; sim.clock.nextWakeAt() === undefined; i++) {
-      if (i > 5000) throw new Error('never slept');
-      await new Promise<void>((r) => setImmediate(r));
-    }
+    await until(() => sim.clock.nextWakeAt() !== undefined, 'the market asleep on the virtual clock');
     expect(done).toBe(false);
     await sim.advance(10);
     expect((await pending).status).toBe(200);

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { ErrorBody } from '../../../src/api/schemas.js';
 import { applyRate, toCents, toUsd } from '../../../src/core/money.js';
 import type { WorldInput } from '../../../src/market/world-schema.js';
+import { until } from '../../until.js';
 import { ikey, type Sim, startSim, T0, testWorld } from '../helpers.js';
 
 export { ikey, type Sim, startSim, T0 };
@@ -75,19 +76,6 @@ export function expectError(r: Res, status: number, code?: string): void {
   expect(typeof body.error).toBe('string');
   if (code) expect(body.code).toBe(code);
   else expect(body.code).toBeUndefined();
-}
-
-/** Awaits a condition by yielding to the event loop (never a timed wait). */
-export async function until(
-  cond: () => boolean | Promise<boolean>,
-  what: string,
-  tries = 5000,
-): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await cond()) return;
-    await new Promise<void>((r) => setImmediate(r));
-  }
-  throw new Error(`condition never held: ${what}`);
 }
 
 /** Waits until an order is held running (e.g. by a latency fault on the virtual clock). */

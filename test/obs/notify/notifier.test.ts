@@ -30,7 +30,7 @@ describe('webhook notifier', () => {
     const config: NotifyConfig = {
       bigPullMultiple: 10,
       queueSize: 10,
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       maxAttempts: 2,
       webhooks: [
         hook('all', 'json', ['paused', 'fatal'], `${receiver.url}/json`),

@@ -62,15 +62,3 @@ export async function startReceiver(): Promise<Receiver> {
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;
 }
-
-/**
- * Waits until `cond` holds (an event happened: a request answered, a worker asleep), looking again
- * after every turn of the event loop; `limitMs` of wall time only bounds a test that would hang.
- */
-export async function until(cond: () => boolean, what = 'condition', limitMs = 10_000): Promise<void> {
-  const deadline = performance.now() + limitMs;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise<void>((r) => setTimeout(r, 1));
-  }
-}

@@ -10,7 +10,8 @@ import { Metrics } from '../../../src/obs/metrics.js';
 import type { NotifyEvent } from '../../../src/obs/notify/event.js';
 import { backoffMs, WebhookQueue } from '../../../src/obs/notify/webhook-queue.js';
 import { LogSink } from '../../bot/helpers.js';
-import { type Receiver, startReceiver, until } from './receiver.js';
+import { until } from '../../until.js';
+import { type Receiver, startReceiver } from './receiver.js';
 
 const TOKEN = 'T0KEN-abcdefghijklmnopqrstuvwxyz';
 let receiver: Receiver;
@@ -46,7 +47,7 @@ function queue(
     log: createLogger({ level: 'debug', pretty: 'never', destination: sink }),
     metrics,
     queueSize: 10,
-    timeoutMs: 2000,
+    timeoutMs: 10_000, // a loopback answer always beats it; the timeout test sets 200 ms
     maxAttempts: 4,
     ...over,
   });
