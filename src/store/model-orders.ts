@@ -1,0 +1,106 @@
+/**
+ * The ledger's model rows (model-store.ts) as model-gap.ts reads them: each pull's part (the way
+ * the bot sent it: sold back, listed, held) and its state as of `now` — resolved with what it
+ * realised, still listed (since when), waiting for a sell-back (at the offer now), or not listed
+ * yet. Orders the comparison cannot be fair to are left out and counted: a pull shipped or gone
+ * (it left without proceeds we know of), pulls not all booked (an order settled by evidence whose
+ * pulls are still being found), a strategy version this packbot cannot read.
+ */
+import { roundHalfAway } from '../core/money.js';
+import { FRESH_RATE } from '../strategy/listing-model.js';
+import type { ModelOrder, ModelPull } from '../strategy/model-gap.js';
+import { compilePolicy, sealedValueCents } from '../strategy/pull-policy.js';
+import { type Strategy, StrategyFile } from '../strategy/strategy-schema.js';
+import type { ModelRows } from './model-store.js';
+import { sellbackValueAt } from './report.js';
+import type { PullRow } from './types.js';
+
+export interface ModelOrders {
+  orders: ModelOrder[];
+  excluded: number;
+  /** The strategy versions the orders were decided by (digest → strategy). */
+  strategies: Map<string, Strategy>;
+}
+
+/** A stored strategy version, or null when this packbot cannot read it any more. */
+export function parseStoredStrategy(json: string): Strategy | null {
+  try {
+    const parsed = StrategyFile.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function modelOrders(rows: ModelRows, now: number): ModelOrders {
+  const strategies = new Map<string, Strategy>();
+  for (const [digest, s] of rows.strategies) {
+    const parsed = parseStoredStrategy(s.json);
+    if (parsed) strategies.set(digest, parsed);
+  }
+  const pullsOf = new Map<string, PullRow[]>();
+  for (const p of rows.pulls) {
+    const list = pullsOf.get(p.checkoutId);
+    if (list) list.push(p);
+    else pullsOf.set(p.checkoutId, [p]);
+  }
+  const orders: ModelOrder[] = [];
+  let excluded = 0;
+  for (const o of rows.orders) {
+    const strategy = strategies.get(o.digest);
+    const pulls = pullsOf.get(o.checkoutId) ?? [];
+    if (
+      !strategy ||
+      pulls.length < o.quantity ||
+      pulls.some((p) => p.status === 'shipped' || p.status === 'gone')
+    ) {
+      excluded++;
+      continue;
+    }
+    orders.push({
+      key: o.intentKey,
+      at: o.decidedAt,
+      strategy: o.strategyName,
+      digest: o.digest,
+      category: o.category,
+      packType: o.packType,
+      riskLevel: o.riskLevel,
+      promise: { ...o.promise, packs: o.quantity },
+      spendCents: o.totalChargedCents,
+      pulls: pulls.map((p) => modelPull(p, rows, strategy, now)),
+    });
+  }
+  return { orders, excluded, strategies };
+}
+
+function modelPull(p: PullRow, rows: ModelRows, strategy: Strategy, now: number): ModelPull {
+  const sellBackCents = sellbackValueAt(p, now);
+  const base = { valueCents: p.valueCents, listedAt: null, sellBackCents };
+  if (p.kind === 'sealed_pack')
+    // It cannot be sold back: held at the strategy's worth of it, what the scorer counted.
+    return {
+      ...base,
+      part: 'held',
+      state: 'resolved',
+      cents: roundHalfAway(sealedValueCents(p.valueCents, strategy)),
+    };
+  const sale = rows.sales.get(p.pullId);
+  const listing = rows.listings.get(p.pullId);
+  let action = rows.firstDecision.get(p.pullId);
+  if (action === undefined)
+    // Not decided yet: where the strategy will send it.
+    action = compilePolicy(strategy).plan(p.valueCents, FRESH_RATE).action === 'list' ? 'list' : 'sell_back';
+  if (action === 'list') {
+    const listedAt = listing?.firstListedAt ?? null;
+    if (listing?.proceedsCents != null)
+      return { ...base, part: 'listing', state: 'resolved', cents: listing.proceedsCents, listedAt };
+    if (sale !== undefined) return { ...base, part: 'listing', state: 'resolved', cents: sale, listedAt };
+    if (listing?.active) return { ...base, part: 'listing', state: 'listed', cents: 0, listedAt };
+    if (!listing) return { ...base, part: 'listing', state: 'to_list', cents: 0 };
+    // Delisted and not sold yet: its outcome is the sell-back now due.
+    return { ...base, part: 'listing', state: 'waiting', cents: sellBackCents, listedAt };
+  }
+  const part = action === 'hold' ? 'held' : 'sell_back';
+  if (sale !== undefined) return { ...base, part, state: 'resolved', cents: sale };
+  return { ...base, part, state: 'waiting', cents: sellBackCents };
+}
