@@ -27,6 +27,7 @@ import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor, type PurchaseOutcome } from './executor.js';
 import { InDoubtResolver, type Resolution } from './in-doubt.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
+import { ModelWatch, orderModel } from './model-watch.js';
 import * as notices from './notices.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
@@ -66,6 +67,8 @@ export class AccountBot {
   readonly executor: PurchaseExecutor;
   readonly inDoubt: InDoubtResolver;
   readonly cards: CardBuyer;
+  /** Expected vs realized: metrics and the drift alarm. */
+  readonly model: ModelWatch;
   /** Pack and card purchases one at a time: each checks the caps with the other's spend booked. */
   private readonly spending = new Mutex();
   private account: AccountView | undefined;
@@ -140,6 +143,7 @@ export class AccountBot {
         await this.sell.process();
       },
     });
+    this.model = new ModelWatch({ ...o, currentStrategy: () => this.o.strategy });
     this.inDoubt = new InDoubtResolver({
       ...o,
       executor: this.executor,
@@ -214,6 +218,16 @@ export class AccountBot {
       // The loops retry both; only a fatal error (bad key, a bug) stops the start.
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
       this.o.log.warn({ code: e.code }, `start-up sell pass or reconciliation failed: ${e.message}`);
+    }
+    this.refreshModel();
+  }
+
+  /** Expected vs realized from the ledger: metrics and the drift alarm (never stops a loop). */
+  refreshModel(): void {
+    try {
+      this.model.refresh();
+    } catch (e) {
+      this.o.log.warn({ err: e }, 'expected vs realized not updated');
     }
   }
 
@@ -335,6 +349,7 @@ export class AccountBot {
         r.risk_level === decision.risk_level,
     );
     const q = decision.quantity;
+    const model = row ? orderModel(row, pools.pools, strategy, q) : null;
     const outcome = await this.spending.run(() =>
       this.executor.open({
         body: {
@@ -347,6 +362,7 @@ export class AccountBot {
         ...(row
           ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
           : {}),
+        ...(model ? { model } : {}),
       }),
     );
     return this.afterOutcome(outcome);
@@ -548,6 +564,7 @@ export class AccountBot {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
         this.o.log.warn({ code: e.code }, `reconciliation failed, will retry: ${e.message}`);
       }
+      this.refreshModel();
     }
   }
 }

@@ -6,12 +6,23 @@
  * (it left without proceeds we know of), pulls not all booked (an order settled by evidence whose
  * pulls are still being found), a strategy version this packbot cannot read.
  */
+import { VALUE_LOCK_MS } from '../api/rules.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import { roundHalfAway } from '../core/money.js';
+import { listingCurve } from '../strategy/listing-curve.js';
 import { FRESH_RATE } from '../strategy/listing-model.js';
-import type { ModelOrder, ModelPull } from '../strategy/model-gap.js';
+import {
+  type ModelJson,
+  type ModelOrder,
+  type ModelPull,
+  type ModelReport,
+  modelGap,
+  modelJson,
+} from '../strategy/model-gap.js';
 import { compilePolicy, sealedValueCents } from '../strategy/pull-policy.js';
 import { type Strategy, StrategyFile } from '../strategy/strategy-schema.js';
-import type { ModelRows } from './model-store.js';
+import type { Ledger } from './ledger.js';
+import type { ModelRows, ModelRowsQuery, PullListings } from './model-store.js';
 import { sellbackValueAt } from './report.js';
 import type { PullRow } from './types.js';
 
@@ -21,6 +32,9 @@ export interface ModelOrders {
   /** The strategy versions the orders were decided by (digest → strategy). */
   strategies: Map<string, Strategy>;
 }
+
+/** Stored versions parsed once: a digest names its content, so the parse never changes. */
+const parsedVersions = new Map<string, Strategy | null>();
 
 /** A stored strategy version, or null when this packbot cannot read it any more. */
 export function parseStoredStrategy(json: string): Strategy | null {
@@ -32,10 +46,19 @@ export function parseStoredStrategy(json: string): Strategy | null {
   }
 }
 
+function storedVersion(digest: string, json: string): Strategy | null {
+  let s = parsedVersions.get(digest);
+  if (s === undefined) {
+    s = parseStoredStrategy(json);
+    parsedVersions.set(digest, s);
+  }
+  return s;
+}
+
 export function modelOrders(rows: ModelRows, now: number): ModelOrders {
   const strategies = new Map<string, Strategy>();
   for (const [digest, s] of rows.strategies) {
-    const parsed = parseStoredStrategy(s.json);
+    const parsed = storedVersion(digest, s.json);
     if (parsed) strategies.set(digest, parsed);
   }
   const pullsOf = new Map<string, PullRow[]>();
@@ -73,6 +96,36 @@ export function modelOrders(rows: ModelRows, now: number): ModelOrders {
   return { orders, excluded, strategies };
 }
 
+/** Expected vs realized over the rows, as of `now`. */
+export function modelFromRows(rows: ModelRows, now: number): { report: ModelReport; excluded: number } {
+  const { orders, excluded, strategies } = modelOrders(rows, now);
+  return { report: modelGap(orders, now, (d) => listingCurve(strategies.get(d)!)), excluded };
+}
+
+/** The `model` block of `packbot report --json` and `GET /api/v1/pnl`: orders of `q`, as of `now`. */
+export function ledgerModel(
+  ledger: Pick<Ledger, 'modelRows'>,
+  q: ModelRowsQuery,
+  now: number,
+  seriesLimit?: number,
+): ModelJson {
+  const { report, excluded } = modelFromRows(ledger.modelRows(q), now);
+  return modelJson(report, { excluded, ...(seriesLimit !== undefined ? { seriesLimit } : {}) });
+}
+
+/**
+ * A listing that ended unsold before any deadline of the strategy (max_days, or the lock's margin)
+ * was ended by something else — an operator's delist, a listing that failed: not the model's path,
+ * so its outcome is compared with the listing's whole-life spread, not with the spread at its age.
+ */
+function endedEarly(l: PullListings, strategy: Strategy): boolean {
+  if (l.endedAt === null) return false;
+  const list = strategy.sell.list;
+  const first = Math.min(list.max_days * DAY_MS, VALUE_LOCK_MS - list.lock_margin_minutes * MINUTE_MS);
+  // An hour's slack: the bot acts on its own cadence, and ticks are hourly.
+  return l.endedAt - l.firstListedAt < first - HOUR_MS;
+}
+
 function modelPull(p: PullRow, rows: ModelRows, strategy: Strategy, now: number): ModelPull {
   const sellBackCents = sellbackValueAt(p, now);
   const base = { valueCents: p.valueCents, listedAt: null, sellBackCents };
@@ -94,11 +147,13 @@ function modelPull(p: PullRow, rows: ModelRows, strategy: Strategy, now: number)
     const listedAt = listing?.firstListedAt ?? null;
     if (listing?.proceedsCents != null)
       return { ...base, part: 'listing', state: 'resolved', cents: listing.proceedsCents, listedAt };
-    if (sale !== undefined) return { ...base, part: 'listing', state: 'resolved', cents: sale, listedAt };
     if (listing?.active) return { ...base, part: 'listing', state: 'listed', cents: 0, listedAt };
-    if (!listing) return { ...base, part: 'listing', state: 'to_list', cents: 0 };
-    // Delisted and not sold yet: its outcome is the sell-back now due.
-    return { ...base, part: 'listing', state: 'waiting', cents: sellBackCents, listedAt };
+    if (!listing && sale === undefined) return { ...base, part: 'listing', state: 'to_list', cents: 0 };
+    // Ended unsold: sold back, or the sell-back now due.
+    const offModel = listing ? endedEarly(listing, strategy) : true;
+    if (sale !== undefined)
+      return { ...base, part: 'listing', state: 'resolved', cents: sale, listedAt, offModel };
+    return { ...base, part: 'listing', state: 'waiting', cents: sellBackCents, listedAt, offModel };
   }
   const part = action === 'hold' ? 'held' : 'sell_back';
   if (sale !== undefined) return { ...base, part, state: 'resolved', cents: sale };

@@ -86,11 +86,13 @@ export interface ModelOrderRow {
   createdAt: number;
 }
 
-/** A pull's listings, summed: when it was first listed, whether one is active, a sale's proceeds. */
+/** A pull's listings, summed: first listed, whether one is active, a sale's proceeds, the last end. */
 export interface PullListings {
   firstListedAt: number;
   active: boolean;
   proceedsCents: number | null;
+  /** When the last of them ended (sold or delisted); null while none has. */
+  endedAt: number | null;
 }
 
 export interface ModelRows {
@@ -158,14 +160,22 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
   for (const r of db
     .prepare(`${selected} SELECT l.pull_id AS pullId, MIN(l.created_at) AS firstListedAt,
         MAX(l.state = 'active') AS active,
-        SUM(CASE WHEN l.state = 'filled' THEN l.proceeds_cents END) AS proceeds
+        SUM(CASE WHEN l.state = 'filled' THEN l.proceeds_cents END) AS proceeds,
+        MAX(COALESCE(l.filled_at, l.delisted_at)) AS endedAt
         FROM listings l JOIN pulls p ON p.pull_id = l.pull_id JOIN sel ON sel.checkout_id = p.checkout_id
         GROUP BY l.pull_id`)
-    .all(params) as { pullId: string; firstListedAt: number; active: number; proceeds: number | null }[])
+    .all(params) as {
+    pullId: string;
+    firstListedAt: number;
+    active: number;
+    proceeds: number | null;
+    endedAt: number | null;
+  }[])
     listings.set(r.pullId, {
       firstListedAt: r.firstListedAt,
       active: r.active === 1,
       proceedsCents: r.proceeds,
+      endedAt: r.endedAt,
     });
   return { orders, strategies, pulls, firstDecision, sales, listings };
 }

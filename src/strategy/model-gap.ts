@@ -25,6 +25,13 @@ import { MODEL_PARTS, type ModelPart, type OrderPromise } from './model-promise.
 
 export { MODEL_PARTS, type ModelPart } from './model-promise.js';
 
+/**
+ * The alarm (alert PackbotModelDrift, notification `model_drift`): |z| beyond this, once the
+ * comparison holds at least this many resolved packs.
+ */
+export const DRIFT_Z = 3;
+export const DRIFT_MIN_PACKS = 30;
+
 /** What became of one pull so far (cents). */
 export interface ModelPull {
   part: ModelPart;
@@ -39,6 +46,11 @@ export interface ModelPull {
   listedAt: number | null;
   /** What selling it back now would pay (the `atSellBack` marking of an open pull). */
   sellBackCents: number;
+  /**
+   * A listing that ended off the model's path (delisted before any of the strategy's deadlines,
+   * by an operator say): compared with the whole life's spread rather than the spread at its age.
+   */
+  offModel?: boolean;
 }
 
 export interface ModelOrder {
@@ -68,7 +80,7 @@ export interface GapSums {
 export interface ModelFigures {
   orders: number;
   packs: number;
-  /** Packs of the orders whose every pull is resolved. */
+  /** Packs whose pull's outcome is in (sold back, listing sold or ended, sealed pack held). */
   resolvedPacks: number;
   openPulls: number;
   total: GapSums;
@@ -120,7 +132,7 @@ export function addFigures(into: ModelFigures, x: ModelFigures): void {
  * this listing: the variance of the mark process, not of this listing's path.
  */
 export function listedPull(
-  pull: Pick<ModelPull, 'valueCents' | 'state' | 'cents' | 'listedAt' | 'sellBackCents'>,
+  pull: Pick<ModelPull, 'valueCents' | 'state' | 'cents' | 'listedAt' | 'sellBackCents' | 'offModel'>,
   curve: ListingCurve,
   now: number,
   marking: Marking,
@@ -132,7 +144,7 @@ export function listedPull(
       ? { expected, realized: pull.sellBackCents, variance: v * v * curve.variance }
       : { expected, realized: expected, variance: 0 };
   const m = pull.listedAt === null ? null : curve.markAt(now - pull.listedAt);
-  const variance = v * v * (m ? m.variance : curve.variance);
+  const variance = v * v * (m && !pull.offModel ? m.variance : curve.variance);
   if (pull.state !== 'listed') return { expected, realized: pull.cents, variance };
   if (marking === 'sell_back' || !m) return { expected, realized: pull.sellBackCents, variance };
   return { expected, realized: v * m.mark, variance };
@@ -175,7 +187,8 @@ export function orderFigures(
     realized += x;
   }
   f.openPulls = open;
-  f.resolvedPacks = open === 0 ? p.packs : 0;
+  // A pack is one pull: resolved once that pull's outcome is in.
+  f.resolvedPacks = Math.max(0, Math.min(p.packs, o.pulls.length - open));
   f.total = {
     packs: p.packs,
     pulls: o.pulls.length,

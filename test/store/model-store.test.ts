@@ -126,7 +126,14 @@ describe('the model row of an order', () => {
     ledger.recordListing({ listingId: 'l-1', cardId: hi.cardId, pullId: hi.pullId, priceCents: 5200 });
     ledger.recordListingUpdate('l-1', { delisted: true });
     const o = modelOrders(ledger.modelRows(), clock.now() + 3_600_000).orders[0]!;
-    expect(o.pulls[1]).toMatchObject({ part: 'listing', state: 'waiting', cents: 3200, listedAt: T0 });
+    // Delisted at once, long before max_days: not the strategy's doing (off the model's path).
+    expect(o.pulls[1]).toMatchObject({
+      part: 'listing',
+      state: 'waiting',
+      cents: 3200,
+      listedAt: T0,
+      offModel: true,
+    });
     // Undecided pulls go where the strategy will send them: 10 USD sold back, 60 USD listed.
     expect(o.pulls[0]).toMatchObject({ part: 'sell_back', state: 'waiting', cents: 800 });
     expect(o.pulls[2]).toMatchObject({ part: 'listing', state: 'to_list' });

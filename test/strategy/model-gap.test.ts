@@ -106,7 +106,7 @@ describe('orderFigures: one order by hand', () => {
     expect(f.parts.listing.expected).toBeCloseTo(v * curve.mean, 9);
     expect(f.parts.listing.realized).toBeCloseTo(v * m.mark, 9);
     expect(f.parts.listing.variance).toBeCloseTo(v * v * m.variance, 6);
-    expect(f.resolvedPacks).toBe(0);
+    expect(f.resolvedPacks).toBe(1);
     expect(f.openPulls).toBe(1);
     // At its sell-back offer instead (a floor): 0.8 × value.
     const floor = orderFigures(order([pullOf({ part: 'sell_back' }), listed]), curve, at, 'sell_back');
@@ -128,10 +128,19 @@ describe('orderFigures: one order by hand', () => {
     expect(f.parts.listing.variance).toBeCloseTo(25e6 * curve.variance, 6);
   });
 
+  it("a listing ended off the model's path (delisted by hand) is judged by the whole-life spread", () => {
+    const early = pullOf({ part: 'listing', valueCents: 5000, cents: 4000, listedAt: 0, offModel: true });
+    const f = orderFigures(order([early]), curve, HOUR_MS / 4);
+    // At a quarter of an hour the model's spread is still 0: an early end would be infinitely off.
+    expect(curve.markAt(HOUR_MS / 4).variance).toBe(0);
+    expect(f.parts.listing.variance).toBeCloseTo(25e6 * curve.variance, 6);
+  });
+
   it('a pull waiting for its sell-back counts at the offer and keeps the order open', () => {
     const f = orderFigures(order([pullOf({ part: 'sell_back', state: 'waiting', cents: 720 })]), curve, 0);
     expect(f.parts.sell_back.realized).toBe(720);
     expect(f.resolvedPacks).toBe(0);
+    expect(f.openPulls).toBe(1);
   });
 });
 
