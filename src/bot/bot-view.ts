@@ -20,6 +20,7 @@ import type {
 import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
+import { ledgerModel } from '../store/model-orders.js';
 import { computeReport } from '../store/report.js';
 import { sellBackDeadline } from '../strategy/decide-listing.js';
 import { listingPriceCents } from '../strategy/listing-model.js';
@@ -189,6 +190,7 @@ export class RunnerView implements BotView {
             balance_usd: p.balance === null ? null : toUsd(p.balance),
             net_usd: toUsd(p.net),
           })),
+          model: ledgerModel(ledger, { account: b.name }, this.o.now()),
         };
       }),
     };
