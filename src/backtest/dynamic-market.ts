@@ -34,6 +34,7 @@ import {
 import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
+import { addDrawn, clearDrawParts, type DrawParts } from './path-model.js';
 import { boughtSellBack, type CardsSetup, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { valueGrid } from './value-grid.js';
 
@@ -1110,6 +1111,36 @@ export class DynamicMarket implements PathMarket {
       total += (chase ? pc * toCents(chase.card.market_value) : 0) + (w > 0 ? ((1 - pc) * acc) / w : 0);
     }
     return total;
+  }
+
+  /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */
+  drawParts(pool: number, now: number, out: DrawParts): void {
+    clearDrawParts(out);
+    const p = this.packs[this.poolPack[pool]!];
+    if (!p || p.ignored) return;
+    const r = this.poolRisk[pool]!;
+    const plans = this.model.plans;
+    let rest = 1;
+    if (this.chaseActive(p, now)) {
+      rest = 1 - p.chaseP;
+      addDrawn(out, plans, plans.planFor(toCents(p.t.chase!.card.market_value), false), p.chaseP);
+    }
+    if (p.cumDirty) this.rebuildCum(p);
+    const total = p.cumTotal[r]!;
+    if (!(total > 0)) return;
+    let below = 0;
+    for (let bi = 0; bi < p.nb; bi++) {
+      const cum = p.cum[r * p.nb + bi]!;
+      const g = p.b0 + bi;
+      const n = this.count[g]!;
+      const each = (rest * (cum - below)) / total / n;
+      below = cum;
+      if (!(each > 0)) continue;
+      const at = this.off[g]!;
+      const sealed = this.sealed[g] === 1;
+      for (let k = 0; k < n; k++)
+        addDrawn(out, plans, plans.planFor(this.valueOf(g, this.ids[at + k]!), sealed), each);
+    }
   }
 
   nextRefreshAt(now: number): number {

@@ -9,6 +9,7 @@
 
 import type { Rng } from '../core/prng.js';
 import type { ScoreRow } from '../strategy/score.js';
+import type { DrawParts } from './path-model.js';
 
 /** A card we listed. Times in ms, amounts in cents. */
 export interface Listing {
@@ -53,6 +54,11 @@ export interface PathMarket {
    * into `out` and returns `qty`, or returns -1 when the order fails (nothing pulled or charged).
    */
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number;
+  /**
+   * Where the next pull of `pool` goes, per pack, as the distribution it is drawn from now says
+   * (the sell-back and held parts of the order's promise: path-model.ts).
+   */
+  drawParts(pool: number, now: number, out: DrawParts): void;
   /**
    * Decides a new listing's end at once (`outcome`, `eventAt`, `amountCents`): nothing the path
    * sees changes before it (repricing does not; equity counts the card at its sell-back value).

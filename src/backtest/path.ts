@@ -10,9 +10,11 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import type { ScoreRow } from '../strategy/score.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
+import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { type CardsSetup, listExit } from './shop.js';
 
@@ -96,6 +98,9 @@ export interface PathResult {
   packsByUtcDay: number[];
   /** Cards (CARD_TOTALS, then CARD_CATEGORY_FIELDS per category); empty when cards are not backtested. */
   cards: Float64Array;
+  /** Expected vs realized (path-model.ts): MODEL_FIELDS sums, and MODEL_POOL_FIELDS per pool. */
+  model: Float64Array;
+  modelPools: Float64Array;
 }
 
 export interface PathOptions {
@@ -136,6 +141,8 @@ export function runPath(
   const firstUtcDay = Math.floor(start / DAY_MS);
   const out = new Int32Array(10);
   const listings = new ListingHeap();
+  const pm = new PathModel(strategy, nPools, plans, end);
+  const drawn = newDrawParts();
 
   const state: OpenState = {
     balanceCents: startCash,
@@ -312,6 +319,7 @@ export function runPath(
         cash += l.amountCents;
         if (l.bought) cardProceeds(l.category, l.outcome, l.amountCents);
         else {
+          pm.ended(l.pool, l.amountCents);
           poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
@@ -375,6 +383,8 @@ export function runPath(
       lastPi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
     }
     const pi = lastPi;
+    // The law the pulls are drawn from, before they are (the order's sell-back and held parts).
+    if (pi !== undefined) market.drawParts(pi, t, drawn);
     const got = pi === undefined ? -1 : market.open(pi, d.quantity, t, rng, out);
     if (pi === undefined || got < 0) {
       // A failed order is refunded and gives its slot back; the market has marked the pack.
@@ -388,6 +398,7 @@ export function runPath(
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
+    pm.order(pi, d.quantity, d.realizedEvCents, rowSdCents(rows, d), cost, drawn);
     const day = Math.floor(t / DAY_MS) - firstUtcDay;
     packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
@@ -403,11 +414,14 @@ export function runPath(
         cash += a;
         payout += a;
         poolValue[pi] = poolValue[pi]! + a;
+        pm.resolved(pi, false, a);
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
         sealedWorth += a;
         poolValue[pi] = poolValue[pi]! + a;
+        pm.resolved(pi, true, a);
       } else if (act === ACT_LIST) {
+        pm.listed(j, t);
         const l: Listing = {
           pool: pi,
           plan: j,
@@ -444,6 +458,7 @@ export function runPath(
     }
     holdings += h;
     poolValue[l.pool] = poolValue[l.pool]! + h;
+    pm.open(l.pool, l.plan, l.listedAt, h);
   }
   for (const h of held) {
     const v = shop!.valueNow(h);
@@ -473,7 +488,20 @@ export function runPath(
     poolExpected,
     packsByUtcDay,
     cards: finishCards(cards, cardSales, cardSellBacks, cardHoldings, cardMostInADay),
+    model: pm.totals,
+    modelPools: pm.pools,
   };
+}
+
+/** The spread per pack (cents) of the row an order was opened on. */
+function rowSdCents(
+  rows: readonly ScoreRow[],
+  d: { category: string; pack_type: string; risk_level: string },
+) {
+  for (const r of rows)
+    if (r.category === d.category && r.pack_type === d.pack_type && r.risk_level === d.risk_level)
+      return toCents(r.realized_stdev);
+  return 0;
 }
 
 /** The card totals' last fields, once the path is over. */

@@ -105,7 +105,14 @@ export const ModelBlock = ModelFigures.extend({
     .describe('orders left out (a pull shipped or gone, pulls missing, an unreadable strategy)'),
   at_sell_back: ModelFigures.describe('the same with open pulls at their sell-back offer (a floor)'),
   by_pack: z.array(
-    ModelFigures.extend({ category: z.string(), pack_type: z.string(), risk_level: z.string() }),
+    Gap.extend({
+      category: z.string(),
+      pack_type: z.string(),
+      risk_level: z.string(),
+      orders: z.number().int(),
+      resolved_packs: z.number().int(),
+      open_pulls: z.number().int(),
+    }),
   ),
   by_strategy: z.array(ModelFigures.extend({ strategy: z.string(), version: z.string() })),
   series: z

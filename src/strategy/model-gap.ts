@@ -262,13 +262,23 @@ export interface FiguresJson extends GapJson {
   parts: Record<ModelPart, GapJson>;
 }
 
+/** A pack × risk level: its total only (where the gap comes from is read on the whole). */
+export interface PackJson extends GapJson {
+  category: string;
+  pack_type: string;
+  risk_level: string;
+  orders: number;
+  resolved_packs: number;
+  open_pulls: number;
+}
+
 export interface ModelJson extends FiguresJson {
   /** What the figures mark open pulls at (`model`: the model's expectation given their age). */
   marking: 'model';
   /** Orders left out: a pull shipped or gone, pulls not all booked, a strategy not readable. */
   excluded_orders: number;
   at_sell_back: FiguresJson;
-  by_pack: (FiguresJson & { category: string; pack_type: string; risk_level: string })[];
+  by_pack: PackJson[];
   by_strategy: (FiguresJson & { strategy: string; version: string })[];
   series: {
     at: string;
@@ -335,7 +345,10 @@ export function modelJson(
       category: g.category,
       pack_type: g.packType,
       risk_level: g.riskLevel,
-      ...figuresJson(g),
+      ...gapJson(g.total),
+      orders: g.orders,
+      resolved_packs: g.resolvedPacks,
+      open_pulls: g.openPulls,
     })),
     by_strategy: r.byStrategy.map((g) => ({
       strategy: g.strategy,
