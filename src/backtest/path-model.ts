@@ -17,10 +17,13 @@ import {
 } from '../strategy/model-gap.js';
 import { shortDigest } from '../strategy/strategy-digest.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
+import type { Listing } from './path-market.js';
 import { ACT_HOLD, ACT_SELL, type PullPlans } from './pull-plans.js';
 
-/** Per path: the totals of `ModelFigures` and the at-sell-back marking (indexes below). */
-export const MODEL_FIELDS = 21;
+/** One set of `ModelFigures` sums with the at-sell-back marking (indexes below). */
+const FIGURE_FIELDS = 21;
+/** Per path: the sums of all orders, then of the orders still open at the end (resolved = the difference). */
+export const MODEL_FIELDS = 2 * FIGURE_FIELDS;
 const ORDERS = 0;
 const PACKS = 1;
 const RESOLVED = 2;
@@ -67,12 +70,24 @@ export function addDrawn(out: DrawParts, plans: PullPlans, j: number, w: number)
   }
 }
 
+/** An order's own sums (FIGURE_FIELDS), kept while it has a listing running. */
+interface OrderSums {
+  sums: Float64Array;
+  running: number;
+}
+
 /** One path's model sums. */
 export class PathModel {
+  /** All orders' sums (FIGURE_FIELDS), then those of the orders still open at the end. */
   readonly totals = new Float64Array(MODEL_FIELDS);
   readonly pools: Float64Array;
   private readonly mean: number;
   private readonly curve;
+  /** The order being booked, and the order of each listing still running. */
+  private current = new Float64Array(FIGURE_FIELDS);
+  private currentListings = 0;
+  private pendingListings: Listing[] = [];
+  private readonly orderOf = new Map<Listing, OrderSums>();
 
   constructor(
     strategy: Strategy,
@@ -86,6 +101,12 @@ export class PathModel {
     this.mean = this.curve.mean;
   }
 
+  /** Adds `x` to field `i` of the path and of `order`'s own sums. */
+  private add(i: number, x: number, order: Float64Array): void {
+    this.totals[i]! += x;
+    order[i]! += x;
+  }
+
   /** An order of `packs` packs of pool `pool`, opened on a row (cents per pack), costing `costCents`. */
   order(
     pool: number,
@@ -95,19 +116,21 @@ export class PathModel {
     costCents: number,
     parts: DrawParts,
   ) {
-    const t = this.totals;
-    t[ORDERS]! += 1;
-    t[PACKS]! += packs;
+    const c = this.current;
+    c.fill(0);
+    this.currentListings = 0;
+    this.add(ORDERS, 1, c);
+    this.add(PACKS, packs, c);
     const expected = packs * realizedEvCents - costCents;
     const variance = packs * sdCents * sdCents;
-    t[TOTAL]! += expected;
-    t[TOTAL + 1]! -= costCents;
-    t[TOTAL + 2]! += variance;
-    t[FLOOR_TOTAL]! -= costCents;
-    t[SELL + 1]! += packs * parts.sellMean;
-    t[SELL + 3]! += packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2);
-    t[HELD + 1]! += packs * parts.heldMean;
-    t[HELD + 3]! += packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2);
+    this.add(TOTAL, expected, c);
+    this.add(TOTAL + 1, -costCents, c);
+    this.add(TOTAL + 2, variance, c);
+    this.add(FLOOR_TOTAL, -costCents, c);
+    this.add(SELL + 1, packs * parts.sellMean, c);
+    this.add(SELL + 3, packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2), c);
+    this.add(HELD + 1, packs * parts.heldMean, c);
+    this.add(HELD + 3, packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2), c);
     const o = pool * MODEL_POOL_FIELDS;
     const p = this.pools;
     p[o]! += 1;
@@ -117,55 +140,84 @@ export class PathModel {
     p[o + 6]! += variance;
   }
 
-  /** A pull sold back at once or held: resolved at `amountCents`. */
+  /** A pull of the current order sold back at once or held: resolved at `amountCents`. */
   resolved(pool: number, held: boolean, amountCents: number): void {
-    const t = this.totals;
+    const c = this.current;
     const part = held ? HELD : SELL;
-    t[part]! += 1;
-    t[part + 2]! += amountCents;
-    t[TOTAL + 1]! += amountCents;
-    t[FLOOR_TOTAL]! += amountCents;
-    t[RESOLVED]! += 1;
+    this.add(part, 1, c);
+    this.add(part + 2, amountCents, c);
+    this.add(TOTAL + 1, amountCents, c);
+    this.add(FLOOR_TOTAL, amountCents, c);
+    this.add(RESOLVED, 1, c);
     const o = pool * MODEL_POOL_FIELDS;
     this.pools[o + 2]! += 1;
     this.pools[o + 5]! += amountCents;
   }
 
-  /** A pull listed at `at` (plan `plan`): compared with the listing life from now on. */
-  listed(plan: number, at: number): void {
-    const v = this.plans.value[plan]!;
-    const t = this.totals;
-    t[LIST]! += 1;
-    t[LIST + 1]! += v * this.mean;
+  /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */
+  listed(l: Listing): void {
+    const v = this.plans.value[l.plan]!;
+    const c = this.current;
+    this.add(LIST, 1, c);
+    this.add(LIST + 1, v * this.mean, c);
     // The spread of the mark process at the age the listing will have when the path ends.
-    t[LIST + 3]! += v * v * this.curve.markAt(this.end - at).variance;
+    this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
+    this.currentListings++;
+    this.pendingListings.push(l);
+  }
+
+  /** The current order's pulls are all booked: an order with listings is followed until they end. */
+  orderDone(): void {
+    if (this.currentListings > 0) {
+      const o: OrderSums = { sums: this.current, running: this.currentListings };
+      for (const l of this.pendingListings) this.orderOf.set(l, o);
+      this.current = new Float64Array(FIGURE_FIELDS);
+    }
+    this.pendingListings = [];
+    this.currentListings = 0;
   }
 
   /** A listing that ended within the path, paying `amountCents`. */
-  ended(pool: number, amountCents: number): void {
-    const t = this.totals;
-    t[LIST + 2]! += amountCents;
-    t[FLOOR_LIST]! += amountCents;
-    t[TOTAL + 1]! += amountCents;
-    t[FLOOR_TOTAL]! += amountCents;
-    t[RESOLVED]! += 1;
-    const o = pool * MODEL_POOL_FIELDS;
-    this.pools[o + 2]! += 1;
-    this.pools[o + 5]! += amountCents;
+  ended(l: Listing, amountCents: number): void {
+    const o = this.orderOf.get(l);
+    const sums = o?.sums ?? this.current;
+    this.add(LIST + 2, amountCents, sums);
+    this.add(FLOOR_LIST, amountCents, sums);
+    this.add(TOTAL + 1, amountCents, sums);
+    this.add(FLOOR_TOTAL, amountCents, sums);
+    this.add(RESOLVED, 1, sums);
+    if (o) {
+      o.running--;
+      this.orderOf.delete(l);
+    }
+    const p = l.pool * MODEL_POOL_FIELDS;
+    this.pools[p + 2]! += 1;
+    this.pools[p + 5]! += amountCents;
   }
 
   /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
-  open(pool: number, plan: number, listedAt: number, sellBackCents: number): void {
-    const mark = this.plans.value[plan]! * this.curve.markAt(this.end - listedAt).mark;
-    const t = this.totals;
-    t[LIST + 2]! += mark;
-    t[FLOOR_LIST]! += sellBackCents;
-    t[TOTAL + 1]! += mark;
-    t[FLOOR_TOTAL]! += sellBackCents;
-    t[OPEN]! += 1;
-    const o = pool * MODEL_POOL_FIELDS;
-    this.pools[o + 3]! += 1;
-    this.pools[o + 5]! += mark;
+  open(l: Listing, sellBackCents: number): void {
+    const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
+    const o = this.orderOf.get(l);
+    const sums = o?.sums ?? this.current;
+    this.add(LIST + 2, mark, sums);
+    this.add(FLOOR_LIST, sellBackCents, sums);
+    this.add(TOTAL + 1, mark, sums);
+    this.add(FLOOR_TOTAL, sellBackCents, sums);
+    this.add(OPEN, 1, sums);
+    const p = l.pool * MODEL_POOL_FIELDS;
+    this.pools[p + 3]! += 1;
+    this.pools[p + 5]! += mark;
+  }
+
+  /** After the last `open`: the sums of the orders with a listing still running, kept apart. */
+  finish(): void {
+    const seen = new Set<OrderSums>();
+    for (const o of this.orderOf.values()) {
+      if (seen.has(o)) continue;
+      seen.add(o);
+      for (let k = 0; k < FIGURE_FIELDS; k++) this.totals[FIGURE_FIELDS + k]! += o.sums[k]!;
+    }
   }
 }
 
@@ -223,6 +275,8 @@ export function modelBlock(
     for (let k = 0; k < w; k++) perPool[k]! += modelPools[i * w + k]!;
   }
   const all = figuresJson(figuresOf(sum, false));
+  const closed = new Float64Array(FIGURE_FIELDS);
+  for (let k = 0; k < FIGURE_FIELDS; k++) closed[k] = sum[k]! - sum[FIGURE_FIELDS + k]!;
   const byPack: ModelJson['by_pack'] = [];
   pools.forEach((p, j) => {
     const o = j * MODEL_POOL_FIELDS;
@@ -250,6 +304,7 @@ export function modelBlock(
     ...all,
     excluded_orders: 0,
     at_sell_back: figuresJson(figuresOf(sum, true)),
+    resolved: figuresJson(figuresOf(closed, false)),
     by_pack: byPack,
     by_strategy: byStrategy,
     series: [],

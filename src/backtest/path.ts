@@ -319,7 +319,7 @@ export function runPath(
         cash += l.amountCents;
         if (l.bought) cardProceeds(l.category, l.outcome, l.amountCents);
         else {
-          pm.ended(l.pool, l.amountCents);
+          pm.ended(l, l.amountCents);
           poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
@@ -421,7 +421,6 @@ export function runPath(
         poolValue[pi] = poolValue[pi]! + a;
         pm.resolved(pi, true, a);
       } else if (act === ACT_LIST) {
-        pm.listed(j, t);
         const l: Listing = {
           pool: pi,
           plan: j,
@@ -439,8 +438,10 @@ export function runPath(
         market.list(l, t, rng);
         listings.push(l);
         listedHold += market.holdValue(l, t);
+        pm.listed(l);
       }
     }
+    pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;
   }
@@ -458,8 +459,9 @@ export function runPath(
     }
     holdings += h;
     poolValue[l.pool] = poolValue[l.pool]! + h;
-    pm.open(l.pool, l.plan, l.listedAt, h);
+    pm.open(l, h);
   }
+  pm.finish();
   for (const h of held) {
     const v = shop!.valueNow(h);
     cardHoldings += v;

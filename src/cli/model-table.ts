@@ -63,7 +63,8 @@ export function renderModel(m: ModelJson): string {
     ),
     '',
     `z = gap / se; |z| > 3 over 30 resolved packs is a drift (alert PackbotModelDrift). ` +
-      `Open pulls at their sell-back offer instead: gap ${signed(m.at_sell_back.gap_usd)}, z ${zText(m.at_sell_back.z)}.` +
+      `Open pulls at their sell-back offer instead: gap ${signed(m.at_sell_back.gap_usd)}, z ${zText(m.at_sell_back.z)}; ` +
+      `the ${m.resolved.orders} order(s) resolved in full only: gap ${signed(m.resolved.gap_usd)}, z ${zText(m.resolved.z)}.` +
       (m.excluded_orders > 0 ? ` ${m.excluded_orders} order(s) left out.` : ''),
     '',
   ].join('\n');

@@ -104,6 +104,9 @@ export const ModelBlock = ModelFigures.extend({
     .int()
     .describe('orders left out (a pull shipped or gone, pulls missing, an unreadable strategy)'),
   at_sell_back: ModelFigures.describe('the same with open pulls at their sell-back offer (a floor)'),
+  resolved: ModelFigures.describe(
+    'only the orders whose every pull is resolved (leans to the quick ones while orders are open)',
+  ),
   by_pack: z.array(
     Gap.extend({
       category: z.string(),

@@ -16,7 +16,9 @@
  * Open pulls are marked by the model: a listing still running at what the model expects of it
  * given its age (listing-curve.ts, unbiased at every instant), a pull waiting for its sale at the
  * sell-back offer. `atSellBack` is the same with every open pull at its sell-back offer instead:
- * a floor, leaning negative while listings run. Money in cents inside; USD in `modelJson`.
+ * a floor, leaning negative while listings run. `resolved` keeps only the orders whose every pull
+ * is resolved: no mark at all, but while recent orders are open it favours those that resolved
+ * fast (listings that sold, orders without a listing). Money in cents inside; USD in `modelJson`.
  */
 import { iso } from '../core/clock.js';
 import { roundHalfAway } from '../core/money.js';
@@ -90,6 +92,8 @@ export interface ModelFigures {
 export interface ModelReport extends ModelFigures {
   /** The same with open pulls at their sell-back offer. */
   atSellBack: ModelFigures;
+  /** Only the orders whose every pull is resolved. */
+  resolved: ModelFigures;
   byPack: (ModelFigures & { category: string; packType: string; riskLevel: string })[];
   byStrategy: (ModelFigures & { strategy: string; digest: string })[];
   /** Cumulative total sums after each order, in decision order (the dashboard's band). */
@@ -207,6 +211,7 @@ export function modelGap(
 ): ModelReport {
   const all = emptyFigures();
   const atSellBack = emptyFigures();
+  const resolved = emptyFigures();
   const byPack = new Map<string, ModelReport['byPack'][number]>();
   const byStrategy = new Map<string, ModelReport['byStrategy'][number]>();
   const series: ModelReport['series'] = [];
@@ -216,6 +221,7 @@ export function modelGap(
     const f = orderFigures(o, curve, now);
     addFigures(all, f);
     addFigures(atSellBack, orderFigures(o, curve, now, 'sell_back'));
+    if (f.openPulls === 0) addFigures(resolved, f);
     const pk = `${o.category}/${o.packType}/${o.riskLevel}`;
     let g = byPack.get(pk);
     if (!g) {
@@ -239,7 +245,7 @@ export function modelGap(
   }
   const order = <T>(m: Map<string, T>) =>
     [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  return { ...all, atSellBack, byPack: order(byPack), byStrategy: order(byStrategy), series };
+  return { ...all, atSellBack, resolved, byPack: order(byPack), byStrategy: order(byStrategy), series };
 }
 
 // ---------------------------------------------------------------- JSON (USD at the boundary)
@@ -278,6 +284,8 @@ export interface ModelJson extends FiguresJson {
   /** Orders left out: a pull shipped or gone, pulls not all booked, a strategy not readable. */
   excluded_orders: number;
   at_sell_back: FiguresJson;
+  /** Only the orders whose every pull is resolved (leans to the quick ones while orders are open). */
+  resolved: FiguresJson;
   by_pack: PackJson[];
   by_strategy: (FiguresJson & { strategy: string; version: string })[];
   series: {
@@ -341,6 +349,7 @@ export function modelJson(
     ...figuresJson(r),
     excluded_orders: options.excluded ?? 0,
     at_sell_back: figuresJson(r.atSellBack),
+    resolved: figuresJson(r.resolved),
     by_pack: r.byPack.map((g) => ({
       category: g.category,
       pack_type: g.packType,

@@ -96,5 +96,11 @@ describe('backtest model block', () => {
     console.log(`balanced, listings 20x slower, 50 paths x 14 days: ${line(r.model)}`);
     expect(r.model.parts.listing.z!).toBeLessThan(-3);
     expect(Math.abs(r.model.parts.sell_back.z!)).toBeLessThan(3);
+    // The orders resolved in full: those with a listing still running at a path's end left out.
+    const res = r.model.resolved;
+    expect(res.open_pulls).toBe(0);
+    expect(res.orders).toBeLessThan(r.model.orders);
+    expect(res.resolved_packs).toBeLessThanOrEqual(r.model.resolved_packs);
+    expect(res.parts.listing.pulls).toBeLessThan(r.model.parts.listing.pulls);
   }, 120_000);
 });

@@ -160,6 +160,10 @@ describe('modelGap: groups and JSON', () => {
     expect(r.byPack.map((g) => g.riskLevel)).toEqual(['chill', 'standard']);
     expect(r.byStrategy.map((g) => g.digest[0])).toEqual(['d', 'e']);
     expect(r.series.map((p) => p.expected)).toEqual([200, 400]);
+    // Both resolved in full; an order with a listing still running is not.
+    expect(r.resolved.orders).toBe(2);
+    const open = order([pullOf({ part: 'listing', state: 'listed', listedAt: 0 })], { key: 'k3', at: 15 });
+    expect(modelGap([a, b, open], 20, () => curve).resolved).toEqual(r.resolved);
     const j = modelJson(r);
     expect(j.packs).toBe(4);
     // Realized −1200 against 400 expected: −16 USD, se √(4 × 300²) = 6 USD.
