@@ -60,12 +60,16 @@ export function insertOrderModel(
   );
 }
 
-/** Which orders to read: created in [since, until] (ms), of one account and strategy name if given. */
+/**
+ * Which orders to read: created in [since, until] (ms), decided at or after `decidedSince`, of one
+ * account and strategy name if given.
+ */
 export interface ModelRowsQuery {
   account?: string;
   strategyName?: string;
   since?: number;
   until?: number;
+  decidedSince?: number;
 }
 
 /** An order with its recorded promise, as booked (only confirmed orders have one). */
@@ -119,6 +123,7 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
     name: q.strategyName ?? null,
     since: q.since ?? 0,
     until: q.until ?? Number.MAX_SAFE_INTEGER,
+    decided: q.decidedSince ?? 0,
   };
   // The orders in question, once, for every query below.
   const selected = `WITH sel AS (
@@ -127,7 +132,7 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
       FROM order_models m JOIN orders o ON o.intent_key = m.intent_key
       JOIN model_strategies s ON s.digest = m.strategy_digest
       WHERE (@account IS NULL OR m.account = @account) AND (@name IS NULL OR s.name = @name)
-        AND o.created_at >= @since AND o.created_at <= @until)`;
+        AND o.created_at >= @since AND o.created_at <= @until AND m.decided_at >= @decided)`;
   const orders = (
     db.prepare(`${selected} SELECT * FROM sel ORDER BY booked_at, intent_key`).all(params) as Raw[]
   ).map(toOrder);

@@ -31,6 +31,8 @@ export interface ListingCurve {
   /** E[outcome] over the whole life and its variance (× value, × value²). */
   readonly mean: number;
   readonly variance: number;
+  /** Age from which the model's view of a listing no longer changes (every deadline is past). */
+  readonly horizonMs: number;
   /** The model's view of a listing still running `ageMs` after it was listed. */
   markAt(ageMs: number): ListingMark;
 }
@@ -71,6 +73,7 @@ function buildCurve(strategy: Strategy): ListingCurve {
   return {
     mean,
     variance,
+    horizonMs: end.at,
     markAt(ageMs: number): ListingMark {
       if (!(ageMs >= 0)) return marks[0]!;
       // The last event at or before the age: the model's state holds until the next one.

@@ -3,13 +3,14 @@
  * notification. Orders are booked straight into an in-memory ledger (the whole bot on the
  * simulator is test/e2e/model-drift.test.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { ModelWatch, orderModel } from '../../src/bot/model-watch.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { Metrics } from '../../src/obs/metrics.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
 import { Ledger } from '../../src/store/ledger.js';
+import { modelFromRows } from '../../src/store/model-orders.js';
 import { listingCurve } from '../../src/strategy/listing-curve.js';
 import type { OrderPromise } from '../../src/strategy/model-promise.js';
 import { scorePool } from '../../src/strategy/score.js';
@@ -192,6 +193,30 @@ describe('ModelWatch', () => {
     expect(text).not.toMatch(/packbot_model_gap_zscore\{account="main",strategy="lister"/);
     expect(text).toMatch(/packbot_model_gap_zscore\{account="main",strategy="other",part="total"\} 0/);
     expect(text).toMatch(/packbot_model_realized_net_usd_total\{account="main",strategy="lister"\} 200/);
+  });
+});
+
+describe('ModelWatch reads only what can still change', () => {
+  it('orders resolved and past the listing horizon are summed once; the figures stay the full ones', () => {
+    const { ledger, watch, clock } = setup();
+    const s = lister('lister');
+    for (let i = 0; i < 12; i++) unsold(ledger, s, i);
+    const spy = vi.spyOn(ledger, 'modelRows');
+    const first = watch.refresh();
+    // An hour after the deadline the listings' spread still grows with their age: nothing settled.
+    expect(spy.mock.calls[0]![0]).toMatchObject({ decidedSince: 0 });
+    clock.advanceSync(10 * DAY_MS);
+    const later = watch.refresh();
+    const again = watch.refresh();
+    expect(spy.mock.calls[2]![0]!.decidedSince).toBeGreaterThan(T0);
+    // The same figures as a full recomputation from the ledger.
+    const all = modelFromRows(ledger.modelRows({ account: 'main' }), clock.now()).report;
+    for (const snap of [later, again]) {
+      expect(snap.figures.total).toEqual(all.total);
+      expect(snap.figures.parts).toEqual(all.parts);
+      expect(snap.figures.resolvedPacks).toBe(12);
+      expect(snap.resolvedRealizedCents).toBe(first.resolvedRealizedCents);
+    }
   });
 });
 
