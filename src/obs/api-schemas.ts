@@ -117,7 +117,9 @@ export const ModelBlock = ModelFigures.extend({
       open_pulls: z.number().int(),
     }),
   ),
-  by_strategy: z.array(ModelFigures.extend({ strategy: z.string(), version: z.string() })),
+  by_strategy: z
+    .array(ModelFigures.extend({ strategy: z.string(), version: z.string() }))
+    .describe('per strategy version (the first 12 hex digits of its digest), in the order first used'),
   series: z
     .array(
       z.strictObject({ at: Time, expected_net_usd: Usd, realized_net_usd: Usd, gap_usd: Usd, se_usd: Usd }),

@@ -95,6 +95,7 @@ export interface ModelReport extends ModelFigures {
   /** Only the orders whose every pull is resolved. */
   resolved: ModelFigures;
   byPack: (ModelFigures & { category: string; packType: string; riskLevel: string })[];
+  /** Per strategy version, in the order they were first used. */
   byStrategy: (ModelFigures & { strategy: string; digest: string })[];
   /** Cumulative total sums after each order, in decision order (the dashboard's band). */
   series: { at: number; expected: number; realized: number; variance: number }[];
@@ -245,7 +246,15 @@ export function modelGap(
   }
   const order = <T>(m: Map<string, T>) =>
     [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  return { ...all, atSellBack, resolved, byPack: order(byPack), byStrategy: order(byStrategy), series };
+  // Versions in the order they were first used: the last is the newest.
+  return {
+    ...all,
+    atSellBack,
+    resolved,
+    byPack: order(byPack),
+    byStrategy: [...byStrategy.values()],
+    series,
+  };
 }
 
 // ---------------------------------------------------------------- JSON (USD at the boundary)
