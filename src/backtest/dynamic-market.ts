@@ -33,8 +33,8 @@ import {
 } from '../strategy/market-laws.js';
 import { excludedBy, type ScoreContext, type ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
-import { addDrawn, clearDrawParts, type DrawParts } from './path-model.js';
+import type { DrawParts, Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
+import { addDrawn, clearDrawParts } from './path-model.js';
 import { boughtSellBack, type CardsSetup, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { valueGrid } from './value-grid.js';
 

@@ -9,7 +9,6 @@
 
 import type { Rng } from '../core/prng.js';
 import type { ScoreRow } from '../strategy/score.js';
-import type { DrawParts } from './path-model.js';
 
 /** A card we listed. Times in ms, amounts in cents. */
 export interface Listing {
@@ -37,6 +36,14 @@ export interface Listing {
    */
   bought?: true;
   valueCents?: number;
+}
+
+/** Where the next pull of a pool goes, per pack (cents, cents²): the sell-back and held parts. */
+export interface DrawParts {
+  sellMean: number;
+  sellM2: number;
+  heldMean: number;
+  heldM2: number;
 }
 
 /** `Listing.pool` of a bought shop card (it came from no pool). */

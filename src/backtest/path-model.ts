@@ -17,7 +17,7 @@ import {
 } from '../strategy/model-gap.js';
 import { shortDigest } from '../strategy/strategy-digest.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import type { Listing } from './path-market.js';
+import type { DrawParts, Listing } from './path-market.js';
 import { ACT_HOLD, ACT_SELL, type PullPlans } from './pull-plans.js';
 
 /** One set of `ModelFigures` sums with the at-sell-back marking (indexes below). */
@@ -39,14 +39,6 @@ const FLOOR_LIST = 20;
 
 /** Per path and pool: orders, packs, resolved packs, open pulls, expected, realized, variance. */
 export const MODEL_POOL_FIELDS = 7;
-
-/** Where the next pull of a pool goes, per pack (cents, cents²): the sell-back and held parts. */
-export interface DrawParts {
-  sellMean: number;
-  sellM2: number;
-  heldMean: number;
-  heldM2: number;
-}
 
 export const newDrawParts = (): DrawParts => ({ sellMean: 0, sellM2: 0, heldMean: 0, heldM2: 0 });
 

@@ -7,8 +7,8 @@ import { DAY_MS } from '../core/clock.js';
 import type { Rng } from '../core/prng.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket } from './path-market.js';
-import { addDrawn, clearDrawParts, type DrawParts } from './path-model.js';
+import type { DrawParts, Listing, PathMarket } from './path-market.js';
+import { addDrawn, clearDrawParts } from './path-model.js';
 
 /** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
 export class StaticRowsCache {
