@@ -20,7 +20,7 @@ import type { ScoreRow } from '../strategy/score.js';
 import type { CardsSetup } from './cards-setup.js';
 import { ListingResolver } from './listing-resolution.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
+import type { DrawParts, Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
 import { Rescorer } from './rescoring.js';
 import { boughtSellBack, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { ValueDrift } from './value-drift.js';
@@ -159,6 +159,11 @@ export class DynamicMarket implements PathMarket {
 
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     return this.rescorer.rows(balanceCents, now);
+  }
+
+  /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */
+  drawParts(pool: number, now: number, out: DrawParts): void {
+    this.world.drawParts(pool, now, out, this.model.plans);
   }
 
   nextRefreshAt(now: number): number {

@@ -11,6 +11,7 @@ import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
 import { type BacktestModel, buildModel } from './model.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult, runPath } from './path.js';
 import type { PathMarket } from './path-market.js';
+import { MODEL_FIELDS, MODEL_POOL_FIELDS } from './path-model.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
 
 export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path.js';
@@ -79,6 +80,9 @@ export interface ChunkResult {
   maxDaily: Float64Array;
   /** Card rows, `cardWidth` per path (empty when cards are not backtested). */
   cards: Float64Array;
+  /** Expected vs realized sums: MODEL_FIELDS per path, and MODEL_POOL_FIELDS per pool per path. */
+  model: Float64Array;
+  modelPools: Float64Array;
 }
 
 export const TOTALS = 8;
@@ -102,6 +106,9 @@ export function runChunk(
   const maxDaily = new Float64Array(n);
   const cw = cardWidth(engine.cards);
   const cards = new Float64Array(n * cw);
+  const model = new Float64Array(n * MODEL_FIELDS);
+  const mpw = nPools * MODEL_POOL_FIELDS;
+  const modelPools = new Float64Array(n * mpw);
   let count = 0;
   for (let i = from; i < to; i += step) {
     if (stop?.()) break;
@@ -132,6 +139,8 @@ export function runChunk(
     for (const v of r.packsByUtcDay) if (v !== undefined && v > m) m = v;
     maxDaily[k] = m;
     if (cw > 0) cards.set(r.cards, k * cw);
+    model.set(r.model, k * MODEL_FIELDS);
+    modelPools.set(r.modelPools, k * mpw);
     count++;
   }
   return {
@@ -143,5 +152,7 @@ export function runChunk(
     pools: pools.subarray(0, count * nPools * POOL_FIELDS),
     maxDaily: maxDaily.subarray(0, count),
     cards: cards.subarray(0, count * cw),
+    model: model.subarray(0, count * MODEL_FIELDS),
+    modelPools: modelPools.subarray(0, count * mpw),
   };
 }

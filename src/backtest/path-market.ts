@@ -38,6 +38,14 @@ export interface Listing {
   valueCents?: number;
 }
 
+/** Where the next pull of a pool goes, per pack (cents, cents²): the sell-back and held parts. */
+export interface DrawParts {
+  sellMean: number;
+  sellM2: number;
+  heldMean: number;
+  heldM2: number;
+}
+
 /** `Listing.pool` of a bought shop card (it came from no pool). */
 export const NO_POOL = -1;
 
@@ -53,6 +61,11 @@ export interface PathMarket {
    * into `out` and returns `qty`, or returns -1 when the order fails (nothing pulled or charged).
    */
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number;
+  /**
+   * Where the next pull of `pool` goes, per pack, as the distribution it is drawn from now says
+   * (the sell-back and held parts of the order's promise: path-model.ts).
+   */
+  drawParts(pool: number, now: number, out: DrawParts): void;
   /**
    * Decides a new listing's end at once (`outcome`, `eventAt`, `amountCents`): nothing the path
    * sees changes before it (repricing does not; equity counts the card at its sell-back value).

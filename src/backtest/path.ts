@@ -11,10 +11,12 @@ import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
 import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import type { ScoreRow } from '../strategy/score.js';
 import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
+import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { listExit } from './shop.js';
 
@@ -98,6 +100,9 @@ export interface PathResult {
   packsByUtcDay: number[];
   /** Cards (CARD_TOTALS, then CARD_CATEGORY_FIELDS per category); empty when cards are not backtested. */
   cards: Float64Array;
+  /** Expected vs realized (path-model.ts): MODEL_FIELDS sums, and MODEL_POOL_FIELDS per pool. */
+  model: Float64Array;
+  modelPools: Float64Array;
 }
 
 export interface PathOptions {
@@ -138,6 +143,8 @@ export function runPath(
   const firstUtcDay = Math.floor(start / DAY_MS);
   const out = new Int32Array(10);
   const listings = new ListingHeap();
+  const pm = new PathModel(strategy, nPools, plans, end);
+  const drawn = newDrawParts();
 
   const state: OpenState = {
     balanceCents: startCash,
@@ -326,6 +333,7 @@ export function runPath(
         cash += l.amountCents;
         if (l.bought) cardProceeds(l.category, l.outcome, l.amountCents);
         else {
+          pm.ended(l, l.amountCents);
           poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
@@ -389,6 +397,8 @@ export function runPath(
       lastPi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
     }
     const pi = lastPi;
+    // The law the pulls are drawn from, before they are (the order's sell-back and held parts).
+    if (pi !== undefined) market.drawParts(pi, t, drawn);
     const got = pi === undefined ? -1 : market.open(pi, d.quantity, t, rng, out);
     if (pi === undefined || got < 0) {
       // A failed order is refunded and gives its slot back; the market has marked the pack.
@@ -402,6 +412,7 @@ export function runPath(
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
+    pm.order(pi, d.quantity, d.realizedEvCents, rowSdCents(rows, d), cost, drawn);
     const day = Math.floor(t / DAY_MS) - firstUtcDay;
     packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
@@ -417,10 +428,12 @@ export function runPath(
         cash += a;
         payout += a;
         poolValue[pi] = poolValue[pi]! + a;
+        pm.resolved(pi, false, a);
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
         sealedWorth += a;
         poolValue[pi] = poolValue[pi]! + a;
+        pm.resolved(pi, true, a);
       } else if (act === ACT_LIST) {
         const l: Listing = {
           pool: pi,
@@ -439,8 +452,10 @@ export function runPath(
         market.list(l, t, rng);
         listings.push(l);
         listedHold += market.holdValue(l, t);
+        pm.listed(l);
       }
     }
+    pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;
   }
@@ -458,7 +473,9 @@ export function runPath(
     }
     holdings += h;
     poolValue[l.pool] = poolValue[l.pool]! + h;
+    pm.open(l, h);
   }
+  pm.finish();
   for (const h of held) {
     const v = shop!.valueNow(h);
     cardHoldings += v;
@@ -487,7 +504,20 @@ export function runPath(
     poolExpected,
     packsByUtcDay,
     cards: finishCards(cards, cardSales, cardSellBacks, cardHoldings, cardMostInADay),
+    model: pm.totals,
+    modelPools: pm.pools,
   };
+}
+
+/** The spread per pack (cents) of the row an order was opened on. */
+function rowSdCents(
+  rows: readonly ScoreRow[],
+  d: { category: string; pack_type: string; risk_level: string },
+) {
+  for (const r of rows)
+    if (r.category === d.category && r.pack_type === d.pack_type && r.risk_level === d.risk_level)
+      return toCents(r.realized_stdev);
+  return 0;
 }
 
 /** The card totals' last fields, once the path is over. */

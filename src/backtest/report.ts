@@ -5,8 +5,11 @@
  * how the paths were spread over workers.
  */
 import { roundHalfAway } from '../core/money.js';
+import type { ModelJson } from '../strategy/model-gap.js';
+import { strategyDigest } from '../strategy/strategy-digest.js';
 import type { Engine, MarketKind } from './engine.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, cardWidth, POOL_FIELDS, TOTALS } from './engine.js';
+import { modelBlock } from './path-model.js';
 import { describe, quantile, type Stat } from './stats.js';
 
 export const BACKTEST_FORMAT = 'packbot.backtest/v1';
@@ -73,6 +76,12 @@ export interface BacktestReport {
     scorer_gap_per_pack_stderr: number | null;
   };
   per_pack: PackBreakdown[];
+  /**
+   * Expected vs realized over every path's orders, the block `packbot report --json` has
+   * (docs/model-drift.md): each order against the row it was opened on, listings still running at
+   * the end marked by the model.
+   */
+  model: ModelJson;
   /** Shop cards (only when the strategy buys cards): kept apart from the pack rows above. */
   cards?: CardsReport;
   equity_by_day: { day: number; mean: number; p5: number; p50: number; p95: number }[];
@@ -124,6 +133,9 @@ export interface Collected {
   maxDaily: Float64Array;
   /** Card rows, `cardWidth(context.cards)` per path (empty when cards are not backtested). */
   cards: Float64Array;
+  /** Expected vs realized sums (path-model.ts), per path and per pool per path. */
+  model: Float64Array;
+  modelPools: Float64Array;
 }
 
 /**
@@ -135,6 +147,8 @@ export interface ReportContext {
   seed: number;
   market: MarketKind;
   strategyName: string;
+  /** The strategy's version (strategy-digest.ts), named by the model block. */
+  strategyDigest: string;
   takenAt: string;
   startBalanceCents: number;
   limits: BacktestReport['limits'];
@@ -161,6 +175,7 @@ export function reportContext(engine: Engine): ReportContext {
     seed: spec.seed,
     market: spec.market,
     strategyName: model.strategy.name,
+    strategyDigest: strategyDigest(model.strategy),
     takenAt: model.snapshot.taken_at,
     startBalanceCents: model.startBalanceCents,
     limits: {
@@ -314,6 +329,10 @@ export function buildReport(input: ReportInput): BacktestReport {
       scorer_gap_per_pack_stderr: gapStderr,
     },
     per_pack: perPack,
+    model: modelBlock(c.model, c.modelPools, idx, ctx.pools, {
+      name: ctx.strategyName,
+      digest: ctx.strategyDigest,
+    }),
     ...(ctx.cards ? { cards: cardsReport(ctx.cards, c, idx) } : {}),
     equity_by_day: equity,
     pnl_histogram: histogram(net),

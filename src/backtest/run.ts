@@ -18,6 +18,7 @@ import {
   runChunk,
   TOTALS,
 } from './engine.js';
+import { MODEL_FIELDS, MODEL_POOL_FIELDS } from './path-model.js';
 import {
   type BacktestReport,
   buildReport,
@@ -105,6 +106,8 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
     pools: new Float64Array(total * nPools * POOL_FIELDS),
     maxDaily: new Float64Array(total),
     cards: new Float64Array(total * cw),
+    model: new Float64Array(total * MODEL_FIELDS),
+    modelPools: new Float64Array(total * nPools * MODEL_POOL_FIELDS),
   };
   let finished = 0;
   const days1 = opts.days + 1;
@@ -117,6 +120,9 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
       col.pools.set(r.pools.subarray(k * w, (k + 1) * w), i * w);
       col.maxDaily[i] = r.maxDaily[k]!;
       if (cw > 0) col.cards.set(r.cards.subarray(k * cw, (k + 1) * cw), i * cw);
+      col.model.set(r.model.subarray(k * MODEL_FIELDS, (k + 1) * MODEL_FIELDS), i * MODEL_FIELDS);
+      const mw = nPools * MODEL_POOL_FIELDS;
+      col.modelPools.set(r.modelPools.subarray(k * mw, (k + 1) * mw), i * mw);
       col.done[i] = 1;
     }
     finished += r.count;

@@ -10,6 +10,7 @@ import { BACKTEST_PART_FORMAT, BacktestPartFile } from '../config/backtest-part.
 import { InputFileError, loadFile } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
 import { cardWidth, POOL_FIELDS, TOTALS } from './engine.js';
+import { MODEL_FIELDS, MODEL_POOL_FIELDS } from './path-model.js';
 import { type BacktestReport, buildReport, type Collected } from './report.js';
 import type { BacktestOptions, BacktestRun, Shard } from './run.js';
 
@@ -61,6 +62,8 @@ export function makePart(opts: BacktestOptions, run: BacktestRun): BacktestPartF
       pools: rows(c.pools, w),
       max_daily: idx.map((i) => c.maxDaily[i]!),
       ...(context.cards ? { cards: rows(c.cards, cardWidth(context.cards)) } : {}),
+      model: rows(c.model, MODEL_FIELDS),
+      model_pools: rows(c.modelPools, context.pools.length * MODEL_POOL_FIELDS),
     },
     partial: run.report.partial,
     elapsed_ms: run.report.elapsed_ms,
@@ -133,7 +136,10 @@ export function mergeParts(parts: { file: string; part: BacktestPartFile }[]): B
     pools: new Float64Array(total * w),
     maxDaily: new Float64Array(total),
     cards: new Float64Array(total * cw),
+    model: new Float64Array(total * MODEL_FIELDS),
+    modelPools: new Float64Array(total * ctx.pools.length * MODEL_POOL_FIELDS),
   };
+  const mw = ctx.pools.length * MODEL_POOL_FIELDS;
   let elapsed = 0;
   let partial = false;
   for (const { part } of parts) {
@@ -144,6 +150,8 @@ export function mergeParts(parts: { file: string; part: BacktestPartFile }[]): B
       col.pools.set(r.pools.slice(k * w, (k + 1) * w), i * w);
       col.maxDaily[i] = r.max_daily[k]!;
       if (cw > 0) col.cards.set(r.cards!.slice(k * cw, (k + 1) * cw), i * cw);
+      col.model.set(r.model.slice(k * MODEL_FIELDS, (k + 1) * MODEL_FIELDS), i * MODEL_FIELDS);
+      col.modelPools.set(r.model_pools.slice(k * mw, (k + 1) * mw), i * mw);
       col.done[i] = 1;
     });
     elapsed = Math.max(elapsed, part.elapsed_ms);
@@ -171,6 +179,8 @@ function checkRaw(file: string, part: BacktestPartFile): void {
     ['pools', context.pools.length * POOL_FIELDS],
     ['max_daily', 1],
     ['cards', cardWidth(context.cards)],
+    ['model', MODEL_FIELDS],
+    ['model_pools', context.pools.length * MODEL_POOL_FIELDS],
   ];
   for (const [key, width] of sizes) {
     const got = raw[key]?.length ?? 0;

@@ -7,7 +7,8 @@ import { DAY_MS } from '../core/clock.js';
 import type { Rng } from '../core/prng.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import type { Listing, PathMarket } from './path-market.js';
+import type { DrawParts, Listing, PathMarket } from './path-market.js';
+import { addDrawn, clearDrawParts } from './path-model.js';
 
 /** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
 export class StaticRowsCache {
@@ -43,6 +44,15 @@ export class StaticMarket implements PathMarket {
   }
 
   advance(): void {}
+
+  /** The snapshot's distribution, for ever: each atom's plan with its probability. */
+  drawParts(pool: number, _now: number, out: DrawParts): void {
+    clearDrawParts(out);
+    const p = this.model.pools[pool]!;
+    const dist = p.dist;
+    if (!dist) return;
+    for (let i = 0; i < dist.size; i++) addDrawn(out, this.model.plans, p.atomPlan[i]!, dist.prob[i]!);
+  }
 
   rows(balanceCents: number): readonly ScoreRow[] {
     return this.cache.get(balanceCents);

@@ -30,6 +30,7 @@ export function terminalSummary(r: BacktestReport): string {
     a.realized_ev_per_pack === null
       ? '  no pack was opened'
       : `  per pack: scorer realized EV ${money(a.realized_ev_per_pack)} at the orders (${money(a.realized_ev_at_snapshot_per_pack ?? 0)} on the snapshot), backtest ${money(a.backtest_value_per_pack ?? 0)} ± ${money(a.backtest_value_per_pack_stderr ?? 0)} (${gap(a)})`,
+    ...modelLines(r.model),
     ...(r.cards ? cardLines(r.cards) : []),
     `  elapsed ${(r.elapsed_ms / 1000).toFixed(1)} s`,
   ];
@@ -43,6 +44,17 @@ function gap(a: BacktestReport['analytic']): string {
   if (!(expected > 0)) return `gap ${money(diff)}`;
   const sign = diff >= 0 ? '+' : '';
   return `gap ${sign}${((100 * diff) / expected).toFixed(1)}% ± ${((100 * (a.scorer_gap_per_pack_stderr ?? 0)) / expected).toFixed(1)}%`;
+}
+
+/** Expected vs realized (the JSON's `model` block), per path summed: z of the whole and each part. */
+function modelLines(m: BacktestReport['model']): string[] {
+  if (m.orders === 0) return [];
+  const z = (x: number | null) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);
+  return [
+    `  model: gap ${money(m.gap_usd)} ± ${money(m.se_usd)} over ${m.packs} packs, z ${z(m.z)}; ` +
+      `sell-back z ${z(m.parts.sell_back.z)}, listing z ${z(m.parts.listing.z)} (${m.parts.listing.pulls} listed), ` +
+      `held z ${z(m.parts.held.z)}`,
+  ];
 }
 
 /** The shop cards' rows (strategies that buy cards), after the packs'. */

@@ -6,6 +6,7 @@
  * "Performance design"). The tick that drives these is the dynamic market's (dynamic-market.ts).
  */
 import type { PackPool } from '../api/schemas.js';
+import { toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import type { Dynamics } from '../market/world-schema.js';
 import type { IncrementalScorer } from '../strategy/incremental-score.js';
@@ -23,6 +24,9 @@ import {
 } from '../strategy/market-laws.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
+import type { DrawParts } from './path-market.js';
+import { addDrawn, clearDrawParts } from './path-model.js';
+import type { PullPlans } from './pull-plans.js';
 import { type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
 
 /** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
@@ -331,6 +335,35 @@ export class WorldPools {
     if (n < this.size[g]!) p.gap++;
     this.sum[g] = this.sum[g]! - value;
     return id;
+  }
+
+  /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */
+  drawParts(pool: number, now: number, out: DrawParts, plans: PullPlans): void {
+    clearDrawParts(out);
+    const p = this.packs[this.poolPack[pool]!];
+    if (!p || p.ignored) return;
+    const r = this.poolRisk[pool]!;
+    let rest = 1;
+    if (this.chaseActive(p, now)) {
+      rest = 1 - p.chaseP;
+      addDrawn(out, plans, plans.planFor(toCents(p.t.chase!.card.market_value), false), p.chaseP);
+    }
+    if (p.cumDirty) this.rebuildCum(p);
+    const total = p.cumTotal[r]!;
+    if (!(total > 0)) return;
+    let below = 0;
+    for (let bi = 0; bi < p.nb; bi++) {
+      const cum = p.cum[r * p.nb + bi]!;
+      const g = p.b0 + bi;
+      const n = this.count[g]!;
+      const each = (rest * (cum - below)) / total / n;
+      below = cum;
+      if (!(each > 0)) continue;
+      const at = this.off[g]!;
+      const sealed = this.sealed[g] === 1;
+      for (let k = 0; k < n; k++)
+        addDrawn(out, plans, plans.planFor(this.valueOf(g, this.ids[at + k]!), sealed), each);
+    }
   }
 
   /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */

@@ -18,6 +18,7 @@ import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor } from './executor.js';
 import { InDoubtResolver, type Resolution } from './in-doubt.js';
 import type { AccountView } from './market-view.js';
+import { ModelWatch } from './model-watch.js';
 import { PackOpener } from './pack-opener.js';
 import { type ReconcileOptions, reconcile } from './reconciler.js';
 import { SellSide } from './sell-side.js';
@@ -58,6 +59,8 @@ export class AccountBot {
   readonly inDoubt: InDoubtResolver;
   readonly cards: CardBuyer;
   readonly packs: PackOpener;
+  /** Expected vs realized: metrics and the drift alarm. */
+  readonly model: ModelWatch;
   /** Pack and card purchases one at a time: each checks the caps with the other's spend booked. */
   private readonly spending = new Mutex();
   private readonly openAbort = new AbortController();
@@ -115,6 +118,7 @@ export class AccountBot {
         await this.sell.process();
       },
     });
+    this.model = new ModelWatch({ ...o, currentStrategy: () => this.o.strategy });
     this.inDoubt = new InDoubtResolver({
       ...o,
       executor: this.executor,
@@ -223,6 +227,16 @@ export class AccountBot {
       // The loops retry both; only a fatal error (bad key, a bug) stops the start.
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
       this.o.log.warn({ code: e.code }, `start-up sell pass or reconciliation failed: ${e.message}`);
+    }
+    this.refreshModel();
+  }
+
+  /** Expected vs realized from the ledger: metrics and the drift alarm (never stops a loop). */
+  refreshModel(): void {
+    try {
+      this.model.refresh();
+    } catch (e) {
+      this.o.log.warn({ err: e }, 'expected vs realized not updated');
     }
   }
 
@@ -367,6 +381,7 @@ export class AccountBot {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
         this.o.log.warn({ code: e.code }, `reconciliation failed, will retry: ${e.message}`);
       }
+      this.refreshModel();
     }
   }
 }

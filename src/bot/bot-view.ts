@@ -19,6 +19,7 @@ import type {
 import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
+import { ledgerModel } from '../store/model-orders.js';
 import { repriceSchedule, sellBackDeadline } from '../strategy/decide-listing.js';
 import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountBot } from './account-bot.js';
@@ -147,6 +148,7 @@ export class RunnerView implements BotView {
             balance_usd: p.balance === null ? null : toUsd(p.balance),
             net_usd: toUsd(p.net),
           })),
+          model: ledgerModel(ledger, { account: b.name }, this.o.now()),
         };
       }),
     };

@@ -31,6 +31,7 @@ import type { Cents } from '../core/money.js';
 import type { Logger } from '../obs/logger.js';
 import { NO_NOTIFIER, type Notifier } from '../obs/notify/event.js';
 import type { ConfirmedOrder, Intent, Ledger } from '../store/ledger.js';
+import type { OrderModelInput } from '../store/model-store.js';
 import type { IntentOperation } from '../store/types.js';
 import { newIdempotencyKey } from './keys.js';
 import * as notices from './notices.js';
@@ -51,6 +52,8 @@ export interface PurchasePlan {
   stdevCents?: Cents;
   /** Price per pack planned (the larger of any two prices seen): what a settled order is booked at. */
   unitPriceCents?: Cents;
+  /** The model's promise (expected vs realized), written with the intent. */
+  model?: OrderModelInput;
 }
 
 export interface CardPurchasePlan {
@@ -89,6 +92,7 @@ export class PurchaseExecutor {
       expectedValueCents: plan.expectedValueCents,
       stdevCents: plan.stdevCents,
       unitPriceCents: plan.unitPriceCents,
+      model: plan.model,
     });
   }
 
@@ -107,7 +111,12 @@ export class PurchaseExecutor {
   private recordAndSend(
     operation: 'pack' | 'card',
     body: object,
-    extra: { expectedValueCents?: Cents; stdevCents?: Cents; unitPriceCents?: Cents },
+    extra: {
+      expectedValueCents?: Cents;
+      stdevCents?: Cents;
+      unitPriceCents?: Cents;
+      model?: OrderModelInput;
+    },
   ): Promise<PurchaseOutcome> {
     const defined = Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined));
     const intent = this.o.ledger.recordIntent({

@@ -27,6 +27,7 @@ import type { AccountContext } from './context.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
 import type { InDoubtResolver, Resolution } from './in-doubt.js';
 import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
+import { orderModel } from './model-watch.js';
 import * as notices from './notices.js';
 import type { SellSide } from './sell-side.js';
 import { sleepUntil } from './sleep.js';
@@ -172,6 +173,8 @@ export class PackOpener {
         r.risk_level === decision.risk_level,
     );
     const q = decision.quantity;
+    // The model's promise for this order (expected vs realized), recorded with its intent.
+    const model = row ? orderModel(row, pools.pools, strategy, q) : null;
     const outcome = await this.o.spending(async () => {
       // The card buyer may have spent while this loop waited for the lock: the caps are asked again
       // with what is booked and open now, and anything but the same order waits for the next step.
@@ -188,6 +191,7 @@ export class PackOpener {
         ...(row
           ? { expectedValueCents: toCents(row.ev * q), stdevCents: toCents(row.stdev * Math.sqrt(q)) }
           : {}),
+        ...(model ? { model } : {}),
       });
     });
     if (!outcome) return clock.now();

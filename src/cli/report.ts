@@ -5,10 +5,12 @@ import { UsageError } from '../core/errors.js';
 import { formatUsd } from '../core/money.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
+import { ledgerModel } from '../store/model-orders.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
 import { ledgerPathOf } from './ledger-of.js';
+import { renderModel } from './model-table.js';
 
 const USAGE = `packbot report [--config F] [--since T] [--until T] [--account NAME] [--json] [--dry-run]
 
@@ -167,6 +169,9 @@ export const command: Command = {
       if (since > until) throw new UsageError('--since is after the end of the ledger and now');
       const account = values.account === undefined ? {} : { account: values.account };
       const report = computeReport(ledger.reportData(since, until), since, until, account);
+      // The window picks the orders; what their pulls realised is as the ledger has it now.
+      const now = Math.max(new WallClock().now(), ledger.latestActivityAt());
+      const model = ledgerModel(ledger, { ...account, since, until }, now);
       const doubt = ledger.unresolvedIntents(values.account);
       const inDoubt: InDoubtSummary = {
         count: doubt.length,
@@ -175,8 +180,8 @@ export const command: Command = {
       };
       process.stdout.write(
         values.json
-          ? `${JSON.stringify({ ...report, in_doubt: inDoubt }, null, 2)}\n`
-          : renderReport(report, inDoubt),
+          ? `${JSON.stringify({ ...report, in_doubt: inDoubt, model }, null, 2)}\n`
+          : renderReport(report, inDoubt) + (report.totals.orders > 0 ? renderModel(model) : ''),
       );
       return 0;
     } finally {

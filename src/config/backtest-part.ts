@@ -39,6 +39,7 @@ export const BacktestPartFile = z.strictObject({
       seed: Count,
       market: z.enum(['static', 'dynamic']),
       strategyName: z.string(),
+      strategyDigest: z.string().regex(/^[0-9a-f]{64}$/),
       takenAt: z.string(),
       startBalanceCents: z.number(),
       limits: z.strictObject({
@@ -78,6 +79,12 @@ export const BacktestPartFile = z.strictObject({
       max_daily: Numbers.describe('most packs opened on one UTC day, per path'),
       cards: Numbers.optional().describe(
         'when cards are backtested: 8 per path (bought, spend, fees, sales, sell-backs, holdings, net, most in a day) then 3 per card category (bought, outlay, value), cents',
+      ),
+      model: Numbers.describe(
+        '42 per path: expected vs realized sums of all orders, then of the orders still open at the end (src/backtest/path-model.ts; cents, cents squared)',
+      ),
+      model_pools: Numbers.describe(
+        'pools x 7 per path: orders, packs, resolved packs, open pulls, expected, realized, variance',
       ),
     })
     .describe("the shard's per-path results"),

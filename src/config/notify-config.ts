@@ -17,6 +17,7 @@ export const NOTIFY_EVENTS = [
   'stop_loss',
   'fatal',
   'daily_summary',
+  'model_drift',
 ] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 

@@ -81,8 +81,61 @@ export const PnlPoint = z.strictObject({
   balance_usd: Usd.nullable().describe('the last reported balance at that time'),
   net_usd: Usd.describe('realised net P&L (cash flows) up to that time'),
 });
+const Gap = z.strictObject({
+  packs: z.number().int().describe('packs compared (listing: cards listed, one per pack)'),
+  pulls: z.number().int().describe('pulls that went this way'),
+  expected_net_usd: Usd.describe("the scorer's promise, at the row each order was opened on"),
+  realized_net_usd: Usd.describe('what the pulls realised; open pulls marked by the model'),
+  gap_usd: Usd.describe('realized − expected'),
+  se_usd: Usd.describe("the gap's standard error, from the recorded per-pack spreads"),
+  z: z.number().nullable().describe('gap / se; null while there is no spread'),
+});
+const ModelFigures = Gap.extend({
+  orders: z.number().int(),
+  resolved_packs: z.number().int().describe("packs whose pull's outcome is in"),
+  open_pulls: z.number().int(),
+  parts: z.strictObject({ sell_back: Gap, listing: Gap, held: Gap }),
+});
+/** Expected vs realized (docs/model-drift.md), the same block as `packbot report --json`'s `model`. */
+export const ModelBlock = ModelFigures.extend({
+  marking: z.literal('model').describe('open pulls at what the model expects of them given their age'),
+  excluded_orders: z
+    .number()
+    .int()
+    .describe('orders left out (a pull shipped or gone, pulls missing, an unreadable strategy)'),
+  at_sell_back: ModelFigures.describe('the same with open pulls at their sell-back offer (a floor)'),
+  resolved: ModelFigures.describe(
+    'only the orders whose every pull is resolved (leans to the quick ones while orders are open)',
+  ),
+  by_pack: z.array(
+    Gap.extend({
+      category: z.string(),
+      pack_type: z.string(),
+      risk_level: z.string(),
+      orders: z.number().int(),
+      resolved_packs: z.number().int(),
+      open_pulls: z.number().int(),
+    }),
+  ),
+  by_strategy: z
+    .array(ModelFigures.extend({ strategy: z.string(), version: z.string() }))
+    .describe('per strategy version (the first 12 hex digits of its digest), in the order first used'),
+  series: z
+    .array(
+      z.strictObject({ at: Time, expected_net_usd: Usd, realized_net_usd: Usd, gap_usd: Usd, se_usd: Usd }),
+    )
+    .describe('cumulative, after each order in decision order (at most 200 points, the last kept)'),
+});
+export type ModelBlock = z.infer<typeof ModelBlock>;
+
 export const PnlResponse = z.strictObject({
-  accounts: z.array(z.strictObject({ name: z.string(), points: z.array(PnlPoint) })),
+  accounts: z.array(
+    z.strictObject({
+      name: z.string(),
+      points: z.array(PnlPoint),
+      model: ModelBlock.describe("the account's orders against the model's promise"),
+    }),
+  ),
 });
 export type PnlResponse = z.infer<typeof PnlResponse>;
 

@@ -12,6 +12,7 @@ import { NOTIFY_EVENTS } from '../config/notify-config.js';
 import type { Cents } from '../core/money.js';
 import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
 import type { PauseStatus } from './kill-switch.js';
+import { ModelMetrics } from './model-metrics.js';
 
 export const PREFIX = 'packbot_';
 
@@ -246,6 +247,9 @@ export class Metrics {
     help: 'Bought cards the service flagged needs_review and still held (sold back or shipped by an operator: gone)',
     registers: [this.registry],
   });
+
+  /** Expected vs realized (docs/model-drift.md). */
+  readonly model = new ModelMetrics(this.registry);
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) {

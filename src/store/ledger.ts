@@ -18,6 +18,13 @@ import { type Clock, WallClock } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
 import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
 import { migrate } from './migrations.js';
+import {
+  insertOrderModel,
+  type ModelRows,
+  type ModelRowsQuery,
+  type OrderModelInput,
+  readModelRows,
+} from './model-store.js';
 import { ledgerOpenError } from './open-error.js';
 import {
   type BalanceRow,
@@ -56,6 +63,8 @@ export interface NewIntent {
   stdevCents?: Cents;
   /** Price per pack the order was planned at (what evidence-settled orders are booked at). */
   unitPriceCents?: Cents;
+  /** The model's promise for a pack order (expected vs realized), written with the intent. */
+  model?: OrderModelInput;
 }
 
 export interface ConfirmedOrder {
@@ -359,15 +368,19 @@ export class Ledger {
         throw new LedgerError(`intent ${input.key} already recorded with a different body`);
       return existing;
     }
-    this.stmts.insertIntent.run({
-      key: input.key,
-      account: input.account,
-      operation: input.operation,
-      body: bodyJson,
-      ev: input.expectedValueCents ?? null,
-      sd: input.stdevCents ?? null,
-      price: input.unitPriceCents ?? null,
-      now: this.now(at),
+    const now = this.now(at);
+    this.tx(() => {
+      this.stmts.insertIntent.run({
+        key: input.key,
+        account: input.account,
+        operation: input.operation,
+        body: bodyJson,
+        ev: input.expectedValueCents ?? null,
+        sd: input.stdevCents ?? null,
+        price: input.unitPriceCents ?? null,
+        now,
+      });
+      if (input.model) insertOrderModel(this.db, input.key, input.account, input.model, now);
     });
     return this.getIntent(input.key)!;
   }
@@ -1105,6 +1118,11 @@ export class Ledger {
   }
 
   // ---------------------------------------------------------------- report
+
+  /** Orders with the model's promise and what their pulls did since (model-store.ts). */
+  modelRows(q: ModelRowsQuery = {}): ModelRows {
+    return readModelRows(this.db, q);
+  }
 
   /**
    * Time of the last thing written (0 when empty). A bot on a sped-up clock writes times ahead of

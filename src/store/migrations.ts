@@ -167,6 +167,41 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE pulls ADD COLUMN price_paid_cents INTEGER;
   CREATE INDEX orders_operation_created ON orders (account, operation, created_at);
   `,
+  // 4: the model's promise per order (expected vs realized, src/store/model-store.ts). Written with
+  // the intent, before the request leaves: the row the order was opened on (per pack: price, EV,
+  // realized EV, its standard deviation, P(loss), and each part's mean and standard deviation) and
+  // the strategy version it was decided by, kept whole once per digest.
+  `
+  CREATE TABLE model_strategies (
+    digest         TEXT PRIMARY KEY,
+    name           TEXT NOT NULL,
+    strategy       TEXT NOT NULL,
+    first_used_at  INTEGER NOT NULL
+  );
+
+  CREATE TABLE order_models (
+    intent_key     TEXT PRIMARY KEY REFERENCES intents (key),
+    account        TEXT NOT NULL,
+    strategy_digest TEXT NOT NULL REFERENCES model_strategies (digest),
+    category       TEXT NOT NULL,
+    pack_type      TEXT NOT NULL,
+    risk_level     TEXT NOT NULL,
+    quantity       INTEGER NOT NULL,
+    price_cents    INTEGER NOT NULL,
+    ev_cents       INTEGER NOT NULL,
+    realized_ev_cents INTEGER NOT NULL,
+    sd_cents       INTEGER NOT NULL,
+    p_loss         REAL NOT NULL,
+    sell_back_mean_cents INTEGER NOT NULL,
+    sell_back_sd_cents   INTEGER NOT NULL,
+    listing_mean_cents   INTEGER NOT NULL,
+    listing_sd_cents     INTEGER NOT NULL,
+    held_mean_cents      INTEGER NOT NULL,
+    held_sd_cents        INTEGER NOT NULL,
+    decided_at     INTEGER NOT NULL
+  );
+  CREATE INDEX order_models_account ON order_models (account, decided_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -126,7 +126,30 @@ function events(strategy: Strategy, horizon: number): LifeEvent[] {
   return out.sort((a, b) => a.at - b.at || Number(b.tick) - Number(a.tick));
 }
 
-function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
+/**
+ * Cumulative outcome of a listing's life at an instant (each a multiple of the value at listing):
+ * mass sold and ended (delisted and sold back) so far, with the first and second moments of what
+ * they paid. What `listing-curve.ts` needs to say what a listing still running is worth.
+ */
+export interface LifeSoFar {
+  at: number;
+  sold: number;
+  sale1: number;
+  sale2: number;
+  ended: number;
+  fallback1: number;
+  fallback2: number;
+}
+
+/**
+ * The lattice of one life (basis `basisRatio` × the value at listing); `record`, when given, is
+ * told the cumulative outcome after every event (ticks and decision instants), in time order.
+ */
+export function computeLife(
+  strategy: Strategy,
+  basisRatio: number,
+  record?: (so: LifeSoFar) => void,
+): ListingLife {
   const list = strategy.sell.list;
   const { daily_volatility: vol, daily_trend: trend } = list.value_drift;
   const dtDays = TICK_MS / DAY_MS;
@@ -151,8 +174,10 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
   const fee = list.seller_fee_rate;
   let sold = 0;
   let sale = 0;
+  let sale2 = 0;
   let ended = 0;
   let fallback = 0;
+  let fallback2 = 0;
   let days = 0;
   const view: ListingView = {
     priceCents: 0,
@@ -185,8 +210,10 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
         const r = ratio[j]!;
         const q = tickFillProbability(hazardPerDay(list.fill, r, list.max_days), dtDays);
         const s = m * q;
+        const y = r * (1 - fee) * Math.exp(center + (j - half) * h);
         sold += s;
-        sale += s * r * (1 - fee) * Math.exp(center + (j - half) * h);
+        sale += s * y;
+        sale2 += s * y * y;
         days += (s * e.at) / DAY_MS;
         mass[j] = m - s;
       }
@@ -208,6 +235,7 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
         ended += m;
         const paid = sellBackAmount(kind, 0, view.basisValueCents, value, e.at, SPEC_SELL_BACK_RULES);
         fallback += (m * paid) / BASIS_CENTS;
+        fallback2 += m * (paid / BASIS_CENTS) ** 2;
         days += (m * e.at) / DAY_MS;
         mass[j] = 0;
       } else {
@@ -217,6 +245,7 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
     }
     // Nodes the value has not reached yet take the price the others were just given.
     if (!Number.isNaN(kept)) for (let j = 0; j < n; j++) if (mass[j]! < EMPTY) ratio[j] = kept;
+    record?.({ at: e.at, sold, sale1: sale, sale2, ended, fallback1: fallback, fallback2 });
   }
   // Nothing should be left (every deadline is inside the horizon): sold back at 0.8 if it is.
   for (let j = 0; j < n; j++) {
@@ -226,8 +255,10 @@ function computeLife(strategy: Strategy, basisRatio: number): ListingLife {
     const value = Math.round(BASIS_CENTS * Math.exp(center + (j - half) * h));
     const paid = sellBackAmount(kind, 0, view.basisValueCents, value, horizon, SPEC_SELL_BACK_RULES);
     fallback += (m * paid) / BASIS_CENTS;
+    fallback2 += m * (paid / BASIS_CENTS) ** 2;
     days += (m * horizon) / DAY_MS;
   }
+  record?.({ at: horizon, sold, sale1: sale, sale2, ended, fallback1: fallback, fallback2 });
   return {
     fill: sold,
     saleYield: sold > 0 ? sale / sold : list.markup * (1 - fee),

@@ -36,6 +36,9 @@ describe('sharded backtests', () => {
     const merged = mergeParts(three);
     expect(strip(merged)).toBe(strip(whole));
     expect(merged.paths).toBe(11);
+    // Expected vs realized too: the same sums, added in path order.
+    expect(whole.model.orders).toBeGreaterThan(0);
+    expect(merged.model).toEqual(whole.model);
     expect(merged.partial).toBe(false);
     // A shard runs only its own paths: 11 paths in 3 shards are 4 + 4 + 3.
     expect(three.map((p) => p.part.raw.paths)).toEqual([

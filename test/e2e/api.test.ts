@@ -78,6 +78,13 @@ describe('read and control API of a running bot', () => {
     expect(main.spend.daily_cap_usd).toBe(5000);
     const pnl = PnlResponse.parse(await get('pnl'));
     expect(pnl.accounts[0]!.points.length).toBeGreaterThan(2);
+    // Expected vs realized: every pack order booked carries the model's promise.
+    const model = pnl.accounts[0]!.model;
+    expect(model.orders).toBeGreaterThan(0);
+    expect(model.packs).toBe(main.packs.today);
+    expect(model.excluded_orders).toBe(0);
+    expect(model.series.length).toBe(Math.min(200, model.orders));
+    expect(model.by_strategy.map((s) => s.strategy)).toEqual([model.by_strategy[0]!.strategy]);
     const pulls = PullsResponse.parse(await get('pulls?limit=5'));
     expect(pulls.pulls).toHaveLength(5);
     expect(pulls.pulls[0]!.decision).not.toBeNull();

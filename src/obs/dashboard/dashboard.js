@@ -101,6 +101,65 @@ function chart(points, key, cssClass, label) {
     ${zero}<path class="${cssClass}" d="${d}"/></svg>`;
 }
 
+/**
+ * Expected vs realized over time: the cumulative gap (realized − expected net, open pulls marked
+ * by the model) after each order, inside the band where 95% of gaps fall if the model is right
+ * (±1.96 standard errors around 0). A gap leaving the band and staying out is a drift.
+ */
+function gapChart(series, z) {
+  const w = 600;
+  const h = 160;
+  const pad = { l: 56, r: 8, t: 14, b: 18 };
+  if (series.length === 0)
+    return `<svg class="chart" viewBox="0 0 ${w} ${h}" data-points="0"><text x="${pad.l}" y="${h / 2}">expected vs realized: no order with the model's promise yet</text></svg>`;
+  const xs = series.map((p) => Date.parse(p.at));
+  const band = series.map((p) => 1.96 * p.se_usd);
+  let x0 = Math.min(...xs);
+  let x1 = Math.max(...xs);
+  if (x1 === x0) {
+    x0 -= 1000;
+    x1 += 1000;
+  }
+  let y0 = Math.min(0, ...series.map((p, i) => Math.min(p.gap_usd, -band[i])));
+  let y1 = Math.max(0, ...series.map((p, i) => Math.max(p.gap_usd, band[i])));
+  if (y1 === y0) {
+    y0 -= 1;
+    y1 += 1;
+  }
+  const X = (x) => pad.l + ((x - x0) / (x1 - x0)) * (w - pad.l - pad.r);
+  const Y = (y) => pad.t + (1 - (y - y0) / (y1 - y0)) * (h - pad.t - pad.b);
+  const upper = xs.map((x, i) => `${X(x).toFixed(1)},${Y(band[i]).toFixed(1)}`);
+  const lower = xs.map((x, i) => `${X(x).toFixed(1)},${Y(-band[i]).toFixed(1)}`).reverse();
+  const gap = xs
+    .map((x, i) => `${i === 0 ? 'M' : 'L'}${X(x).toFixed(1)},${Y(series[i].gap_usd).toFixed(1)}`)
+    .join('');
+  const last = series[series.length - 1];
+  const outside = Math.abs(last.gap_usd) > 1.96 * last.se_usd;
+  return `<svg class="chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" data-points="${series.length}" data-outside="${outside}">
+    <text x="4" y="${pad.t}">${usd(y1)}</text><text x="4" y="${h - pad.b}">${usd(y0)}</text>
+    <text x="${pad.l}" y="${h - 4}">${rel(new Date(x0).toISOString())}</text>
+    <text x="${w - pad.r}" y="${h - 4}" text-anchor="end">gap ${signed(last.gap_usd)} · 95% band ±${usd(1.96 * last.se_usd)} · z ${z === null ? '–' : z.toFixed(2)}</text>
+    <polygon class="band" points="${[...upper, ...lower].join(' ')}"/>
+    <line class="zero" x1="${pad.l}" x2="${w - pad.r}" y1="${Y(0)}" y2="${Y(0)}"/><path class="gap${outside ? ' outside' : ''}" d="${gap}"/></svg>`;
+}
+
+/** The whole and each part: expected, realized, gap, its 95% band and z (|z| > 3 is a drift). */
+function modelSection(name, m) {
+  if (!m) return '';
+  const zCell = (z) =>
+    z === null
+      ? '–'
+      : `<span class="${Math.abs(z) > 3 ? 'down' : ''}">${z >= 0 ? '+' : ''}${z.toFixed(2)}</span>`;
+  const row = (label, g) =>
+    `<tr><td>${label}</td><td class="num">${g.packs}</td><td class="num">${signed(g.expected_net_usd)}</td><td class="num">${signed(g.realized_net_usd)}</td><td class="num ${cls(g.gap_usd)}">${signed(g.gap_usd)}</td><td class="num">±${usd(1.96 * g.se_usd)}</td><td class="num">${zCell(g.z)}</td></tr>`;
+  const version = m.by_strategy.length > 0 ? m.by_strategy[m.by_strategy.length - 1].version : '';
+  return `<h3>Expected vs realized <span class="muted">· ${m.resolved_packs} of ${m.packs} packs resolved${version ? ` · version ${esc(version)}` : ''}</span></h3>
+  <div class="charts" data-testid="model-${esc(name)}">${gapChart(m.series, m.z)}
+  <table data-testid="model-table-${esc(name)}"><thead><tr><th></th><th class="num">packs</th><th class="num">expected</th><th class="num">realized</th><th class="num">gap</th><th class="num">95% band</th><th class="num">z</th></tr></thead><tbody>
+    ${row('all', m)}${row('sell-back', m.parts.sell_back)}${row('listing (cards listed)', m.parts.listing)}${row('held', m.parts.held)}
+  </tbody></table></div>`;
+}
+
 // ---------------------------------------------------------------- sections
 
 function kpi(label, value, sub, extraClass, testid, ratio) {
@@ -113,7 +172,8 @@ function kpi(label, value, sub, extraClass, testid, ratio) {
 
 function accountSection(a) {
   const name = a.name;
-  const pnl = state.pnl?.accounts.find((x) => x.name === name)?.points ?? [];
+  const pnlAccount = state.pnl?.accounts.find((x) => x.name === name);
+  const pnl = pnlAccount?.points ?? [];
   const scores = state.scores?.accounts.find((x) => x.name === name);
   const pulls = (state.pulls?.pulls ?? []).filter((p) => p.account === name);
   const listings = (state.listings?.listings ?? []).filter((l) => l.account === name);
@@ -141,6 +201,7 @@ function accountSection(a) {
   <h3>Pauses</h3><div data-testid="pauses-${esc(name)}">${pauses}</div>
   <h3>Balance and net P&amp;L</h3>
   <div class="charts" data-testid="pnl-${esc(name)}">${chart(pnl, 'balance_usd', 'balance', 'balance')}${chart(pnl, 'net_usd', 'net', 'net P&L (cash)')}</div>
+  ${modelSection(name, pnlAccount?.model)}
   <div class="grid2">
   <div><h3>Scores ${scores?.scored_at ? `<span class="muted">· ${rel(scores.scored_at)}</span>` : ''}</h3>
     ${scores?.decision ? `<p>${pill(scores.decision.action)} ${esc(scores.decision.reason)}</p>` : ''}

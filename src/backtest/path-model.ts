@@ -1,0 +1,304 @@
+/**
+ * Expected vs realized on a backtest path (the report's `model` block), kept exactly as the live
+ * bot keeps it (src/strategy/model-gap.ts): each order against the row it was opened on (realized
+ * EV and spread per pack; the sell-back and held parts from the distribution its pulls were drawn
+ * from), each listed pull against the listing life's mean for its value, a listing still running
+ * at the path's end marked by what the model expects of it at its age. Sums only, in typed arrays,
+ * so paths merge by addition in path order (workers and shards give the same report).
+ */
+import { listingCurve } from '../strategy/listing-curve.js';
+import {
+  emptyFigures,
+  type FiguresJson,
+  figuresJson,
+  gapJson,
+  type ModelFigures,
+  type ModelJson,
+} from '../strategy/model-gap.js';
+import { shortDigest } from '../strategy/strategy-digest.js';
+import type { Strategy } from '../strategy/strategy-schema.js';
+import type { DrawParts, Listing } from './path-market.js';
+import { ACT_HOLD, ACT_SELL, type PullPlans } from './pull-plans.js';
+
+/** One set of `ModelFigures` sums with the at-sell-back marking (indexes below). */
+const FIGURE_FIELDS = 21;
+/** Per path: the sums of all orders, then of the orders still open at the end (resolved = the difference). */
+export const MODEL_FIELDS = 2 * FIGURE_FIELDS;
+const ORDERS = 0;
+const PACKS = 1;
+const RESOLVED = 2;
+const OPEN = 3;
+/** expected, realized, variance (cents, cents²) of: total, then sell_back, listing, held with pulls first. */
+const TOTAL = 4;
+const SELL = 7;
+const LIST = 11;
+const HELD = 15;
+/** The at-sell-back marking: realized of the total and of the listing part. */
+const FLOOR_TOTAL = 19;
+const FLOOR_LIST = 20;
+
+/** Per path and pool: orders, packs, resolved packs, open pulls, expected, realized, variance. */
+export const MODEL_POOL_FIELDS = 7;
+
+export const newDrawParts = (): DrawParts => ({ sellMean: 0, sellM2: 0, heldMean: 0, heldM2: 0 });
+
+export function clearDrawParts(out: DrawParts): void {
+  out.sellMean = 0;
+  out.sellM2 = 0;
+  out.heldMean = 0;
+  out.heldM2 = 0;
+}
+
+/** Adds plan `j` drawn with probability `w` to `out` (a listed pull is the listing part's, not here). */
+export function addDrawn(out: DrawParts, plans: PullPlans, j: number, w: number): void {
+  const a = plans.amount[j]!;
+  const act = plans.action[j];
+  if (act === ACT_SELL) {
+    out.sellMean += w * a;
+    out.sellM2 += w * a * a;
+  } else if (act === ACT_HOLD) {
+    out.heldMean += w * a;
+    out.heldM2 += w * a * a;
+  }
+}
+
+/** An order's own sums (FIGURE_FIELDS), kept while it has a listing running. */
+interface OrderSums {
+  sums: Float64Array;
+  running: number;
+}
+
+/** One path's model sums. */
+export class PathModel {
+  /** All orders' sums (FIGURE_FIELDS), then those of the orders still open at the end. */
+  readonly totals = new Float64Array(MODEL_FIELDS);
+  readonly pools: Float64Array;
+  private readonly mean: number;
+  private readonly curve;
+  /** The order being booked, and the order of each listing still running. */
+  private current = new Float64Array(FIGURE_FIELDS);
+  private currentListings = 0;
+  private pendingListings: Listing[] = [];
+  private readonly orderOf = new Map<Listing, OrderSums>();
+
+  constructor(
+    strategy: Strategy,
+    nPools: number,
+    private readonly plans: PullPlans,
+    /** The path's end (ms): listings still running then are marked at their age. */
+    private readonly end: number,
+  ) {
+    this.pools = new Float64Array(nPools * MODEL_POOL_FIELDS);
+    this.curve = listingCurve(strategy);
+    this.mean = this.curve.mean;
+  }
+
+  /** Adds `x` to field `i` of the path and of `order`'s own sums. */
+  private add(i: number, x: number, order: Float64Array): void {
+    this.totals[i]! += x;
+    order[i]! += x;
+  }
+
+  /** An order of `packs` packs of pool `pool`, opened on a row (cents per pack), costing `costCents`. */
+  order(
+    pool: number,
+    packs: number,
+    realizedEvCents: number,
+    sdCents: number,
+    costCents: number,
+    parts: DrawParts,
+  ) {
+    const c = this.current;
+    c.fill(0);
+    this.currentListings = 0;
+    this.add(ORDERS, 1, c);
+    this.add(PACKS, packs, c);
+    const expected = packs * realizedEvCents - costCents;
+    const variance = packs * sdCents * sdCents;
+    this.add(TOTAL, expected, c);
+    this.add(TOTAL + 1, -costCents, c);
+    this.add(TOTAL + 2, variance, c);
+    this.add(FLOOR_TOTAL, -costCents, c);
+    this.add(SELL + 1, packs * parts.sellMean, c);
+    this.add(SELL + 3, packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2), c);
+    this.add(HELD + 1, packs * parts.heldMean, c);
+    this.add(HELD + 3, packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2), c);
+    const o = pool * MODEL_POOL_FIELDS;
+    const p = this.pools;
+    p[o]! += 1;
+    p[o + 1]! += packs;
+    p[o + 4]! += expected;
+    p[o + 5]! -= costCents;
+    p[o + 6]! += variance;
+  }
+
+  /** A pull of the current order sold back at once or held: resolved at `amountCents`. */
+  resolved(pool: number, held: boolean, amountCents: number): void {
+    const c = this.current;
+    const part = held ? HELD : SELL;
+    this.add(part, 1, c);
+    this.add(part + 2, amountCents, c);
+    this.add(TOTAL + 1, amountCents, c);
+    this.add(FLOOR_TOTAL, amountCents, c);
+    this.add(RESOLVED, 1, c);
+    const o = pool * MODEL_POOL_FIELDS;
+    this.pools[o + 2]! += 1;
+    this.pools[o + 5]! += amountCents;
+  }
+
+  /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */
+  listed(l: Listing): void {
+    const v = this.plans.value[l.plan]!;
+    const c = this.current;
+    this.add(LIST, 1, c);
+    this.add(LIST + 1, v * this.mean, c);
+    // The spread of the mark process at the age the listing will have when the path ends.
+    this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
+    this.currentListings++;
+    this.pendingListings.push(l);
+  }
+
+  /** The current order's pulls are all booked: an order with listings is followed until they end. */
+  orderDone(): void {
+    if (this.currentListings > 0) {
+      const o: OrderSums = { sums: this.current, running: this.currentListings };
+      for (const l of this.pendingListings) this.orderOf.set(l, o);
+      this.current = new Float64Array(FIGURE_FIELDS);
+    }
+    this.pendingListings = [];
+    this.currentListings = 0;
+  }
+
+  /** A listing that ended within the path, paying `amountCents`. */
+  ended(l: Listing, amountCents: number): void {
+    const o = this.orderOf.get(l);
+    const sums = o?.sums ?? this.current;
+    this.add(LIST + 2, amountCents, sums);
+    this.add(FLOOR_LIST, amountCents, sums);
+    this.add(TOTAL + 1, amountCents, sums);
+    this.add(FLOOR_TOTAL, amountCents, sums);
+    this.add(RESOLVED, 1, sums);
+    if (o) {
+      o.running--;
+      this.orderOf.delete(l);
+    }
+    const p = l.pool * MODEL_POOL_FIELDS;
+    this.pools[p + 2]! += 1;
+    this.pools[p + 5]! += amountCents;
+  }
+
+  /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
+  open(l: Listing, sellBackCents: number): void {
+    const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
+    const o = this.orderOf.get(l);
+    const sums = o?.sums ?? this.current;
+    this.add(LIST + 2, mark, sums);
+    this.add(FLOOR_LIST, sellBackCents, sums);
+    this.add(TOTAL + 1, mark, sums);
+    this.add(FLOOR_TOTAL, sellBackCents, sums);
+    this.add(OPEN, 1, sums);
+    const p = l.pool * MODEL_POOL_FIELDS;
+    this.pools[p + 3]! += 1;
+    this.pools[p + 5]! += mark;
+  }
+
+  /** After the last `open`: the sums of the orders with a listing still running, kept apart. */
+  finish(): void {
+    const seen = new Set<OrderSums>();
+    for (const o of this.orderOf.values()) {
+      if (seen.has(o)) continue;
+      seen.add(o);
+      for (let k = 0; k < FIGURE_FIELDS; k++) this.totals[FIGURE_FIELDS + k]! += o.sums[k]!;
+    }
+  }
+}
+
+/** Figures from one row of summed path fields (`at`: MODEL_FIELDS wide). */
+function figuresOf(t: ArrayLike<number>, floor: boolean): ModelFigures {
+  const f = emptyFigures();
+  f.orders = t[ORDERS]!;
+  f.packs = t[PACKS]!;
+  f.resolvedPacks = t[RESOLVED]!;
+  f.openPulls = t[OPEN]!;
+  f.total = {
+    packs: f.packs,
+    pulls: t[RESOLVED]! + t[OPEN]!,
+    expected: t[TOTAL]!,
+    realized: floor ? t[FLOOR_TOTAL]! : t[TOTAL + 1]!,
+    variance: t[TOTAL + 2]!,
+  };
+  const part = (at: number, packs: number, realized?: number) => ({
+    packs,
+    pulls: t[at]!,
+    expected: t[at + 1]!,
+    realized: realized ?? t[at + 2]!,
+    variance: t[at + 3]!,
+  });
+  f.parts.sell_back = part(SELL, f.packs);
+  f.parts.listing = part(LIST, t[LIST]!, floor ? t[FLOOR_LIST]! : undefined);
+  f.parts.held = part(HELD, f.packs);
+  return f;
+}
+
+/** A pool as the block's `by_pack` names it. */
+export interface ModelPoolName {
+  category: string;
+  packType: string;
+  risk: string;
+}
+
+/**
+ * The report's `model` block from the per-path sums of the paths `idx` (summed in that order), the
+ * same shape as `packbot report --json`'s: `series` is empty (paths have no common time line).
+ */
+export function modelBlock(
+  model: Float64Array,
+  modelPools: Float64Array,
+  idx: readonly number[],
+  pools: readonly ModelPoolName[],
+  strategy: { name: string; digest: string },
+): ModelJson {
+  const sum = new Float64Array(MODEL_FIELDS);
+  const nPools = pools.length;
+  const perPool = new Float64Array(nPools * MODEL_POOL_FIELDS);
+  const w = nPools * MODEL_POOL_FIELDS;
+  for (const i of idx) {
+    for (let k = 0; k < MODEL_FIELDS; k++) sum[k]! += model[i * MODEL_FIELDS + k]!;
+    for (let k = 0; k < w; k++) perPool[k]! += modelPools[i * w + k]!;
+  }
+  const all = figuresJson(figuresOf(sum, false));
+  const closed = new Float64Array(FIGURE_FIELDS);
+  for (let k = 0; k < FIGURE_FIELDS; k++) closed[k] = sum[k]! - sum[FIGURE_FIELDS + k]!;
+  const byPack: ModelJson['by_pack'] = [];
+  pools.forEach((p, j) => {
+    const o = j * MODEL_POOL_FIELDS;
+    if (perPool[o] === 0) return;
+    byPack.push({
+      category: p.category,
+      pack_type: p.packType,
+      risk_level: p.risk,
+      ...gapJson({
+        packs: perPool[o + 1]!,
+        pulls: perPool[o + 2]! + perPool[o + 3]!,
+        expected: perPool[o + 4]!,
+        realized: perPool[o + 5]!,
+        variance: perPool[o + 6]!,
+      }),
+      orders: perPool[o]!,
+      resolved_packs: perPool[o + 2]!,
+      open_pulls: perPool[o + 3]!,
+    });
+  });
+  const byStrategy: (FiguresJson & { strategy: string; version: string })[] =
+    all.orders > 0 ? [{ strategy: strategy.name, version: shortDigest(strategy.digest), ...all }] : [];
+  return {
+    marking: 'model',
+    ...all,
+    excluded_orders: 0,
+    at_sell_back: figuresJson(figuresOf(sum, true)),
+    resolved: figuresJson(figuresOf(closed, false)),
+    by_pack: byPack,
+    by_strategy: byStrategy,
+    series: [],
+  };
+}
