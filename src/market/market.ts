@@ -179,7 +179,7 @@ export class Market {
   }
 
   /** An order: its Idempotency-Key and input read first, then run at most once per key. */
-  private order(op: 'purchasePacks' | 'purchaseCard', caller: Caller, req: RawRequest): Promise<Json> {
+  private async order(op: 'purchasePacks' | 'purchaseCard', caller: Caller, req: RawRequest): Promise<Json> {
     const ctx: MarketContext = this.ctx;
     const key = v.idempotencyKey(req.idempotencyKey);
     const account = caller.account!.id;

@@ -30,6 +30,6 @@ export function sealedWire(c: CardRec): SealedPack {
 }
 
 /** A sealed pack listed among a pool's cards (it has a market value like a card). */
-export function sealedAsCard(inv: Inventory, c: CardRec) {
+export function sealedAsCard(inv: Inventory, c: CardRec): Card {
   return { ...sealedWire(c), market_value: toUsd(cardValue(inv, c)), kind: 'sealed_pack' };
 }
