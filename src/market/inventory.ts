@@ -114,6 +114,12 @@ export interface Inventory {
 
 export const poolKey = (category: string, packType: string): string => `${category}\u0000${packType}`;
 
+/** The pool of a pack that can be bought (undefined for unknown or unpurchasable packs). */
+export function purchasablePool(inv: Inventory, category: Category, packType: string): PoolState | undefined {
+  const p = inv.poolByKey.get(poolKey(category, packType));
+  return p?.spec.purchasable ? p : undefined;
+}
+
 export function cardValue(inv: Inventory, c: CardRec): Cents {
   if (c.anchorIndex === 0) return c.anchorCents;
   return roundHalfAway((c.anchorCents * inv.index[c.category]) / c.anchorIndex);

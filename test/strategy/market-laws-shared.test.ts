@@ -33,7 +33,7 @@ const USERS = [
   'market/dynamics.ts',
   'market/inventory.ts',
   'market/buyback.ts',
-  'market/market.ts',
+  'market/orders.ts',
   'backtest/dynamic-market.ts',
   'backtest/world-pools.ts',
   'backtest/value-drift.ts',
