@@ -104,7 +104,7 @@ export class Ledger {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
-  // ---------------------------------------------------------------- intents.ts: the intent state machine and the booking of orders
+  // ---------------------------------------------------------------- intents.ts: state machine, booking
 
   recordIntent(...a: Parameters<Intents['recordIntent']>) {
     return this.parts.intents.recordIntent(...a);
@@ -170,7 +170,7 @@ export class Ledger {
     return this.parts.intents.orderForIntent(...a);
   }
 
-  // ---------------------------------------------------------------- holdings.ts: pulls, decisions, sell-backs and listings
+  // ---------------------------------------------------------------- holdings.ts
 
   getPull(...a: Parameters<Holdings['getPull']>) {
     return this.parts.holdings.getPull(...a);
@@ -240,7 +240,7 @@ export class Ledger {
     return this.parts.holdings.activeListingForCard(...a);
   }
 
-  // ---------------------------------------------------------------- accounts.ts: balances and account facts
+  // ---------------------------------------------------------------- accounts.ts: balances, facts
 
   recordBalance(...a: Parameters<Accounts['recordBalance']>) {
     return this.parts.accounts.recordBalance(...a);
@@ -262,7 +262,7 @@ export class Ledger {
     return this.parts.accounts.setAccountFact(...a);
   }
 
-  // ---------------------------------------------------------------- reads.ts: counters, dashboard and read-API reads, report rows
+  // ---------------------------------------------------------------- reads.ts: dashboard, report
 
   recentIntents(...a: Parameters<Reads['recentIntents']>) {
     return this.parts.reads.recentIntents(...a);
