@@ -33,6 +33,7 @@ import { NO_NOTIFIER, type Notifier } from '../obs/notify/event.js';
 import type { ConfirmedOrder, Intent, Ledger } from '../store/ledger.js';
 import type { OrderModelInput } from '../store/model-store.js';
 import type { IntentOperation } from '../store/types.js';
+import { cardAnswerAnomaly } from './card-answer.js';
 import { newIdempotencyKey } from './keys.js';
 import * as notices from './notices.js';
 
@@ -187,7 +188,10 @@ export class PurchaseExecutor {
       return { status: 'in_doubt', intent: doubt, error: e };
     }
     this.o.crashAt?.('after_answer', key, intent.operation);
-    const confirmed = ledger.confirmIntent(key, response);
+    // A card answer that breaks its order is booked (money moved) and its card held for review.
+    const anomaly =
+      intent.operation === 'card' ? cardAnswerAnomaly(intent.body, response as CardPurchaseResponse) : null;
+    const confirmed = ledger.confirmIntent(key, response, undefined, anomaly);
     log.info(
       {
         intent: key,
