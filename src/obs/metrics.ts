@@ -17,6 +17,12 @@ export const PREFIX = 'packbot_';
 /** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
 export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
+/**
+ * Why the bot's HTTP server refused a request: `host` (421, a Host not allowed), `token` (401, no or
+ * a wrong bearer token), `no_token` (403, a read beyond loopback with no token configured).
+ */
+export const HTTP_REFUSAL_REASONS = ['host', 'token', 'no_token'] as const;
+export type HttpRefusalReason = (typeof HTTP_REFUSAL_REASONS)[number];
 /** The budget periods the strategy caps: the UTC day and all time. */
 export const BUDGET_PERIODS = ['day', 'total'] as const;
 export const OTHER = 'other';
@@ -182,6 +188,12 @@ export class Metrics {
     labelNames: ['event', 'result'] as const,
     registers: [this.registry],
   });
+  readonly httpRefusedTotal = new Counter({
+    name: `${PREFIX}http_refused_total`,
+    help: "Requests the bot's HTTP server refused, by reason: host (421), token (401), no_token (403)",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
   readonly budgetMinBalanceUsd = new Gauge({
     name: `${PREFIX}budget_min_balance_usd`,
@@ -243,6 +255,7 @@ export class Metrics {
     }
     // Every reason exported from the start, so `max(packbot_paused)` is 0 rather than empty.
     for (const reason of PAUSE_REASONS) this.pausedGauge.set({ reason }, 0);
+    for (const reason of HTTP_REFUSAL_REASONS) this.httpRefusedTotal.inc({ reason }, 0);
   }
 
   /** Declares the pack types the catalog lists (up to MAX_PACK_TYPES); others are labelled `other`. */
@@ -333,6 +346,11 @@ export class Metrics {
   /** One event's fate at one webhook (event from NOTIFY_EVENTS, else `other`). */
   notification(event: string, result: NotifyResult): void {
     this.notificationsTotal.inc({ event: NOTIFY_EVENT_SET.has(event) ? event : OTHER, result });
+  }
+
+  /** One request the HTTP server refused (reason: host, token, no_token). */
+  httpRefused(reason: HttpRefusalReason): void {
+    this.httpRefusedTotal.inc({ reason });
   }
 
   /** The kill switch's sources (file, endpoint) as they are now. */
