@@ -114,6 +114,11 @@ export class Runner {
     );
     const { log, secrets } = startLogging(config, clock, options.logDestination);
     log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
+    if (config.api.insecureHttp)
+      log.warn(
+        { base_url: config.api.baseUrl },
+        'api.allow_insecure_http: the API key crosses the network unencrypted with every request (use https:)',
+      );
     const cleanups: (() => Promise<void> | void)[] = [];
     try {
       const metrics = new Metrics();
@@ -190,7 +195,16 @@ export class Runner {
         },
       });
       const obs = config.metrics.enabled
-        ? await serveMetrics(config, options, { metrics, killSwitch, log, ledger, health, view, control })
+        ? await serveMetrics(config, options, {
+            metrics,
+            killSwitch,
+            clock,
+            log,
+            ledger,
+            health,
+            view,
+            control,
+          })
         : undefined;
       if (obs) cleanups.push(() => obs.close());
 
@@ -490,6 +504,7 @@ async function serveMetrics(
   env: {
     metrics: Metrics;
     killSwitch: KillSwitch;
+    clock: Clock;
     log: Logger;
     ledger: Ledger;
     health: { lastApiOk: boolean };
@@ -509,6 +524,9 @@ async function serveMetrics(
     control: env.control,
     readsNeedToken: !isLoopbackHost(config.metrics.host),
     controlTokens: tokens,
+    allowedHosts: config.metrics.allowedHosts,
+    ...(config.metrics.token() !== undefined ? { metricsToken: config.metrics.token()! } : {}),
+    now: () => env.clock.now(),
     ready: () =>
       !ledger.isOpen
         ? { ready: false, reason: 'ledger closed' }
@@ -520,7 +538,12 @@ async function serveMetrics(
   if (!isLoopbackHost(config.metrics.host) && tokens.length === 0)
     log.warn(
       { host: config.metrics.host, url: obs.url },
-      'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
+      'metrics server listens beyond loopback without a control token: its reads answer 403 and the bot cannot be paused through it (set control.token_env)',
+    );
+  if (!isLoopbackHost(config.metrics.host) && config.metrics.token() === undefined)
+    log.warn(
+      { host: config.metrics.host, url: obs.url },
+      'metrics server listens beyond loopback with /metrics open: anyone who reaches the port reads it (set metrics.token_env)',
     );
   return obs;
 }

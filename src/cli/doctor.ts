@@ -177,7 +177,11 @@ async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): P
     });
     return;
   }
-  const metrics = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+  const metricsToken = config.metrics.token();
+  const metrics = await fetch(`${url}/metrics`, {
+    headers: metricsToken ? { authorization: `Bearer ${metricsToken}` } : {},
+    signal: AbortSignal.timeout(5000),
+  });
   const text = await metrics.text();
   out.push({
     check: 'metrics',
