@@ -5,6 +5,8 @@
  * recovers from the ledger, runs the account bots, and stops gracefully: no new orders, orders in
  * flight finished, pulls still in their window sold, ledger closed.
  */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { type BotConfig, isLoopbackHost, loadBotConfig } from '../config/bot-config.js';
@@ -19,6 +21,7 @@ import type { Notifier } from '../obs/notify/event.js';
 import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
+import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes.js';
 import { AccountBot, type Cadence } from './account-bot.js';
@@ -130,6 +133,12 @@ export class Runner {
       const ledger = Ledger.open(config.store.path, { clock });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
+      const storeDir = dirname(config.store.path);
+      if (config.store.path !== ':memory:' && sharedBits(storeDir) !== 0)
+        log.warn(
+          { dir: storeDir, mode: (statSync(storeDir).mode & 0o777).toString(8) },
+          'the store directory is open to other users (its files are 0600): chmod 700 it unless it is shared on purpose',
+        );
 
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;

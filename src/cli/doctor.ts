@@ -6,10 +6,13 @@
  * metrics and control answer. Exit 0 when all is well, 1 with each problem named.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { embeddedStatePath } from '../bot/embedded.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { UsageError } from '../core/errors.js';
 import { Ledger } from '../store/ledger.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
+import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, LedgerLockedError, readLockHolder } from '../store/writer-lock.js';
 import { missingScopes, scopesNeeded } from '../strategy/scopes.js';
 import { parseFlags } from './args.js';
@@ -128,6 +131,7 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
         : 'held by a process (holder unknown)',
     });
   }
+  permissionChecks(path, out);
   const ledger = Ledger.open(path, { readonly: true });
   try {
     const v = ledger.schemaVersion();
@@ -155,6 +159,37 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
     ledger.close();
   }
   return { locked };
+}
+
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
+
+/**
+ * The books are private (docs/security.md): a ledger file others can read is a problem; a store
+ * directory others can enter is worth knowing (packbot creates it 0700, but leaves an existing one).
+ */
+function permissionChecks(ledgerPath: string, out: Check[]): void {
+  const files = [
+    ledgerPath,
+    `${ledgerPath}-wal`,
+    `${ledgerPath}-shm`,
+    `${ledgerPath}.paused`,
+    embeddedStatePath(ledgerPath),
+  ].filter((f) => sharedBits(f) !== 0);
+  out.push({
+    check: 'ledger permissions',
+    level: files.length === 0 ? 'ok' : 'problem',
+    detail:
+      files.length === 0
+        ? 'the ledger and its files are private (0600)'
+        : `readable by others: ${files.map((f) => `${f} (group/other bits ${octal(sharedBits(f))})`).join(', ')}; the bot tightens them at its next start, or run chmod 600 on them`,
+  });
+  const dir = dirname(ledgerPath);
+  if (sharedBits(dir) !== 0)
+    out.push({
+      check: 'store directory',
+      level: 'warn',
+      detail: `${dir} is open to group/others (bits ${octal(sharedBits(dir))}): chmod 700 ${dir} unless it is shared on purpose`,
+    });
 }
 
 async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): Promise<void> {

@@ -9,7 +9,6 @@
  *
  * Money is integer cents, times are epoch milliseconds from the injected Clock (see docs/ledger.md).
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CardPurchaseResponse, PackPurchaseResponse, SellBackResult } from '../api/schemas.js';
@@ -19,6 +18,7 @@ import { type Cents, toCents } from '../core/money.js';
 import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
 import { migrate } from './migrations.js';
 import { ledgerOpenError } from './open-error.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenFile } from './private-files.js';
 import {
   type BalanceRow,
   type DecisionAction,
@@ -167,7 +167,12 @@ export class Ledger {
 
   private static openUnchecked(path: string, options: { clock?: Clock; readonly?: boolean }): Ledger {
     const memory = path === ':memory:';
-    if (!memory && !options.readonly) mkdirSync(dirname(path), { recursive: true });
+    if (!memory && !options.readonly) {
+      // Private books: the directory 0700 when created, the file (and so its WAL and SHM) 0600.
+      ensurePrivateDir(dirname(path));
+      ensurePrivateFile(path);
+      for (const side of ['-wal', '-shm']) tightenFile(`${path}${side}`);
+    }
     const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });
     try {
       db.pragma('busy_timeout = 5000');
