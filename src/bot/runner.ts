@@ -455,6 +455,7 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
       apiKey: account.apiKey(),
       clock,
       timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
+      maxResponseBytes: config.api.maxResponseBytes,
       onResponse: (e) => {
         metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
         health.lastApiOk = e.status !== 'transport' && e.status < 500;

@@ -95,6 +95,7 @@ export async function openPartner(
       baseUrl: config.api.baseUrl,
       apiKey: account.apiKey(),
       clock: wallClock(),
+      maxResponseBytes: config.api.maxResponseBytes,
     });
     return { api, source: config.api.baseUrl, baseUrl: config.api.baseUrl, close: () => api.close() };
   }
