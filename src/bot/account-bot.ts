@@ -513,7 +513,7 @@ export class AccountBot {
   }
 
   private updateDoubtGauge(): void {
-    this.o.metrics.ordersInDoubt(this.o.ledger.unresolvedCount());
+    this.o.metrics.ordersInDoubt(this.o.ledger.unresolvedIntents(this.o.account).length);
   }
 
   // ------------------------------------------------------------------ sell sweep and reconcile

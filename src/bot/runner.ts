@@ -166,8 +166,11 @@ export class Runner {
       );
       const pause = killSwitch.status();
       if (pause.paused) log.warn({ reasons: pause.reasons, file: pause.file }, 'opening packs is paused');
-      metrics.ordersInDoubt(ledger.unresolvedCount());
-      metrics.listingsActive(ledger.activeListings().length);
+      for (const a of config.accounts) {
+        const am = metrics.forAccount(a.name);
+        am.ordersInDoubt(ledger.unresolvedIntents(a.name).length);
+        am.listingsActive(ledger.activeListings(a.name).length);
+      }
 
       const health = { lastApiOk: false };
       let runner: Runner | undefined;
@@ -276,7 +279,8 @@ export class Runner {
     }
     this.summaries.abort();
     await this.summaryLoop;
-    this.metrics.ordersInDoubt(this.ledger.unresolvedCount());
+    for (const a of this.config.accounts)
+      this.metrics.forAccount(a.name).ordersInDoubt(this.ledger.unresolvedIntents(a.name).length);
     this.ledger.close();
     await this.obs?.close().catch(() => undefined);
     for (const h of this.https) await h.close().catch(() => undefined);
@@ -478,7 +482,8 @@ async function buildAccounts(config: BotConfig, options: RunnerOptions, env: Acc
         ledger,
         clock,
         log: alog,
-        metrics,
+        // Its account-scoped series carry `account`: several accounts never overwrite each other.
+        metrics: metrics.forAccount(account.name),
         strategy,
         cadence,
         shopMs: config.polling.shopMs,
