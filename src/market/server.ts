@@ -16,7 +16,7 @@ import { type Clock, iso } from '../core/clock.js';
 import { hostAllowed, hostAllowList } from '../core/host-check.js';
 import { FaultConfig } from './faults.js';
 import type { Market } from './market.js';
-import { isAdvanceable } from './sim-clock.js';
+import { isAdvanceable, SimClock } from './sim-clock.js';
 
 export const ADMIN_PREFIX = '/sim/v1';
 
@@ -184,8 +184,14 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
     const route = `${method} ${path}`;
     const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     switch (route) {
-      case 'GET /clock':
-        return send(res, 200, { now: iso(clock.now()) });
+      case 'GET /clock': {
+        // A sped-up clock also says how to follow it from another process (its anchor and speed).
+        const a = clock instanceof SimClock ? clock.anchor() : undefined;
+        return send(res, 200, {
+          now: iso(clock.now()),
+          ...(a ? { speed: a.speed, anchor: { wall_ms: a.wallMs, sim_ms: a.simMs } } : {}),
+        });
+      }
       case 'POST /clock/advance': {
         const seconds = obj.seconds;
         if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
