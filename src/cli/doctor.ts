@@ -85,7 +85,8 @@ async function accountChecks(config: BotConfig, out: Check[]): Promise<void> {
           headers: { authorization: `Bearer ${account.apiKey()}` },
           signal: AbortSignal.timeout(10_000),
         });
-        await res.arrayBuffer();
+        // Only the Date header is wanted: the body is not read (nor buffered whole).
+        await res.body?.cancel();
         const mid = (sent + Date.now()) / 2;
         const date = Date.parse(res.headers.get('date') ?? '');
         const skew = Number.isFinite(date) ? date - mid : Number.NaN;

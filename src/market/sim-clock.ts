@@ -49,7 +49,9 @@ export class SimClock implements AdvanceableClock {
 
   now(): number {
     const w = this.wall.now();
-    return (this.speed === 1 ? w : Math.floor(this.wallStart + (w - this.wallStart) * this.speed)) + this.offset;
+    return (
+      (this.speed === 1 ? w : Math.floor(this.wallStart + (w - this.wallStart) * this.speed)) + this.offset
+    );
   }
 
   /** Wakes at wall speed, or at once when an advance jumps past the deadline. */

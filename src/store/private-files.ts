@@ -37,8 +37,8 @@ export function tightenFile(path: string): void {
 
 /** Creates `path` empty and 0600 when missing, else tightens it (before SQLite opens it). */
 export function ensurePrivateFile(path: string): void {
-  if (existsSync(path)) return tightenFile(path);
-  closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
+  if (existsSync(path)) tightenFile(path);
+  else closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
 }
 
 /** Writes `data` to a 0600 temporary file beside `path`, then renames it over `path`. */
