@@ -58,8 +58,10 @@ export interface SoakOptions {
 
 export interface Sample {
   label: string;
-  /** Simulated days since the start (fractional). */
+  /** Simulated days since the start at which the sample was due (fractional). */
   t: number;
+  /** Simulated days since the start when the heap was read (a busy machine reads late). */
+  at: number;
   wallSeconds: number;
   rssMb: number;
   heapUsedMb: number;
@@ -269,6 +271,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const sample = async (label: string, t: number, full: boolean): Promise<Sample> => {
       gc();
       const mem = process.memoryUsage();
+      const at = (bot.clock.now() - t0) / DAY_MS;
       const types: Record<string, number> = {};
       const resources = process.getActiveResourcesInfo();
       for (const r of resources) types[r] = (types[r] ?? 0) + 1;
@@ -289,6 +292,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const s: Sample = {
         label,
         t,
+        at,
         wallSeconds: Math.round((performance.now() - wall0) / 100) / 10,
         rssMb: mem.rss / MB,
         heapUsedMb: mem.heapUsed / MB,
@@ -360,7 +364,7 @@ export function verdictOf(
   const base = steady[0] ?? first;
   const lag = Math.min(extra.samplesPerDay, Math.floor(steady.length / 4));
   const heapTrend = trend(
-    steady.map((s) => [s.t, s.heapUsedMb] as const),
+    steady.map((s) => [s.at, s.heapUsedMb] as const),
     lag,
   );
   const heap = judge(heapTrend, HEAP_TREND_LIMIT_MB_PER_DAY);

@@ -2,7 +2,8 @@
  * Reads a response body up to a cap. A service (or anything pretending to be one) that answers
  * with hundreds of megabytes would otherwise be buffered whole: the cap turns it into a named
  * error before memory runs out. A declared `Content-Length` over the cap is refused before a byte
- * is read; a body without one is counted as it streams and cut off at the cap.
+ * is read (and one within it binds the body); a body without one is counted as it streams and cut
+ * off at the cap.
  */
 
 /** The default cap (`api.max_response_mb`: 32 MiB); the spec's largest page is a few MB. */
@@ -32,6 +33,9 @@ export async function readCappedText(response: Response, limitBytes: number): Pr
     await response.body?.cancel().catch(() => undefined);
     throw new BodyTooLarge(limitBytes, declared, true);
   }
+  // A declared length within the cap binds the body (undici fails a body that runs past it), so
+  // it is read the fast way; only a body of unknown length is counted as it streams.
+  if (Number.isFinite(declared) && response.headers.get('content-length') !== null) return response.text();
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -18,9 +18,10 @@ describe('soak (short)', () => {
     expect(r.verdict.memory).toBe('growing');
     expect(r.verdict.ok).toBe(false);
     expect(r.verdict.line).toContain('memory GROWING');
-    // What the verdict measured is what was planted (the bot's own heap is flat by comparison).
-    expect(r.verdict.heapTrend!.slope).toBeGreaterThan(14);
-    expect(r.verdict.heapTrend!.slope).toBeLessThan(28);
+    // What the verdict measured is of the order of what was planted (on an idle machine about 20;
+    // a busy one reads some samples late and the bot's own warm-up weighs in).
+    expect(r.verdict.heapTrend!.slope).toBeGreaterThan(8);
+    expect(r.verdict.heapTrend!.slope).toBeLessThan(40);
     expect(r.verdict.handlesFlat, JSON.stringify([r.start.handleTypes, r.end.handleTypes])).toBe(true);
     expect(r.handlesAfterStop).toBeLessThanOrEqual(r.handlesBefore);
     // The simulator ran in its own process: its memory is read from there, and it releases the

@@ -79,6 +79,7 @@ describe("the soak's verdict on samples", () => {
   const sample = (t: number, heap: number, over: Partial<Sample> = {}): Sample => ({
     label: t === 0 ? 'start' : `t ${t}`,
     t,
+    at: t,
     wallSeconds: t,
     rssMb: 120,
     heapUsedMb: heap,
