@@ -37,7 +37,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
  */
 export function tokenName(req: IncomingMessage, tokens: readonly NamedToken[]): string | undefined {
-  const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+  const m = /^Bearer +(.+?) *$/i.exec(req.headers.authorization ?? '');
   if (!m) return undefined;
   const given = digest(m[1]!);
   let found: string | undefined;

@@ -50,7 +50,7 @@ export interface ObsServerOptions {
   allowedHosts?: readonly string[];
   /** Bearer token `/metrics` needs (`metrics.token_env`); undefined: open. */
   metricsToken?: string;
-  /** The refusal log's clock (one warn line a minute per reason); default Date.now. */
+  /** The refusal log's clock (one warn line a minute per reason); default the wall clock. */
   now?: () => number;
   /** How often `/api/v1/events` looks for changes (ms; default 1000). */
   eventsPollMs?: number;
