@@ -14,12 +14,14 @@ import {
   OrderRefundedError,
   type PartnerApiError,
   RequestValidationError,
+  ResponseTooLargeError,
   SchemaError,
   TransportError,
 } from './errors.js';
 import { API_PREFIX, ENDPOINTS, OPERATIONS, type Operation } from './operations.js';
 import { Pacer, type PacingOptions } from './pacing.js';
 import type { PartnerApi } from './partner-api.js';
+import { BodyTooLarge, DEFAULT_MAX_RESPONSE_BYTES, readCappedText } from './read-body.js';
 import { checkIdempotencyKey, checkRequest, issuesOf } from './request-checks.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -94,6 +96,8 @@ export interface HttpClientOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Jitter source in [0, 1); defaults to Math.random. */
   random?: () => number;
+  /** Largest response body read (bytes; default 32 MiB, `api.max_response_mb`): RESPONSE_TOO_LARGE beyond. */
+  maxResponseBytes?: number;
 }
 
 /** The validated answer of an operation: its response schema's type. */
@@ -134,6 +138,7 @@ export class HttpPartnerApi implements PartnerApi {
   readonly #pacer: Pacer;
   readonly #onResponse: ((event: ResponseEvent) => void) | undefined;
   readonly #random: () => number;
+  readonly #maxResponseBytes: number;
   /** Idempotency key → the operation and canonical body first sent under it. */
   readonly #usedKeys = new Map<string, string>();
   /** The last `Date` header the server sent, and our clock when it arrived. */
@@ -169,6 +174,7 @@ export class HttpPartnerApi implements PartnerApi {
     this.#pacer = options.pacing instanceof Pacer ? options.pacing : new Pacer(options.clock, options.pacing);
     this.#onResponse = options.onResponse;
     this.#random = options.random ?? Math.random;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#agent = new Agent({
       connect: { timeout: this.#timeouts.connectMs },
       headersTimeout: this.#timeouts.headersMs,
@@ -355,8 +361,12 @@ export class HttpPartnerApi implements PartnerApi {
       throw transportError(e, endpoint, 'request');
     }
     try {
-      text = await response.text();
+      text = await readCappedText(response, this.#maxResponseBytes);
     } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        this.#report(endpoint, response.status, started);
+        throw new ResponseTooLargeError(e.limitBytes, `${endpoint}: ${e.message}`, endpoint);
+      }
       this.#report(endpoint, 'transport', started);
       throw transportError(e, endpoint, 'body');
     } finally {

@@ -246,6 +246,23 @@ export class SchemaError extends PartnerApiError {
   }
 }
 
+/**
+ * An answer larger than the client's cap (`api.max_response_mb`), refused before it could exhaust
+ * memory: nothing in it is acted on. A purchase answered this way may have been charged, so it is
+ * in doubt like any lost answer.
+ */
+export class ResponseTooLargeError extends PartnerApiError {
+  readonly code = 'RESPONSE_TOO_LARGE' as const;
+  readonly kind = 'invalid-data' as const;
+  constructor(
+    readonly limitBytes: number,
+    message: string,
+    endpoint?: string,
+  ) {
+    super(message, endpoint);
+  }
+}
+
 /** A request packbot refused to send because it breaks a spec rule (checked locally, before IO). */
 export class RequestValidationError extends PartnerApiError {
   readonly code = 'INVALID_REQUEST' as const;

@@ -5,13 +5,14 @@
  * server's time (its `Date` header) so that a series lines up with the purchase report. Reads are
  * sequential: the client paces them politely.
  */
-import { renameSync, writeFileSync } from 'node:fs';
+
 import { isPartnerApiError } from '../api/errors.js';
 import { iterShopCards } from '../api/paginate.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type Category, type PackList, type PackPool, type ShopCard } from '../api/schemas.js';
 import { type ShopStock, SNAPSHOT_FORMAT, SnapshotFile } from '../api/snapshot-schema.js';
 import { type Clock, iso } from '../core/clock.js';
+import { writePrivateFileAtomic } from '../store/private-files.js';
 
 export interface SnapshotOptions {
   categories?: readonly Category[];
@@ -91,9 +92,10 @@ export async function readShop(api: PartnerApi, categories: readonly Category[])
   return out;
 }
 
-/** Writes the snapshot atomically: a reader never sees half a file. */
+/**
+ * Writes the snapshot atomically (a reader never sees half a file) and 0600: it holds the
+ * account's balance and limits.
+ */
 export function writeSnapshot(path: string, snapshot: SnapshotFile): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(snapshot, null, 2)}\n`);
-  renameSync(tmp, path);
+  writePrivateFileAtomic(path, `${JSON.stringify(snapshot, null, 2)}\n`, `${path}.tmp-${process.pid}`);
 }

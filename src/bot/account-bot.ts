@@ -345,8 +345,9 @@ export class AccountBot {
 
   private updateDoubtGauge(): void {
     const { ledger, metrics, account, clock } = this.o;
-    const parked = ledger.unresolvedIntents(account).filter((i) => i.parkedAt !== null).length;
-    metrics.ordersInDoubt(ledger.unresolvedCount(), parked, this.budget.totals(clock.now()).inDoubtCents);
+    const open = ledger.unresolvedIntents(account);
+    const parked = open.filter((i) => i.parkedAt !== null).length;
+    metrics.ordersInDoubt(open.length, parked, this.budget.totals(clock.now()).inDoubtCents);
   }
 
   // ------------------------------------------------------------------ sell sweep and reconcile

@@ -96,6 +96,7 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
       apiKey: account.apiKey(),
       clock,
       timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
+      maxResponseBytes: config.api.maxResponseBytes,
       onResponse: (e) => {
         metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
         health.lastApiOk = e.status !== 'transport' && e.status < 500;
@@ -118,7 +119,8 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
         ledger,
         clock,
         log: alog,
-        metrics,
+        // Its account-scoped series carry `account`: several accounts never overwrite each other.
+        metrics: metrics.forAccount(account.name),
         strategy,
         cadence,
         shopMs: config.polling.shopMs,

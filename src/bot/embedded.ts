@@ -12,6 +12,7 @@ import { type SimServer, startSimServer } from '../market/server.js';
 import type { World } from '../market/world-schema.js';
 import type { Logger } from '../obs/logger.js';
 import type { Ledger } from '../store/ledger.js';
+import { PRIVATE_FILE_MODE, tightenFile } from '../store/private-files.js';
 
 export interface Embedded {
   market: Market;
@@ -40,6 +41,7 @@ export function adoptLegacyState(statePath: string): string | undefined {
   const legacy = join(dirname(statePath), LEGACY_STATE_NAME);
   if (existsSync(statePath) || !existsSync(legacy)) return undefined;
   renameSync(legacy, statePath);
+  tightenFile(statePath);
   return legacy;
 }
 
@@ -83,7 +85,9 @@ export function readSavedSim(path: string, world: World, configSeed: number): Sa
 /** Temp file + fsync + rename: a reader (or a restart after a crash) sees the old or the new state. */
 function writeAtomically(path: string, buf: Buffer): void {
   const tmp = `${path}.tmp`; // one writer per ledger (src/store/writer-lock.ts); a crash leaves it to be overwritten
-  const fd = openSync(tmp, 'w');
+  // Private like the ledger: 0600 when created; a temporary file left by a crash is tightened.
+  const fd = openSync(tmp, 'w', PRIVATE_FILE_MODE);
+  tightenFile(tmp);
   try {
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);

@@ -7,6 +7,8 @@
  * resumption is embedded-resume.ts; building the accounts (identity and scope check, API, bot) is
  * accounts.ts.
  */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { type BotConfig, isLoopbackHost, loadBotConfig } from '../config/bot-config.js';
@@ -19,6 +21,7 @@ import type { Notifier } from '../obs/notify/event.js';
 import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
+import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import type { AccountBot } from './account-bot.js';
 import { type AccountOverrides, buildAccounts } from './accounts.js';
@@ -139,6 +142,11 @@ export class Runner {
     );
     const { log, secrets } = startLogging(config, clock, options.logDestination);
     log.info({ mode: config.mode, why: config.modeReason, config: config.file }, 'packbot starting');
+    if (config.api.insecureHttp)
+      log.warn(
+        { base_url: config.api.baseUrl },
+        'api.allow_insecure_http: the API key crosses the network unencrypted with every request (use https:)',
+      );
     const cleanups: (() => Promise<void> | void)[] = [];
     try {
       const metrics = new Metrics();
@@ -150,6 +158,12 @@ export class Runner {
       const ledger = Ledger.open(config.store.path, { clock });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
+      const storeDir = dirname(config.store.path);
+      if (config.store.path !== ':memory:' && sharedBits(storeDir) !== 0)
+        log.warn(
+          { dir: storeDir, mode: (statSync(storeDir).mode & 0o777).toString(8) },
+          'the store directory is open to other users (its files are 0600): chmod 700 it unless it is shared on purpose',
+        );
 
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
@@ -177,8 +191,11 @@ export class Runner {
       );
       const pause = killSwitch.status();
       if (pause.paused) log.warn({ reasons: pause.reasons, file: pause.file }, 'opening packs is paused');
-      metrics.ordersInDoubt(ledger.unresolvedCount());
-      metrics.listingsActive(ledger.activeListings().length);
+      for (const a of config.accounts) {
+        const am = metrics.forAccount(a.name);
+        am.ordersInDoubt(ledger.unresolvedIntents(a.name).length);
+        am.listingsActive(ledger.activeListings(a.name).length);
+      }
 
       const health = { lastApiOk: false };
       let runner: Runner | undefined;
@@ -215,7 +232,16 @@ export class Runner {
         },
       });
       const obs = config.metrics.enabled
-        ? await serveMetrics(config, options, { metrics, killSwitch, log, ledger, health, view, control })
+        ? await serveMetrics(config, options, {
+            metrics,
+            killSwitch,
+            clock,
+            log,
+            ledger,
+            health,
+            view,
+            control,
+          })
         : undefined;
       if (obs) cleanups.push(() => obs.close());
 
@@ -278,7 +304,8 @@ export class Runner {
     }
     this.summaries.abort();
     await this.summaryLoop;
-    this.metrics.ordersInDoubt(this.ledger.unresolvedCount());
+    for (const a of this.config.accounts)
+      this.metrics.forAccount(a.name).ordersInDoubt(this.ledger.unresolvedIntents(a.name).length);
     this.ledger.close();
     await this.obs?.close().catch(() => undefined);
     for (const h of this.https) await h.close().catch(() => undefined);
@@ -317,6 +344,7 @@ async function serveMetrics(
   env: {
     metrics: Metrics;
     killSwitch: KillSwitch;
+    clock: Clock;
     log: Logger;
     ledger: Ledger;
     health: { lastApiOk: boolean };
@@ -336,6 +364,9 @@ async function serveMetrics(
     control: env.control,
     readsNeedToken: !isLoopbackHost(config.metrics.host),
     controlTokens: tokens,
+    allowedHosts: config.metrics.allowedHosts,
+    ...(config.metrics.token() !== undefined ? { metricsToken: config.metrics.token()! } : {}),
+    now: () => env.clock.now(),
     ready: () =>
       !ledger.isOpen
         ? { ready: false, reason: 'ledger closed' }
@@ -347,7 +378,12 @@ async function serveMetrics(
   if (!isLoopbackHost(config.metrics.host) && tokens.length === 0)
     log.warn(
       { host: config.metrics.host, url: obs.url },
-      'metrics server listens beyond loopback without a control token: anyone who reaches it reads the metrics, and the bot cannot be paused through it (set control.token_env)',
+      'metrics server listens beyond loopback without a control token: its reads answer 403 and the bot cannot be paused through it (set control.token_env)',
+    );
+  if (!isLoopbackHost(config.metrics.host) && config.metrics.token() === undefined)
+    log.warn(
+      { host: config.metrics.host, url: obs.url },
+      'metrics server listens beyond loopback with /metrics open: anyone who reaches the port reads it (set metrics.token_env)',
     );
   return obs;
 }

@@ -36,6 +36,7 @@ export async function connect(config: BotConfig, clock: Clock): Promise<Connecti
     apiKey: account.apiKey(),
     clock,
     timeouts: { requestMs: config.api.timeoutMs },
+    maxResponseBytes: config.api.maxResponseBytes,
   });
   return { api, source: config.api.embedded ? 'embedded' : config.api.baseUrl, close };
 }

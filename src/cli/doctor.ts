@@ -6,11 +6,14 @@
  * metrics and control answer. Exit 0 when all is well, 1 with each problem named.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { embeddedStatePath } from '../bot/embedded.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { UsageError } from '../core/errors.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
+import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, LedgerLockedError, readLockHolder } from '../store/writer-lock.js';
 import { missingScopes, scopesNeeded } from '../strategy/scopes.js';
 import { parseFlags } from './args.js';
@@ -83,7 +86,8 @@ async function accountChecks(config: BotConfig, out: Check[]): Promise<void> {
           headers: { authorization: `Bearer ${account.apiKey()}` },
           signal: AbortSignal.timeout(10_000),
         });
-        await res.arrayBuffer();
+        // Only the Date header is wanted: the body is not read (nor buffered whole).
+        await res.body?.cancel();
         const mid = (sent + Date.now()) / 2;
         const date = Date.parse(res.headers.get('date') ?? '');
         const skew = Number.isFinite(date) ? date - mid : Number.NaN;
@@ -129,6 +133,7 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
         : 'held by a process (holder unknown)',
     });
   }
+  permissionChecks(path, out);
   const ledger = Ledger.open(path, { readonly: true });
   try {
     const v = ledger.schemaVersion();
@@ -158,6 +163,37 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
   return { locked };
 }
 
+const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
+
+/**
+ * The books are private (docs/security.md): a ledger file others can read is a problem; a store
+ * directory others can enter is worth knowing (packbot creates it 0700, but leaves an existing one).
+ */
+function permissionChecks(ledgerPath: string, out: Check[]): void {
+  const files = [
+    ledgerPath,
+    `${ledgerPath}-wal`,
+    `${ledgerPath}-shm`,
+    `${ledgerPath}.paused`,
+    embeddedStatePath(ledgerPath),
+  ].filter((f) => sharedBits(f) !== 0);
+  out.push({
+    check: 'ledger permissions',
+    level: files.length === 0 ? 'ok' : 'problem',
+    detail:
+      files.length === 0
+        ? 'the ledger and its files are private (0600)'
+        : `readable by others: ${files.map((f) => `${f} (group/other bits ${octal(sharedBits(f))})`).join(', ')}; the bot tightens them at its next start, or run chmod 600 on them`,
+  });
+  const dir = dirname(ledgerPath);
+  if (sharedBits(dir) !== 0)
+    out.push({
+      check: 'store directory',
+      level: 'warn',
+      detail: `${dir} is open to group/others (bits ${octal(sharedBits(dir))}): chmod 700 ${dir} unless it is shared on purpose`,
+    });
+}
+
 async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): Promise<void> {
   if (!config.metrics.enabled) {
     out.push({
@@ -178,7 +214,11 @@ async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): P
     });
     return;
   }
-  const metrics = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+  const metricsToken = config.metrics.token();
+  const metrics = await fetch(`${url}/metrics`, {
+    headers: metricsToken ? { authorization: `Bearer ${metricsToken}` } : {},
+    signal: AbortSignal.timeout(5000),
+  });
   const text = await metrics.text();
   out.push({
     check: 'metrics',

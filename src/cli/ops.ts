@@ -48,6 +48,11 @@ export async function botGet(config: BotConfig, path: string): Promise<unknown> 
     headers: authHeaders(config),
     signal: AbortSignal.timeout(5000),
   });
+  // Once the bot has a control token every read needs it: say which variable to set.
+  if (res.status === 401 || res.status === 403)
+    throw new UserInputError(
+      `GET ${path}: HTTP ${res.status}: the bot's reads need its control token; set ${config.control.tokenEnv ?? 'the variable control.token_env names'} in this shell (docs/security.md)`,
+    );
   if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status} ${(await res.text()).trim()}`);
   return res.json();
 }
@@ -96,6 +101,7 @@ export async function openPartner(
       baseUrl: config.api.baseUrl,
       apiKey: account.apiKey(),
       clock: wallClock(),
+      maxResponseBytes: config.api.maxResponseBytes,
     });
     return { api, source: config.api.baseUrl, baseUrl: config.api.baseUrl, close: () => api.close() };
   }

@@ -2,11 +2,11 @@
  * `packbot record`: a snapshot series into a directory, one file per interval (src/backtest/record.ts
  * has the loop). Resumable: run it again with the same directory and it goes on where it stopped.
  */
-import { mkdirSync } from 'node:fs';
 import { recordSeries } from '../backtest/record.js';
 import { loadBotConfig } from '../config/bot-config.js';
 import { iso, WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
+import { ensurePrivateDir } from '../store/private-files.js';
 import { categoriesFlag, durationFlag, intFlag, parseFlags } from './args.js';
 import type { Command } from './command.js';
 import { connect } from './connect.js';
@@ -42,7 +42,7 @@ export const command: Command = {
     const durationMs = durationFlag(values.duration, 'duration');
     const categories = categoriesFlag(values.categories);
     const config = loadBotConfig(values.config ?? 'config/bot.yaml');
-    mkdirSync(values.out, { recursive: true });
+    ensurePrivateDir(values.out);
 
     const clock = new WallClock();
     const controller = new AbortController();

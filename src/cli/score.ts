@@ -100,6 +100,7 @@ async function fromConfig(
       apiKey: account.apiKey(),
       clock,
       timeouts: { requestMs: config.api.timeoutMs },
+      maxResponseBytes: config.api.maxResponseBytes,
     });
     const shop = shopCategories ? await readShop(api, shopCategories) : null;
     return { ...(await readPools(api, categories)), shop, strategyPath: account.strategyPath };

@@ -32,6 +32,13 @@ export const DEFAULT_KEY_ENV = 'PARTNER_API_KEY';
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const Seconds = (min: number, max: number) => z.number().int().min(min).max(max);
 const RelPath = z.string().min(1, 'must not be empty');
+const HostName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/,
+    'must be a host name (no port, no scheme)',
+  )
+  .max(253);
 
 const BaseUrl = z.union([
   z.literal('embedded'),
@@ -47,6 +54,18 @@ export const BotConfigFile = z.strictObject({
     base_url: BaseUrl,
     key_env: EnvName.default(DEFAULT_KEY_ENV),
     timeout_seconds: Seconds(1, 300).default(30),
+    allow_insecure_http: z
+      .boolean()
+      .default(false)
+      .describe(
+        'accept an http: base_url beyond loopback (the key crosses the network in cleartext; warned at every start)',
+      ),
+    max_response_mb: z
+      .number()
+      .positive()
+      .max(1024)
+      .default(32)
+      .describe('largest API answer read, in MiB; a larger one is refused (RESPONSE_TOO_LARGE)'),
   }),
   accounts: z
     .array(
@@ -63,8 +82,17 @@ export const BotConfigFile = z.strictObject({
       enabled: z.boolean().default(true),
       host: z.string().min(1).default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(9464),
+      allowed_hosts: z
+        .array(HostName)
+        .default([])
+        .describe(
+          'names the server answers to besides localhost, 127.0.0.1, [::1], the listen address and IP literals (others: 421)',
+        ),
+      token_env: EnvName.optional().describe(
+        'variable holding a bearer token (16+ characters) that /metrics then needs',
+      ),
     })
-    .default({ enabled: true, host: '127.0.0.1', port: 9464 }),
+    .default({ enabled: true, host: '127.0.0.1', port: 9464, allowed_hosts: [] }),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -166,11 +194,24 @@ export interface BotConfig {
     readonly embedded: boolean;
     readonly loopback: boolean;
     readonly timeoutMs: number;
+    /** `api.allow_insecure_http` given for an http: URL beyond loopback (warned at every start). */
+    readonly insecureHttp: boolean;
+    /** `api.max_response_mb` in bytes: the client refuses a larger answer. */
+    readonly maxResponseBytes: number;
   };
   readonly accounts: readonly AccountConfig[];
   /** The ledger: in dry-run mode the paper ledger beside the live one (`dryRunStorePath`). */
   readonly store: { readonly path: string };
-  readonly metrics: { readonly enabled: boolean; readonly host: string; readonly port: number };
+  readonly metrics: {
+    readonly enabled: boolean;
+    readonly host: string;
+    readonly port: number;
+    /** `metrics.allowed_hosts`: Host names answered besides loopback names, the listen address and IPs. */
+    readonly allowedHosts: readonly string[];
+    readonly tokenEnv: string | undefined;
+    /** The bearer token `/metrics` needs, or undefined (open). Non-enumerable. */
+    readonly token: () => string | undefined;
+  };
   readonly log: {
     readonly level: BotConfigFile['log']['level'];
     readonly pretty: 'auto' | 'always' | 'never';
@@ -275,6 +316,15 @@ export function loadBotConfig(
   const embedded = raw.api.base_url === 'embedded';
   const loopback = embedded || isLoopbackUrl(raw.api.base_url);
 
+  // The key goes out with every request: beyond loopback only inside TLS, unless the operator
+  // writes down that they accept cleartext.
+  const cleartext = !loopback && new URL(raw.api.base_url).protocol === 'http:';
+  if (cleartext && !raw.api.allow_insecure_http)
+    issue(
+      ['api', 'base_url'],
+      'must be https: beyond loopback (the API key would cross the network in cleartext); set api.allow_insecure_http: true to accept that',
+    );
+
   let mode: 'live' | 'dry-run';
   let modeReason: string;
   if (options.forceDryRun) [mode, modeReason] = ['dry-run', '--dry-run given'];
@@ -336,6 +386,16 @@ export function loadBotConfig(
       );
     else if (value !== undefined) named.push({ name: t.name, token: value });
   }
+  const metricsTokenEnv = raw.metrics.token_env;
+  const metricsToken = metricsTokenEnv ? env[metricsTokenEnv]?.trim() || undefined : undefined;
+  // Unset is an error, not "open": the operator asked for /metrics to be protected.
+  if (metricsTokenEnv && metricsToken === undefined && !options.ignoreEnv)
+    issue(
+      ['metrics', 'token_env'],
+      `environment variable ${metricsTokenEnv} is not set (the /metrics token)`,
+    );
+  else if (metricsTokenEnv && metricsToken !== undefined && metricsToken.length < 16)
+    issue(['metrics', 'token_env'], `the token in ${metricsTokenEnv} is too short (at least 16 characters)`);
   const notify = resolveNotify(raw.notify, env, issue, options.ignoreEnv);
   if (issues.length > 0) throw new InputFileError(issues);
 
@@ -357,10 +417,22 @@ export function loadBotConfig(
       embedded,
       loopback,
       timeoutMs: raw.api.timeout_seconds * 1000,
+      insecureHttp: cleartext,
+      maxResponseBytes: Math.round(raw.api.max_response_mb * 1024 * 1024),
     },
     accounts,
     store: { path: storePathOf(raw, cwd, mode) },
-    metrics: { ...raw.metrics },
+    metrics: hidden(
+      {
+        enabled: raw.metrics.enabled,
+        host: raw.metrics.host,
+        port: raw.metrics.port,
+        allowedHosts: raw.metrics.allowed_hosts,
+        tokenEnv: metricsTokenEnv,
+      },
+      'token',
+      () => metricsToken,
+    ),
     log: { ...raw.log },
     polling: {
       accountMs: raw.polling.account_seconds * 1000,
@@ -388,6 +460,7 @@ export function loadBotConfig(
     [
       ...accounts.map((a) => a.apiKey()),
       ...named.map((t) => t.token),
+      ...(metricsToken ? [metricsToken] : []),
       ...(notify?.webhooks.flatMap((w) => urlSecrets(w.url())) ?? []),
     ].filter((s) => s !== '');
   return deepFreeze(hidden(config, 'secrets', secrets)) as BotConfig;

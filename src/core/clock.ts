@@ -40,15 +40,21 @@ export class WallClock implements Clock {
   }
 }
 
-/** Wall time running `factor` times faster from `startMs` (the embedded demo's "a day in minutes"). */
+/**
+ * Wall time running `factor` times faster from `startMs` (the embedded demo's "a day in minutes").
+ * `wallStartMs` (default: now) is the wall instant at which it reads `startMs`: two processes given
+ * the same pair keep the same time (a sped-up `packbot sim` and a bot talking to it).
+ */
 export class ScaledClock implements Clock {
-  private readonly wallStart = Date.now();
+  private readonly wallStart: number;
 
   constructor(
     private readonly startMs: number,
     private readonly factor: number,
+    wallStartMs: number = Date.now(),
   ) {
     if (!(factor > 0)) throw new RangeError('ScaledClock factor must be > 0');
+    this.wallStart = wallStartMs;
   }
 
   now(): number {

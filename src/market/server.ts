@@ -2,15 +2,21 @@
  * The simulator's HTTP shell (node:http, no framework): the Partner API under /api/partner/v1 and
  * a test-only admin API under /sim/v1. All rules live in the Market; this file only maps HTTP to
  * calls and errors to the spec's JSON bodies (`error`, `code`, extra fields, Retry-After).
+ *
+ * Any web page the operator opens can send requests to a loopback port: every request first passes
+ * the Host check (421 and no body otherwise: no DNS rebinding, src/core/host-check.ts), and the
+ * admin API takes only `application/json` bodies (415), which a page cannot send to another origin
+ * without a CORS preflight this server never grants. docs/security.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isPartnerApiError } from '../api/errors.js';
 import { API_PREFIX, OPERATIONS, type Operation } from '../api/operations.js';
 import { type Clock, iso } from '../core/clock.js';
+import { hostAllowed, hostAllowList } from '../core/host-check.js';
 import { FaultConfig } from './faults.js';
 import type { Market } from './market.js';
-import { isAdvanceable } from './sim-clock.js';
+import { isAdvanceable, SimClock } from './sim-clock.js';
 
 export const ADMIN_PREFIX = '/sim/v1';
 
@@ -28,6 +34,8 @@ export interface SimServerOptions {
   port?: number;
   /** Called with unexpected (non-API) errors; default writes to stderr. */
   onError?: (err: unknown) => void;
+  /** Host names answered besides loopback names, the listen address and IP literals (others: 421). */
+  allowedHosts?: readonly string[];
 }
 
 export interface SimServer {
@@ -95,6 +103,18 @@ function parseJson(buf: Buffer): unknown {
   }
 }
 
+/**
+ * An admin POST, or any admin request with a body, must say `Content-Type: application/json`: a
+ * page of another origin can send a `text/plain` or empty POST without asking, never a JSON one.
+ */
+function requireJson(req: IncomingMessage): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if ((req.method === 'POST' || hasBody) && type !== 'application/json')
+    throw new HttpError(415, 'the admin API takes only Content-Type: application/json');
+}
+
 function parseQuery(url: URL): Record<string, string> {
   const q: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
@@ -109,6 +129,7 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
   const clock = opts.clock ?? market.clock;
   const host = opts.host ?? '127.0.0.1';
   const limit = market.world.rules.max_body_bytes;
+  const allowedHosts = hostAllowList(host, opts.allowedHosts ?? []);
   const onError =
     opts.onError ??
     ((e: unknown) => process.stderr.write(`sim: ${e instanceof Error ? e.stack : String(e)}\n`));
@@ -158,12 +179,19 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
 
   async function admin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const method = req.method ?? 'GET';
+    requireJson(req);
     const body = method === 'GET' ? undefined : parseJson(await readBody(req, limit));
     const route = `${method} ${path}`;
     const obj = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
     switch (route) {
-      case 'GET /clock':
-        return send(res, 200, { now: iso(clock.now()) });
+      case 'GET /clock': {
+        // A sped-up clock also says how to follow it from another process (its anchor and speed).
+        const a = clock instanceof SimClock ? clock.anchor() : undefined;
+        return send(res, 200, {
+          now: iso(clock.now()),
+          ...(a ? { speed: a.speed, anchor: { wall_ms: a.wallMs, sim_ms: a.simMs } } : {}),
+        });
+      }
       case 'POST /clock/advance': {
         const seconds = obj.seconds;
         if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
@@ -214,6 +242,12 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
     // A real server's Date header is its own time: the simulator's is its clock's, which the
     // admin API can advance (snapshots and the purchase report are lined up on it).
     res.setHeader('date', new Date(clock.now()).toUTCString());
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      req.resume();
+      res.writeHead(421, { 'content-length': '0', connection: 'close' });
+      res.end();
+      return;
+    }
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');

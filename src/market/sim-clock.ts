@@ -1,5 +1,6 @@
 /**
- * The clock of `packbot sim`: wall time plus an offset that the admin endpoint
+ * The clock of `packbot sim`: wall time, optionally running `speed` times faster from the moment
+ * the simulator starts (`--speed`), plus an offset that the admin endpoint
  * `POST /sim/v1/clock/advance` adds to, so time flows for a human and jumps for a test.
  */
 import { type Clock, WallClock } from '../core/clock.js';
@@ -21,8 +22,25 @@ interface Sleeper {
 export class SimClock implements AdvanceableClock {
   private offset = 0;
   private readonly sleepers = new Set<Sleeper>();
+  private readonly wallStart: number;
 
-  constructor(private readonly wall: Clock = new WallClock()) {}
+  constructor(
+    private readonly wall: Clock = new WallClock(),
+    /** Simulated ms per wall ms (1: wall time). */
+    readonly speed = 1,
+  ) {
+    if (!(speed > 0) || !Number.isFinite(speed)) throw new RangeError('SimClock speed must be > 0');
+    this.wallStart = wall.now();
+  }
+
+  /**
+   * The clock as a line through one point: at wall time `wallMs` it read `simMs`, and it runs
+   * `speed` times the wall (until the next advance). Another process on this machine rebuilds it
+   * exactly: `new ScaledClock(simMs, speed, wallMs)`.
+   */
+  anchor(): { wallMs: number; simMs: number; speed: number } {
+    return { wallMs: this.wallStart, simMs: this.wallStart + this.offset, speed: this.speed };
+  }
 
   /** How far this clock is ahead of the wall clock (what `advance` added up). */
   get offsetMs(): number {
@@ -30,7 +48,10 @@ export class SimClock implements AdvanceableClock {
   }
 
   now(): number {
-    return this.wall.now() + this.offset;
+    const w = this.wall.now();
+    return (
+      (this.speed === 1 ? w : Math.floor(this.wallStart + (w - this.wallStart) * this.speed)) + this.offset
+    );
   }
 
   /** Wakes at wall speed, or at once when an advance jumps past the deadline. */
@@ -74,6 +95,6 @@ export class SimClock implements AdvanceableClock {
       return;
     }
     // Re-check on wake: an advance may have moved the deadline closer meanwhile.
-    s.timer = setTimeout(() => this.arm(s), Math.min(left, 2 ** 31 - 1));
+    s.timer = setTimeout(() => this.arm(s), Math.min(Math.ceil(left / this.speed), 2 ** 31 - 1));
   }
 }

@@ -1,15 +1,16 @@
 /**
  * `/api/v1/…` on the bot's HTTP server: the read API (JSON), its events stream (server-sent
  * events) and control (`/api/v1/control/…`, bearer token), plus the dashboard's static files at
- * `/`. Reads are open on loopback; when the server listens beyond loopback they need a token too.
- * Who acted is the token's name; why is the request's `reason`. docs/api.md.
+ * `/`. Once a control token is configured every read needs one too; with none, reads are open on
+ * loopback and refused (403) beyond it. Who acted is the token's name; why is the request's
+ * `reason`. docs/api.md, docs/security.md.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ControlResult } from './api-schemas.js';
 import type { ActionMeta, BotControl, BotView, CardTarget, ReadQuery } from './bot-view.js';
-import type { Logger } from './logger.js';
+import type { RefusalReason } from './refusals.js';
 
 export interface NamedToken {
   name: string;
@@ -19,20 +20,24 @@ export interface NamedToken {
 export interface ApiOptions {
   view?: BotView;
   control?: BotControl;
-  /** Tokens accepted for control (and for reads when `readsNeedToken`). Empty: control is 404. */
+  /** Tokens accepted for control and, once there is one, for every read. Empty: control is 404. */
   tokens: readonly NamedToken[];
-  /** The server listens beyond loopback: every read needs a token too. */
+  /** The server listens beyond loopback: reads need a token even when none is configured (403). */
   readsNeedToken: boolean;
   /** How often the events stream looks for changes (ms). */
   eventsPollMs?: number;
-  logger?: Logger | undefined;
+  /** Counts and (rate-limited) logs a refused request. */
+  refused?: ((reason: RefusalReason, route: string) => void) | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** The name of the token the request carries, or undefined. Constant time per token. */
+/**
+ * The name of the token the request carries, or undefined. Constant time per token. The scheme is
+ * case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
+ */
 export function tokenName(req: IncomingMessage, tokens: readonly NamedToken[]): string | undefined {
-  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  const m = /^Bearer +(.+?) *$/i.exec(req.headers.authorization ?? '');
   if (!m) return undefined;
   const given = digest(m[1]!);
   let found: string | undefined;
@@ -152,19 +157,7 @@ export async function handleApi(
     sendJson(res, 405, { error: 'method not allowed' });
     return true;
   }
-  if (o.readsNeedToken) {
-    if (o.tokens.length === 0) {
-      sendJson(res, 403, {
-        error: 'the read API needs a token beyond loopback: set control.token_env',
-      });
-      return true;
-    }
-    if (tokenName(req, o.tokens) === undefined) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      sendJson(res, 401, { error: 'unauthorized' });
-      return true;
-    }
-  }
+  if (!readAllowed(req, res, o, `GET ${path}`)) return true;
   const view = o.view;
   const q = readQuery(url);
   switch (name as (typeof READS)[number] | 'events') {
@@ -191,6 +184,29 @@ export async function handleApi(
       break;
   }
   return true;
+}
+
+/**
+ * Whether a read may be answered: with a token configured it must be presented (401), on loopback
+ * too; with none, reads beyond loopback are refused (403). Answers the refusal itself.
+ */
+export function readAllowed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: Pick<ApiOptions, 'tokens' | 'readsNeedToken' | 'refused'>,
+  route: string,
+): boolean {
+  if (o.tokens.length === 0) {
+    if (!o.readsNeedToken) return true;
+    o.refused?.('no_token', route);
+    sendJson(res, 403, { error: 'reads need a token beyond loopback: set control.token_env' });
+    return false;
+  }
+  if (tokenName(req, o.tokens) !== undefined) return true;
+  o.refused?.('token', route);
+  res.setHeader('WWW-Authenticate', 'Bearer');
+  sendJson(res, 401, { error: 'unauthorized' });
+  return false;
 }
 
 /**
@@ -239,10 +255,7 @@ async function runControl(
   const by = tokenName(req, o.tokens);
   if (by === undefined) {
     req.resume();
-    o.logger?.warn(
-      { route: `POST /api/v1/control/${action}` },
-      'control request refused: bad or missing bearer token',
-    );
+    o.refused?.('token', `POST /api/v1/control/${action}`);
     res.setHeader('WWW-Authenticate', 'Bearer');
     return sendJson(res, 401, { error: 'unauthorized' });
   }

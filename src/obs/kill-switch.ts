@@ -7,9 +7,9 @@
  * An endpoint pause is an operator's decision, so it survives a restart: it is kept in a small
  * state file beside the ledger (written atomically, removed by resume).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateDir, writePrivateFileAtomic } from '../store/private-files.js';
 
 export type PauseSource = 'file' | 'endpoint';
 
@@ -67,10 +67,9 @@ export class KillSwitch {
       this.manualBy = meta;
       const path = this.options.stateFile;
       if (path) {
-        mkdirSync(dirname(path), { recursive: true });
+        ensurePrivateDir(dirname(path));
         const saved = { endpoint_paused_at: this.manualSince, ...meta };
-        writeFileSync(`${path}.tmp`, `${JSON.stringify(saved)}\n`);
-        renameSync(`${path}.tmp`, path);
+        writePrivateFileAtomic(path, `${JSON.stringify(saved)}\n`);
       }
     }
     return this.status();

@@ -4,6 +4,8 @@
  * metrics. Each Metrics object owns its Registry, so tests and several bots in one process never
  * collide. Label values come only from small fixed sets: anything else becomes `other`, so a bad
  * value can never explode cardinality or leak an id.
+ * Account-scoped series carry `account` (the config's account name, 1-32 of a-z 0-9 _ -): each
+ * account bot writes through its `forAccount` view.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ENDPOINTS } from '../api/partner-api.js';
@@ -19,6 +21,12 @@ export const PREFIX = 'packbot_';
 /** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
 export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
+/**
+ * Why the bot's HTTP server refused a request: `host` (421, a Host not allowed), `token` (401, no or
+ * a wrong bearer token), `no_token` (403, a read beyond loopback with no token configured).
+ */
+export const HTTP_REFUSAL_REASONS = ['host', 'token', 'no_token'] as const;
+export type HttpRefusalReason = (typeof HTTP_REFUSAL_REASONS)[number];
 /** The budget periods the strategy caps: the UTC day and all time. */
 export const BUDGET_PERIODS = ['day', 'total'] as const;
 export const OTHER = 'other';
@@ -82,38 +90,44 @@ const usd = (cents: Cents) => cents / 100;
 
 export class Metrics {
   readonly registry = new Registry();
+  /** The account label of a `forAccount` view; none on the process-wide object. */
+  private readonly acct: Readonly<{ account?: string }> = {};
   private readonly packTypes = new Set<string>();
 
   readonly packsOpenedTotal = new Counter({
     name: `${PREFIX}packs_opened_total`,
     help: 'Packs opened (confirmed orders), by category, pack type and risk level',
-    labelNames: ['category', 'pack_type', 'risk_level'] as const,
+    labelNames: ['category', 'pack_type', 'risk_level', 'account'] as const,
     registers: [this.registry],
   });
   readonly spendUsdTotal = new Counter({
     name: `${PREFIX}spend_usd_total`,
     help: 'USD charged for confirmed orders',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly sellbackPayoutUsdTotal = new Counter({
     name: `${PREFIX}sellback_payout_usd_total`,
     help: 'USD credited by sell-backs (each pull counted once)',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly balanceUsd = new Gauge({
     name: `${PREFIX}balance_usd`,
     help: 'Last balance reported by the service, USD',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly packsLeftTodayGauge = new Gauge({
     name: `${PREFIX}packs_left_today`,
     help: 'Packs the account may still open this UTC day (last reported)',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly packEvRatio = new Gauge({
     name: `${PREFIX}pack_ev_ratio`,
     help: 'Scored expected value divided by price, by category, pack type and risk level',
-    labelNames: ['category', 'pack_type', 'risk_level'] as const,
+    labelNames: ['category', 'pack_type', 'risk_level', 'account'] as const,
     registers: [this.registry],
   });
   readonly apiRequestsTotal = new Counter({
@@ -132,6 +146,7 @@ export class Metrics {
   readonly sellbackWindowMissedTotal = new Counter({
     name: `${PREFIX}sellback_window_missed_total`,
     help: 'Pulls that were to be sold back but missed the 0.9 window',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly decisionLatencySeconds = new Histogram({
@@ -143,49 +158,56 @@ export class Metrics {
   readonly listingsActiveGauge = new Gauge({
     name: `${PREFIX}listings_active`,
     help: 'Marketplace listings currently active',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly ordersInDoubtGauge = new Gauge({
     name: `${PREFIX}orders_in_doubt`,
     help: 'Purchase intents whose outcome is not yet known (pending, sent or in doubt)',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   // ---- beyond DESIGN.md (documented in docs/metrics.md)
   readonly ordersParkedGauge = new Gauge({
     name: `${PREFIX}orders_parked`,
     help: 'Orders in doubt the evidence cannot settle yet: read again on a backoff, never re-sent',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly budgetInDoubtUsd = new Gauge({
     name: `${PREFIX}budget_in_doubt_usd`,
     help: 'The worst case of orders not settled yet, counted against every spend cap',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly reconcileBalanceDriftUsd = new Gauge({
     name: `${PREFIX}reconcile_balance_drift_usd`,
     help: 'Reported balance minus the balance the ledger expects, at the last reconciliation',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly reconcileVaultDriftCards = new Gauge({
     name: `${PREFIX}reconcile_vault_drift_cards`,
     help: 'Cards the ledger and the vault disagree on, at the last reconciliation',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly vaultUnknownCardsGauge = new Gauge({
     name: `${PREFIX}vault_unknown_cards`,
     help: 'Vault cards that are not from any of our orders (opened outside the bot), at the last reconciliation',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly poolRejectedTotal = new Counter({
     name: `${PREFIX}pool_rejected_total`,
     help: 'Pool reads scored and never opened because their prices failed the integrity check, by reason',
-    labelNames: ['reason'] as const,
+    labelNames: ['reason', 'account'] as const,
     registers: [this.registry],
   });
   readonly pausedGauge = new Gauge({
     name: `${PREFIX}paused`,
     help: '1 while opening packs is paused for this reason (file, endpoint, stop_loss), else 0; max() = paused at all',
-    labelNames: ['reason'],
+    labelNames: ['reason', 'account'],
     registers: [this.registry],
   });
   readonly notificationsTotal = new Counter({
@@ -194,27 +216,35 @@ export class Metrics {
     labelNames: ['event', 'result'] as const,
     registers: [this.registry],
   });
+  readonly httpRefusedTotal = new Counter({
+    name: `${PREFIX}http_refused_total`,
+    help: "Requests the bot's HTTP server refused, by reason: host (421), token (401), no_token (403)",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
   readonly budgetMinBalanceUsd = new Gauge({
     name: `${PREFIX}budget_min_balance_usd`,
     help: "The strategy's balance reserve (budget.min_balance_usd): no order spends below it",
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly budgetSpendCapUsd = new Gauge({
     name: `${PREFIX}budget_spend_cap_usd`,
     help: "The strategy's spend caps, by period (day: max_daily_spend_usd, total: max_total_spend_usd)",
-    labelNames: ['period'] as const,
+    labelNames: ['period', 'account'] as const,
     registers: [this.registry],
   });
   readonly strategyMinEvRatio = new Gauge({
     name: `${PREFIX}strategy_min_ev_ratio`,
     help: "The strategy's open.min_ev_ratio: a pack is opened only when its realized EV / price reaches it",
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly budgetSpentUsd = new Gauge({
     name: `${PREFIX}budget_spent_usd`,
     help: 'USD spent against the caps, from the ledger, by period (day: this UTC day, total: ever)',
-    labelNames: ['period'] as const,
+    labelNames: ['period', 'account'] as const,
     registers: [this.registry],
   });
 
@@ -222,29 +252,31 @@ export class Metrics {
   readonly cardsBoughtTotal = new Counter({
     name: `${PREFIX}cards_bought_total`,
     help: 'Cards bought with card purchases (confirmed orders), by category',
-    labelNames: ['category'] as const,
+    labelNames: ['category', 'account'] as const,
     registers: [this.registry],
   });
   readonly cardSpendUsdTotal = new Counter({
     name: `${PREFIX}card_spend_usd_total`,
     help: 'USD charged for bought cards, price plus the buyer fee (also in packbot_spend_usd_total)',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
   readonly shopCardsGauge = new Gauge({
     name: `${PREFIX}shop_cards`,
     help: 'Shop cards at the last full shop sync, by decision: buy, or the reason it was skipped',
-    labelNames: ['decision'] as const,
+    labelNames: ['decision', 'account'] as const,
     registers: [this.registry],
   });
   readonly cardPurchasesRefusedTotal = new Counter({
     name: `${PREFIX}card_purchases_refused_total`,
     help: 'Card purchases the service refused (nothing charged), by code',
-    labelNames: ['code'] as const,
+    labelNames: ['code', 'account'] as const,
     registers: [this.registry],
   });
   readonly cardsNeedingReviewGauge = new Gauge({
     name: `${PREFIX}cards_needing_review`,
     help: 'Bought cards the service flagged needs_review and still held (sold back or shipped by an operator: gone)',
+    labelNames: ['account'] as const,
     registers: [this.registry],
   });
 
@@ -256,8 +288,32 @@ export class Metrics {
       collectDefaultMetrics({ register: this.registry });
       for (const name of DROPPED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
     }
-    // Every reason exported from the start, so `max(packbot_paused)` is 0 rather than empty.
-    for (const reason of PAUSE_REASONS) this.pausedGauge.set({ reason }, 0);
+    // The kill switch's reasons exported from the start, so `max(packbot_paused)` is 0 rather
+    // than empty; `stop_loss` is exported per account by `forAccount`.
+    for (const reason of PAUSE_REASONS) if (reason !== 'stop_loss') this.pausedGauge.set({ reason }, 0);
+    for (const reason of HTTP_REFUSAL_REASONS) this.httpRefusedTotal.inc({ reason }, 0);
+  }
+
+  /**
+   * The same metrics seen from one account: every account-scoped series it writes carries
+   * `account="<name>"`, so several accounts in one bot export side by side instead of overwriting
+   * each other. Process-wide series (API requests, latencies, the kill switch, notifications,
+   * refused HTTP requests) are written as by the Metrics object itself.
+   */
+  forAccount(account: string): Metrics {
+    const view = Object.create(this) as Metrics;
+    Object.defineProperty(view, 'acct', { value: Object.freeze({ account }), enumerable: false });
+    view.pausedGauge.set({ reason: 'stop_loss', account }, 0);
+    // Counters exported at 0 from the start: `increase()` misses the first step of a series that
+    // appears with it (a first missed window would never alert).
+    for (const c of [
+      this.spendUsdTotal,
+      this.sellbackPayoutUsdTotal,
+      this.sellbackWindowMissedTotal,
+      this.cardSpendUsdTotal,
+    ])
+      c.inc({ account }, 0);
+    return view;
   }
 
   /** Declares the pack types the catalog lists (up to MAX_PACK_TYPES); others are labelled `other`. */
@@ -277,28 +333,29 @@ export class Metrics {
   }
 
   packsOpened(category: string, packType: string, risk: string, n: number): void {
-    this.packsOpenedTotal.inc(this.packLabels(category, packType, risk), n);
+    this.packsOpenedTotal.inc({ ...this.packLabels(category, packType, risk), ...this.acct }, n);
   }
 
   spend(cents: Cents): void {
-    this.spendUsdTotal.inc(usd(cents));
+    this.spendUsdTotal.inc(this.acct, usd(cents));
   }
 
   /** Add only the payout the ledger reports as newly counted (`SellBackOutcome.newlyPaidCents`). */
   sellbackPayout(cents: Cents): void {
-    if (cents > 0) this.sellbackPayoutUsdTotal.inc(usd(cents));
+    if (cents > 0) this.sellbackPayoutUsdTotal.inc(this.acct, usd(cents));
   }
 
   balance(cents: Cents): void {
-    this.balanceUsd.set(usd(cents));
+    this.balanceUsd.set(this.acct, usd(cents));
   }
 
   packsLeftToday(n: number): void {
-    this.packsLeftTodayGauge.set(n);
+    this.packsLeftTodayGauge.set(this.acct, n);
   }
 
   packEv(category: string, packType: string, risk: string, ratio: number): void {
-    if (Number.isFinite(ratio)) this.packEvRatio.set(this.packLabels(category, packType, risk), ratio);
+    if (Number.isFinite(ratio))
+      this.packEvRatio.set({ ...this.packLabels(category, packType, risk), ...this.acct }, ratio);
   }
 
   /** One finished API request (or transport failure), with its duration in seconds. */
@@ -310,7 +367,7 @@ export class Metrics {
   }
 
   sellbackWindowMissed(n = 1): void {
-    this.sellbackWindowMissedTotal.inc(n);
+    this.sellbackWindowMissedTotal.inc(this.acct, n);
   }
 
   /** Pull received → sell-back request sent, in milliseconds of the injected clock. */
@@ -319,37 +376,46 @@ export class Metrics {
   }
 
   listingsActive(n: number): void {
-    this.listingsActiveGauge.set(n);
+    this.listingsActiveGauge.set(this.acct, n);
   }
 
   ordersInDoubt(n: number, parked = 0, worstCaseCents: Cents = 0): void {
-    this.ordersInDoubtGauge.set(n);
-    this.ordersParkedGauge.set(parked);
-    this.budgetInDoubtUsd.set(usd(worstCaseCents));
+    this.ordersInDoubtGauge.set(this.acct, n);
+    this.ordersParkedGauge.set(this.acct, parked);
+    this.budgetInDoubtUsd.set(this.acct, usd(worstCaseCents));
   }
 
   reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {
-    this.reconcileBalanceDriftUsd.set(usd(balanceDriftCents));
-    this.reconcileVaultDriftCards.set(vaultDriftCards);
+    this.reconcileBalanceDriftUsd.set(this.acct, usd(balanceDriftCents));
+    this.reconcileVaultDriftCards.set(this.acct, vaultDriftCards);
   }
 
   vaultUnknownCards(n: number): void {
-    this.vaultUnknownCardsGauge.set(n);
+    this.vaultUnknownCardsGauge.set(this.acct, n);
   }
 
   /** One pool read rejected by the price integrity check (reason from INTEGRITY_REASONS). */
   poolRejected(reason: string): void {
-    this.poolRejectedTotal.inc({ reason: INTEGRITY_SET.has(reason) ? reason : OTHER });
+    this.poolRejectedTotal.inc({ reason: INTEGRITY_SET.has(reason) ? reason : OTHER, ...this.acct });
   }
 
-  /** Opening paused (or not) for one reason; the reasons are independent series. */
+  /**
+   * Opening paused (or not) for one reason; the reasons are independent series. The kill switch
+   * (`file`, `endpoint`) pauses every account and carries no account label; `stop_loss` is an
+   * account's own.
+   */
   paused(reason: PauseReason, on: boolean): void {
-    this.pausedGauge.set({ reason }, on ? 1 : 0);
+    this.pausedGauge.set({ reason, ...(reason === 'stop_loss' ? this.acct : {}) }, on ? 1 : 0);
   }
 
   /** One event's fate at one webhook (event from NOTIFY_EVENTS, else `other`). */
   notification(event: string, result: NotifyResult): void {
     this.notificationsTotal.inc({ event: NOTIFY_EVENT_SET.has(event) ? event : OTHER, result });
+  }
+
+  /** One request the HTTP server refused (reason: host, token, no_token). */
+  httpRefused(reason: HttpRefusalReason): void {
+    this.httpRefusedTotal.inc({ reason });
   }
 
   /** The kill switch's sources (file, endpoint) as they are now. */
@@ -359,38 +425,39 @@ export class Metrics {
 
   /** The strategy's budget limits, in USD as the strategy file writes them. */
   budgetLimits(limits: { minBalanceUsd: number; dailyCapUsd: number; totalCapUsd: number }): void {
-    this.budgetMinBalanceUsd.set(limits.minBalanceUsd);
-    this.budgetSpendCapUsd.set({ period: 'day' }, limits.dailyCapUsd);
-    this.budgetSpendCapUsd.set({ period: 'total' }, limits.totalCapUsd);
+    this.budgetMinBalanceUsd.set(this.acct, limits.minBalanceUsd);
+    this.budgetSpendCapUsd.set({ period: 'day', ...this.acct }, limits.dailyCapUsd);
+    this.budgetSpendCapUsd.set({ period: 'total', ...this.acct }, limits.totalCapUsd);
   }
 
   /** Spend counted against the caps (the budget guards' own totals). */
   minEvRatio(ratio: number): void {
-    this.strategyMinEvRatio.set(ratio);
+    this.strategyMinEvRatio.set(this.acct, ratio);
   }
 
   budgetSpent(todayCents: Cents, totalCents: Cents): void {
-    this.budgetSpentUsd.set({ period: 'day' }, usd(todayCents));
-    this.budgetSpentUsd.set({ period: 'total' }, usd(totalCents));
+    this.budgetSpentUsd.set({ period: 'day', ...this.acct }, usd(todayCents));
+    this.budgetSpentUsd.set({ period: 'total', ...this.acct }, usd(totalCents));
   }
 
   /** Prometheus text exposition. */
   cardBought(category: string, chargedCents: Cents): void {
-    this.cardsBoughtTotal.inc({ category: CATEGORY_SET.has(category) ? category : OTHER });
-    this.cardSpendUsdTotal.inc(usd(chargedCents));
+    this.cardsBoughtTotal.inc({ category: CATEGORY_SET.has(category) ? category : OTHER, ...this.acct });
+    this.cardSpendUsdTotal.inc(this.acct, usd(chargedCents));
   }
 
   /** The last shop sync: how many cards each decision got (every label exported, 0 when none). */
   shopCards(byDecision: Readonly<Record<ShopDecision, number>>): void {
-    for (const d of SHOP_DECISIONS) this.shopCardsGauge.set({ decision: d }, byDecision[d] ?? 0);
+    for (const d of SHOP_DECISIONS)
+      this.shopCardsGauge.set({ decision: d, ...this.acct }, byDecision[d] ?? 0);
   }
 
   cardPurchaseRefused(code: string): void {
-    this.cardPurchasesRefusedTotal.inc({ code: CARD_REFUSALS.has(code) ? code : OTHER });
+    this.cardPurchasesRefusedTotal.inc({ code: CARD_REFUSALS.has(code) ? code : OTHER, ...this.acct });
   }
 
   cardsNeedingReview(n: number): void {
-    this.cardsNeedingReviewGauge.set(n);
+    this.cardsNeedingReviewGauge.set(this.acct, n);
   }
 
   text(): Promise<string> {

@@ -4,15 +4,20 @@
  * `/control`, and the dashboard at `/` with its read and control API under `/api/v1/`
  * (`api-routes.ts`, docs/api.md). Pause and resume need `Authorization: Bearer <token>`; with no
  * token configured they do not exist (404), so an unconfigured bot cannot be paused by anyone who
- * can reach the port.
+ * can reach the port. Every request first passes the Host check (421 otherwise: no DNS rebinding);
+ * once a control token is configured every read needs it; `/metrics` may have a token of its own.
+ * docs/security.md.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleApi, type NamedToken, tokenName } from './api-routes.js';
+import { WallClock } from '../core/clock.js';
+import { hostAllowed, hostAllowList } from '../core/host-check.js';
+import { handleApi, type NamedToken, readAllowed, tokenName } from './api-routes.js';
 import type { BotControl, BotView } from './bot-view.js';
 import type { KillSwitch } from './kill-switch.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { RefusalLog, type RefusalReason } from './refusals.js';
 
 export interface ReadinessResult {
   ready: boolean;
@@ -39,8 +44,14 @@ export interface ObsServerOptions {
   view?: BotView;
   /** The bot's actions: serves `/api/v1/control/…` (with the token). */
   control?: BotControl;
-  /** The server listens beyond loopback: `/api/v1/` reads need the token too. */
+  /** The server listens beyond loopback: reads are refused (403) while no token is configured. */
   readsNeedToken?: boolean;
+  /** Host names to answer to beyond loopback names, the listen address and IP literals (`metrics.allowed_hosts`). */
+  allowedHosts?: readonly string[];
+  /** Bearer token `/metrics` needs (`metrics.token_env`); undefined: open. */
+  metricsToken?: string;
+  /** The refusal log's clock (one warn line a minute per reason); default the wall clock. */
+  now?: () => number;
   /** How often `/api/v1/events` looks for changes (ms; default 1000). */
   eventsPollMs?: number;
 }
@@ -83,10 +94,14 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
     (controlToken === undefined
       ? []
       : [{ name: options.controlTokenName ?? 'control', token: controlToken }]);
+  const refusals = new RefusalLog({ logger, metrics, now: options.now ?? (() => new WallClock().now()) });
+  const allowedHosts = hostAllowList(options.host ?? '127.0.0.1', options.allowedHosts ?? []);
+  const metricsTokens: readonly NamedToken[] =
+    options.metricsToken === undefined ? [] : [{ name: 'metrics', token: options.metricsToken }];
   const api = {
     tokens,
     readsNeedToken: options.readsNeedToken === true,
-    logger,
+    refused: (reason: RefusalReason, route: string) => refusals.refused(reason, route),
     ...(options.view ? { view: options.view } : {}),
     ...(options.control ? { control: options.control } : {}),
     ...(options.eventsPollMs ? { eventsPollMs: options.eventsPollMs } : {}),
@@ -97,9 +112,21 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
     const path = url.pathname;
     const method = req.method ?? 'GET';
     const route = `${method} ${path}`;
+    // Before any route: a foreign Host gets a bare 421, nothing of ours.
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      req.resume();
+      refusals.refused('host', route, req.headers.host ?? '(none)');
+      res.writeHead(421, { 'Content-Length': '0', Connection: 'close' });
+      return res.end();
+    }
     if (await handleApi(req, res, url, api)) return;
     switch (route) {
       case 'GET /metrics':
+        if (metricsTokens.length > 0 && tokenName(req, metricsTokens) === undefined) {
+          refusals.refused('token', route);
+          res.setHeader('WWW-Authenticate', 'Bearer');
+          return send(res, 401, { error: 'unauthorized' });
+        }
         return send(res, 200, await metrics.text(), metrics.contentType);
       case 'GET /healthz':
         return send(res, 200, { status: 'ok' });
@@ -113,6 +140,7 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
       }
       case 'GET /control/status':
         if (!killSwitch) return send(res, 404, { error: 'not found' });
+        if (!readAllowed(req, res, api, route)) return;
         return send(res, 200, killSwitch.status());
       case 'POST /control/pause':
       case 'POST /control/resume': {
@@ -120,7 +148,7 @@ export async function startObsServer(options: ObsServerOptions): Promise<ObsServ
         req.resume();
         const by = tokenName(req, tokens);
         if (by === undefined) {
-          logger?.warn({ route }, 'control request refused: bad or missing bearer token');
+          refusals.refused('token', route);
           res.setHeader('WWW-Authenticate', 'Bearer');
           return send(res, 401, { error: 'unauthorized' });
         }

@@ -14,7 +14,6 @@
  * and booking), holdings.ts (pulls, decisions, sell-backs, listings), accounts.ts (balances,
  * facts) and reads.ts (counters, dashboard and report reads).
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Clock, WallClock } from '../core/clock.js';
@@ -25,6 +24,7 @@ import type { LedgerConnection } from './ledger-part.js';
 import { migrate } from './migrations.js';
 import { type ModelRows, type ModelRowsQuery, readModelRows } from './model-store.js';
 import { ledgerOpenError } from './open-error.js';
+import { ensurePrivateDir, ensurePrivateFile, tightenFile } from './private-files.js';
 import { Reads } from './reads.js';
 import { prepareStatements } from './statements.js';
 
@@ -62,7 +62,12 @@ export class Ledger {
 
   private static openUnchecked(path: string, options: { clock?: Clock; readonly?: boolean }): Ledger {
     const memory = path === ':memory:';
-    if (!memory && !options.readonly) mkdirSync(dirname(path), { recursive: true });
+    if (!memory && !options.readonly) {
+      // Private books: the directory 0700 when created, the file (and so its WAL and SHM) 0600.
+      ensurePrivateDir(dirname(path));
+      ensurePrivateFile(path);
+      for (const side of ['-wal', '-shm']) tightenFile(`${path}${side}`);
+    }
     const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });
     try {
       db.pragma('busy_timeout = 5000');

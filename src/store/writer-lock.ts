@@ -9,12 +9,13 @@
  * a dead one whose pid was reused. Who holds it is written beside it in `<ledger>.lock.info`
  * (pid, host, start time) for the refusal message; the lock itself is the only authority.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { UserInputError } from '../core/errors.js';
 import { ledgerOpenError } from './open-error.js';
+import { ensurePrivateDir, ensurePrivateFile, writePrivateFileAtomic } from './private-files.js';
 
 export interface LockHolder {
   pid: number;
@@ -73,7 +74,10 @@ export function acquireWriterLock(ledgerPath: string, now: () => number = Date.n
   const fresh = !existsSync(path);
   let db: Database.Database;
   try {
-    if (fresh) mkdirSync(dirname(path), { recursive: true });
+    if (fresh) {
+      ensurePrivateDir(dirname(path));
+      ensurePrivateFile(path);
+    }
     db = new Database(path, { timeout: 0 });
   } catch (e) {
     throw ledgerOpenError(path, e);
@@ -91,8 +95,7 @@ export function acquireWriterLock(ledgerPath: string, now: () => number = Date.n
   }
   const holder: LockHolder = { pid: process.pid, host: hostname(), since: new Date(now()).toISOString() };
   const info = infoPathOf(ledgerPath);
-  writeFileSync(`${info}.tmp`, `${JSON.stringify(holder)}\n`);
-  renameSync(`${info}.tmp`, info);
+  writePrivateFileAtomic(info, `${JSON.stringify(holder)}\n`);
   let released = false;
   return {
     path,

@@ -17,7 +17,8 @@ async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
 async function metric(f: Fixture, name: string): Promise<number> {
   const m = await f.metrics.registry.getSingleMetricAsString(name);
   const line = m.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}_count `));
-  return Number(line?.split(' ')[1] ?? Number.NaN);
+  // A labelled counter (`account`) has no sample before its first step: 0.
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
 }
 
 describe('SellSide', () => {

@@ -165,6 +165,11 @@ describe('operator commands on an embedded bot', () => {
   it('with the bot running, status and delist go through its API', async () => {
     const runner = await Runner.start(config(), { clock, logDestination: new LogSink(), metricsPort: port });
     try {
+      // With a control token configured every read needs it: without it in the shell, status says so.
+      delete process.env.PB_TOKEN;
+      const refused = await runCli(['status', '--config', configPath, '--json']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('set PB_TOKEN in this shell');
       process.env.PB_TOKEN = TOKEN;
       const status = JSON.parse((await runCli(['status', '--config', configPath, '--json'])).stdout);
       expect(status.source).toBe('bot');

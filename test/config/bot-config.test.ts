@@ -38,9 +38,16 @@ describe('loadBotConfig', () => {
   it('applies documented defaults and resolves paths', () => {
     const cfg = loadBotConfig(write(base('embedded')), {}, { cwd: '/srv/bot' });
     expect(cfg.mode).toBe('live');
-    expect(cfg.api).toEqual({ baseUrl: 'embedded', embedded: true, loopback: true, timeoutMs: 30_000 });
+    expect(cfg.api).toEqual({
+      baseUrl: 'embedded',
+      embedded: true,
+      loopback: true,
+      timeoutMs: 30_000,
+      insecureHttp: false,
+      maxResponseBytes: 32 * 1024 * 1024,
+    });
     expect(cfg.store.path).toBe('/srv/bot/data/packbot.db');
-    expect(cfg.metrics).toEqual({ enabled: true, host: '127.0.0.1', port: 9464 });
+    expect(cfg.metrics).toEqual({ enabled: true, host: '127.0.0.1', port: 9464, allowedHosts: [] });
     expect(cfg.log.level).toBe('info');
     expect(cfg.polling).toEqual({
       accountMs: 60_000,

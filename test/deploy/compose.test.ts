@@ -84,7 +84,9 @@ describe('deploy/compose.yaml', () => {
     const path = join(app, 'config/bot.yaml');
     cpSync(join(DEPLOY, 'packbot/bot.yaml'), path);
     const config = loadBotConfig(path, {});
-    expect(config.metrics).toEqual({ enabled: true, host: '0.0.0.0', port: 9464 });
+    expect(config.metrics).toMatchObject({ enabled: true, host: '0.0.0.0', port: 9464 });
+    // Prometheus's target name is one the bot answers to (any other Host gets 421).
+    expect(config.metrics.allowedHosts).toContain('packbot');
     expect(config.accounts[0]!.strategyPath).toBe(join(app, 'strategies/balanced.yaml'));
     expect(config.api.embedded).toBe(true);
     rmSync(app, { recursive: true, force: true });

@@ -42,7 +42,8 @@ describe('read and control API of a running bot', () => {
   let runner: Runner;
   let url: string;
 
-  const get = async (path: string) => (await fetch(`${url}/api/v1/${path}`)).json();
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const get = async (path: string) => (await fetch(`${url}/api/v1/${path}`, { headers: auth })).json();
   const control = (action: string, body: unknown, token: string | null = TOKEN) =>
     fetch(`${url}/api/v1/control/${action}`, {
       method: 'POST',
@@ -97,13 +98,15 @@ describe('read and control API of a running bot', () => {
       expect(Date.parse(l.sell_back_at)).toBeGreaterThan(Date.parse(l.listed_at));
     const scores = ScoresResponse.parse(await get('scores'));
     expect(scores.accounts[0]!.rows.length).toBeGreaterThan(0);
+    // With a token configured every read needs it, on loopback too.
+    expect((await fetch(`${url}/api/v1/status`)).status).toBe(401);
     expect((await fetch(`${url}/api/v1/nope`)).status).toBe(404);
     expect((await fetch(`${url}/api/v1/status`, { method: 'POST' })).status).toBe(405);
   });
 
   it('streams the status at once, then changes (a pause) as events', async () => {
     const ac = new AbortController();
-    const res = await fetch(`${url}/api/v1/events`, { signal: ac.signal });
+    const res = await fetch(`${url}/api/v1/events`, { signal: ac.signal, headers: auth });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
     let text = '';

@@ -85,8 +85,10 @@ describe('shop-sniper over HTTP (virtual clock)', () => {
         expect(o.priceCents!).toBeLessThanOrEqual(highestPriceCents(card!.valueCents, strategy, 1)!);
         expect(ledger.listingOfPull(card!.pullId)).toBeDefined();
       }
-      expect(metrics).toContain(`packbot_cards_bought_total{category="pokemon"} ${orders.length}`);
-      expect(metrics).toMatch(/packbot_shop_cards\{decision="buy"\} \d+/);
+      expect(metrics).toContain(
+        `packbot_cards_bought_total{category="pokemon",account="main"} ${orders.length}`,
+      );
+      expect(metrics).toMatch(/packbot_shop_cards\{decision="buy",account="main"\} \d+/);
       // The read API shows the card loop: today's cards against the caps, the last sync.
       const cards = status.accounts[0]!.cards!;
       expect(cards).toMatchObject({ max_per_day: 5, daily_cap_usd: 400, needing_review: 0 });

@@ -24,8 +24,8 @@ describe.skipIf(!built())('packbot run (child process)', () => {
     const metrics = await (await fetch(`${String(listening.url)}/metrics`)).text();
     for (const name of DESIGN_METRICS) expect(metrics, name).toContain(name);
     expect(metrics).toMatch(/packbot_packs_opened_total\{[^}]+\} [1-9]/);
-    expect(metrics).toMatch(/packbot_sellback_payout_usd_total [1-9]/);
-    expect(metrics).toMatch(/packbot_listings_active [1-9]/);
+    expect(metrics).toMatch(/packbot_sellback_payout_usd_total\{account="main"\} [1-9]/);
+    expect(metrics).toMatch(/packbot_listings_active\{account="main"\} [1-9]/);
     expect(await (await fetch(`${String(listening.url)}/readyz`)).json()).toEqual({ status: 'ready' });
     expect(metrics).not.toContain(KEY);
 

@@ -51,14 +51,16 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
     bot = startBot(['run', '--config', config], { PB_TOKEN: TOKEN });
     const url = String((await bot.waitFor('metrics server listening')).url);
     await bot.waitFor('order confirmed');
-    const api = async (path: string) => (await fetch(`${url}/api/v1/${path}`)).json();
+    const api = async (path: string) =>
+      (await fetch(`${url}/api/v1/${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
 
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const page = await browser.newPage({ viewport: { width: 1400, height: 1500 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${url}/`);
+    // With a token configured every read needs it: the page takes it from #token= once.
+    await page.goto(`${url}/#token=${TOKEN}`);
     const balance = page.getByTestId('balance-main');
     await balance.waitFor();
 

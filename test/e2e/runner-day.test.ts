@@ -84,7 +84,7 @@ describe('runner end to end over HTTP (virtual clock)', () => {
       expect(
         unsold.map((p) => [p.status, p.valueCents, ledger.decisionsFor(p.pullId).map((d) => d.action)]),
       ).toEqual([]);
-      expect(metricsText).toMatch(/packbot_sellback_window_missed_total 0\b/);
+      expect(metricsText).toMatch(/packbot_sellback_window_missed_total\{account="main"\} 0\b/);
       // Listings: some filled with proceeds, the rest delisted and sold back after 3 days.
       const filled = data.listings.filter((l) => l.state === 'filled');
       const delisted = data.listings.filter((l) => l.state === 'delisted');
@@ -93,7 +93,7 @@ describe('runner end to end over HTTP (virtual clock)', () => {
       for (const l of delisted)
         expect(ledger.getPull(l.pullId!)?.status).toMatch(/sold|open|sell_pending|listed/);
       // The money matches to the cent: the simulator's balance is what the ledger last saw.
-      expect(toCents(Number(/packbot_balance_usd ([\d.]+)/.exec(metricsText)?.[1]))).toBe(
+      expect(toCents(Number(/packbot_balance_usd\{account="main"\} ([\d.]+)/.exec(metricsText)?.[1]))).toBe(
         market.balanceCents('acct_t'),
       );
     } finally {

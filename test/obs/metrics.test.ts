@@ -51,11 +51,37 @@ describe('Metrics', () => {
   });
 
   it('two instances do not share a registry', async () => {
-    const a = new Metrics({ defaultMetrics: false });
-    const b = new Metrics({ defaultMetrics: false });
+    const a = new Metrics({ defaultMetrics: false }).forAccount('main');
+    const b = new Metrics({ defaultMetrics: false }).forAccount('main');
     a.spend(150);
-    expect(sample(await a.text(), 'packbot_spend_usd_total')).toBe(1.5);
-    expect(sample(await b.text(), 'packbot_spend_usd_total')).toBe(0);
+    expect(sample(await a.text(), 'packbot_spend_usd_total', '{account="main"}')).toBe(1.5);
+    expect(sample(await b.text(), 'packbot_spend_usd_total', '{account="main"}')).toBe(0);
+  });
+
+  it('writes account-scoped series per account through forAccount; process-wide ones without', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    const main = m.forAccount('main');
+    const alt = m.forAccount('alt');
+    main.balance(1_000_00);
+    alt.balance(250_50);
+    main.spend(500);
+    main.packsOpened('pokemon', 'x', 'standard', 2);
+    alt.paused('stop_loss', true);
+    m.paused('file', true);
+    main.apiRequest('getAccount', 200, 0.1);
+    const text = await m.text();
+    expect(text).toContain('packbot_balance_usd{account="main"} 1000');
+    expect(text).toContain('packbot_balance_usd{account="alt"} 250.5');
+    expect(text).toContain('packbot_spend_usd_total{account="main"} 5');
+    expect(text).toContain('packbot_spend_usd_total{account="alt"} 0');
+    expect(text).toContain('packbot_sellback_window_missed_total{account="alt"} 0');
+    expect(text).toContain(
+      'packbot_packs_opened_total{category="pokemon",pack_type="other",risk_level="standard",account="main"} 2',
+    );
+    expect(text).toContain('packbot_paused{reason="stop_loss",account="alt"} 1');
+    expect(text).toContain('packbot_paused{reason="stop_loss",account="main"} 0');
+    expect(text).toContain('packbot_paused{reason="file"} 1');
+    expect(text).toContain('packbot_api_requests_total{endpoint="GET /account",status="2xx"} 1');
   });
 
   it('records money in USD from cents and counters add up', async () => {

@@ -83,7 +83,12 @@ describe('observability server', () => {
     const resumed = await (await post(`${server.url}/control/resume`, TOKEN)).json();
     expect(resumed).toMatchObject({ paused: true, reasons: ['file'] });
     rmSync(file);
-    expect(await (await fetch(`${server.url}/control/status`)).json()).toMatchObject({
+    // With a token configured the status is a read that needs it too.
+    expect((await fetch(`${server.url}/control/status`)).status).toBe(401);
+    const status = await fetch(`${server.url}/control/status`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(await status.json()).toMatchObject({
       paused: false,
       reasons: [],
     });

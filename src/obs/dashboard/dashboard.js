@@ -1,6 +1,6 @@
 // packbot dashboard: reads only the bot's read API (/api/v1/*) and follows /api/v1/events.
-// No dependencies, no network beyond the bot. A token (needed when the bot listens beyond
-// loopback) is given once as #token=... in the URL and kept in this tab's sessionStorage.
+// No dependencies, no network beyond the bot. A token (needed once the bot has a control token)
+// is given once as #token=... in the URL and kept in this tab's sessionStorage.
 
 const state = { status: null, pnl: null, pulls: null, orders: null, listings: null, scores: null };
 let serverOffsetMs = 0; // the bot's clock (sped up in the simulator) minus ours
