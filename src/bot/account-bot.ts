@@ -228,13 +228,17 @@ export class AccountBot {
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
       this.o.log.warn({ code: e.code }, `start-up sell pass or reconciliation failed: ${e.message}`);
     }
-    this.refreshModel();
+    this.refreshModel(true);
   }
 
-  /** Expected vs realized from the ledger: metrics and the drift alarm (never stops a loop). */
-  refreshModel(): void {
+  /**
+   * Expected vs realized from the ledger: metrics and the drift alarm, at start (`force`) and at
+   * most every MODEL_REFRESH_MS after (never stops a loop).
+   */
+  refreshModel(force = false): void {
     try {
-      this.model.refresh();
+      if (force) this.model.refresh();
+      else this.model.refreshIfDue();
     } catch (e) {
       this.o.log.warn({ err: e }, 'expected vs realized not updated');
     }

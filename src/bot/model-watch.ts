@@ -10,6 +10,7 @@
  * ledger (at 5000x in a soak, the reconcile loop runs every 60 ms of wall time).
  */
 import type { PackPool } from '../api/schemas.js';
+import { MINUTE_MS } from '../core/clock.js';
 import { formatUsd } from '../core/money.js';
 import type { NotifyEvent } from '../obs/notify/event.js';
 import { modelOrders } from '../store/model-orders.js';
@@ -59,6 +60,12 @@ export function orderModel(
   }
 }
 
+/**
+ * How often the reconcile loop recomputes, in clock time: the alert waits 15 minutes, the listing
+ * marks move on the hour, and at 5000x (a soak) this is 180 ms of wall time.
+ */
+export const MODEL_REFRESH_MS = 15 * MINUTE_MS;
+
 /** The comparison rows of one account's current strategy, as the metrics need them. */
 export interface ModelSnapshot {
   strategy: string;
@@ -89,14 +96,21 @@ export class ModelWatch {
   /** Parts (and `total`) of a strategy version beyond the alarm: notified once per crossing. */
   private readonly drifting = new Set<string>();
   private settled: Settled | undefined;
+  private lastAt = Number.NEGATIVE_INFINITY;
   last: ModelSnapshot | undefined;
 
   constructor(private readonly o: AccountContext & { currentStrategy: () => Strategy }) {}
+
+  /** `refresh` when MODEL_REFRESH_MS of clock time have passed since the last one; else nothing. */
+  refreshIfDue(): ModelSnapshot | undefined {
+    return this.o.clock.now() >= this.lastAt + MODEL_REFRESH_MS ? this.refresh() : undefined;
+  }
 
   /** Recomputes from the ledger; returns what it exported. Errors are the caller's to log. */
   refresh(): ModelSnapshot {
     const { ledger, clock, metrics, account } = this.o;
     const now = clock.now();
+    this.lastAt = now;
     const strategy = this.o.currentStrategy();
     const digest = strategyDigest(strategy);
     const key = `${strategy.name}\u0000${digest}`;

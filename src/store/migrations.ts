@@ -201,6 +201,9 @@ export const MIGRATIONS: readonly string[] = [
     decided_at     INTEGER NOT NULL
   );
   CREATE INDEX order_models_account ON order_models (account, decided_at);
+  -- An order's pulls and a pull's listings are read for every order compared.
+  CREATE INDEX pulls_checkout ON pulls (checkout_id);
+  CREATE INDEX listings_pull ON listings (pull_id);
   `,
 ];
 

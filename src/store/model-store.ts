@@ -125,14 +125,17 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
     until: q.until ?? Number.MAX_SAFE_INTEGER,
     decided: q.decidedSince ?? 0,
   };
+  // Only the conditions asked for: an account's orders from an instant come by index.
+  const where = ['o.created_at >= @since', 'o.created_at <= @until', 'm.decided_at >= @decided'];
+  if (q.account !== undefined) where.unshift('m.account = @account');
+  if (q.strategyName !== undefined) where.push('s.name = @name');
   // The orders in question, once, for every query below.
   const selected = `WITH sel AS (
       SELECT m.*, s.name AS strategy_name, o.checkout_id, o.quantity AS booked, o.total_charged_cents,
         o.created_at AS booked_at
-      FROM order_models m JOIN orders o ON o.intent_key = m.intent_key
-      JOIN model_strategies s ON s.digest = m.strategy_digest
-      WHERE (@account IS NULL OR m.account = @account) AND (@name IS NULL OR s.name = @name)
-        AND o.created_at >= @since AND o.created_at <= @until AND m.decided_at >= @decided)`;
+      FROM order_models m CROSS JOIN orders o ON o.intent_key = m.intent_key
+      CROSS JOIN model_strategies s ON s.digest = m.strategy_digest
+      WHERE ${where.join(' AND ')})`;
   const orders = (
     db.prepare(`${selected} SELECT * FROM sel ORDER BY booked_at, intent_key`).all(params) as Raw[]
   ).map(toOrder);
@@ -141,47 +144,39 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
   for (const r of db.prepare(`SELECT digest, name, strategy FROM model_strategies`).all() as Raw[])
     if (digests.has(r.digest as string))
       strategies.set(r.digest as string, { name: r.name as string, json: r.strategy as string });
-  const pulls = (
-    db
-      .prepare(`${selected} SELECT ${PULL_COLS} FROM pulls p JOIN sel ON sel.checkout_id = p.checkout_id
-        ORDER BY p.rowid`)
-      .all(params) as Raw[]
-  ).map((r) => ({ ...(r as unknown as PullRow), isChase: r.isChase === 1 }));
+  // One pass over the selected orders' pulls (indexes on pulls.checkout_id, decisions.pull_id,
+  // the counted sale and listings.pull_id): the cost follows the orders asked for, not the ledger.
+  const rows = db
+    .prepare(`${selected} SELECT ${PULL_COLS},
+        (SELECT d.action FROM decisions d WHERE d.pull_id = p.pull_id ORDER BY d.id LIMIT 1) AS firstAction,
+        (SELECT s.payout_cents FROM sellbacks s WHERE s.pull_id = p.pull_id AND s.counted = 1) AS saleCents,
+        l.firstListedAt, l.active, l.proceeds, l.endedAt
+      FROM sel CROSS JOIN pulls p ON p.checkout_id = sel.checkout_id
+      LEFT JOIN (SELECT l.pull_id, MIN(l.created_at) AS firstListedAt, MAX(l.state = 'active') AS active,
+          SUM(CASE WHEN l.state = 'filled' THEN l.proceeds_cents END) AS proceeds,
+          MAX(COALESCE(l.filled_at, l.delisted_at)) AS endedAt
+        FROM sel CROSS JOIN pulls p ON p.checkout_id = sel.checkout_id
+        CROSS JOIN listings l ON l.pull_id = p.pull_id
+        GROUP BY l.pull_id) l ON l.pull_id = p.pull_id
+      ORDER BY p.rowid`)
+    .all(params) as Raw[];
+  const pulls: PullRow[] = [];
   const firstDecision = new Map<string, DecisionAction>();
-  for (const r of db
-    .prepare(`${selected} SELECT d.pull_id AS pullId, d.action FROM decisions d WHERE d.id IN (
-        SELECT MIN(d2.id) FROM decisions d2 JOIN pulls p ON p.pull_id = d2.pull_id
-        JOIN sel ON sel.checkout_id = p.checkout_id GROUP BY d2.pull_id)`)
-    .all(params) as { pullId: string; action: DecisionAction }[])
-    firstDecision.set(r.pullId, r.action);
   const sales = new Map<string, number>();
-  for (const r of db
-    .prepare(`${selected} SELECT s.pull_id AS pullId, s.payout_cents AS cents FROM sellbacks s
-        JOIN pulls p ON p.pull_id = s.pull_id JOIN sel ON sel.checkout_id = p.checkout_id
-        WHERE s.counted = 1`)
-    .all(params) as { pullId: string; cents: number }[])
-    sales.set(r.pullId, r.cents);
   const listings = new Map<string, PullListings>();
-  for (const r of db
-    .prepare(`${selected} SELECT l.pull_id AS pullId, MIN(l.created_at) AS firstListedAt,
-        MAX(l.state = 'active') AS active,
-        SUM(CASE WHEN l.state = 'filled' THEN l.proceeds_cents END) AS proceeds,
-        MAX(COALESCE(l.filled_at, l.delisted_at)) AS endedAt
-        FROM listings l JOIN pulls p ON p.pull_id = l.pull_id JOIN sel ON sel.checkout_id = p.checkout_id
-        GROUP BY l.pull_id`)
-    .all(params) as {
-    pullId: string;
-    firstListedAt: number;
-    active: number;
-    proceeds: number | null;
-    endedAt: number | null;
-  }[])
-    listings.set(r.pullId, {
-      firstListedAt: r.firstListedAt,
-      active: r.active === 1,
-      proceedsCents: r.proceeds,
-      endedAt: r.endedAt,
-    });
+  for (const r of rows) {
+    const pull = { ...(r as unknown as PullRow), isChase: r.isChase === 1 };
+    pulls.push(pull);
+    if (r.firstAction != null) firstDecision.set(pull.pullId, r.firstAction as DecisionAction);
+    if (r.saleCents != null) sales.set(pull.pullId, r.saleCents as number);
+    if (r.firstListedAt != null)
+      listings.set(pull.pullId, {
+        firstListedAt: r.firstListedAt as number,
+        active: r.active === 1,
+        proceedsCents: (r.proceeds as number | null) ?? null,
+        endedAt: (r.endedAt as number | null) ?? null,
+      });
+  }
   return { orders, strategies, pulls, firstDecision, sales, listings };
 }
 
