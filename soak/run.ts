@@ -78,6 +78,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // Interrupted: exit through 'exit' handlers, which stop the simulator's process.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      process.stderr.write(`soak: ${signal}: stopping\n`);
+      process.exit(130);
+    });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

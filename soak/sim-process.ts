@@ -62,6 +62,11 @@ export async function startSimProcess(o: {
     stderr = (stderr + c.toString('utf8')).slice(-4000);
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // The simulator never outlives the soak, however the soak ends (run.ts turns SIGINT and SIGTERM
+  // into an exit, which runs this).
+  const orphanGuard = () => child.kill('SIGTERM');
+  process.once('exit', orphanGuard);
+  void exited.then(() => process.off('exit', orphanGuard));
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {

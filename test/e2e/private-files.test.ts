@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeSnapshot } from '../../src/backtest/snapshot.js';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
-import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
+import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { driveUntil, LogSink, START, TrackingClock } from '../bot/helpers.js';
 import { runCli } from '../cli/run-cli.js';
 import { generousStrategy, tempDir, writeConfig } from './helpers.js';
@@ -42,7 +42,7 @@ describe('private files', () => {
       const config = loadBotConfig(configIn('data'), { PB_TOKEN: TOKEN }, { cwd: dir });
       const clock = new TrackingClock(new VirtualClock(START));
       const runner = await Runner.start(config, { clock, logDestination: new LogSink() });
-      await driveUntil(clock, START + HOUR_MS, 3);
+      await driveUntil(clock, START + 10 * MINUTE_MS, 3);
       await runner.control.pause({ by: 'test', reason: 'a pause file' });
       const store = join(dir, 'data');
       const during = readdirSync(store);
