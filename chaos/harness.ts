@@ -14,6 +14,7 @@ import { type FaultProxy, NO_MODES, startFaultProxy } from './proxy.js';
 import { type KillPlan, planRound, type Scenario } from './scenarios.js';
 import {
   ACCOUNT,
+  apiTimeoutSeconds,
   capsAfter,
   FRESH_WINDOW_MS,
   KEY,
@@ -41,21 +42,24 @@ export interface ChaosOptions {
  * what it does. They are far above what an idle machine needs (start-up and a first order in 1-3 s).
  */
 /** Start-up includes recovery: orders in doubt from the last kill, the sell pass, reconciliation. */
-const STARTUP_MS = 60_000;
+const STARTUP_MS = 120_000;
 /**
  * A round's first order (or card: the shop is read first), or the bot saying it does not open (or
  * buy) for now: the spend caps bind, or an order in doubt waits to be settled.
  */
-const FIRST_EVENT_MS = 30_000;
+const FIRST_EVENT_MS = 120_000;
 /** A `wire` or `crash` kill waits this long for its card purchase, then kills anyway. */
 const CARD_KILL_MS = 30_000;
-const SETTLE_MS = 90_000;
+const SETTLE_MS = 180_000;
 const STOP_MS = 60_000;
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const running = (line: string) => logMsg(line) === 'packbot running';
-const confirmed = (line: string) => logMsg(line) === 'order confirmed';
-const cardBought = (line: string) => logMsg(line) === 'card bought';
+/** An order booked: answered, or an order in doubt settled from evidence as charged. */
+const confirmed = (line: string) =>
+  ['order confirmed', 'order in doubt settled: charged'].includes(logMsg(line) ?? '');
+const cardBought = (line: string) =>
+  ['card bought', 'card order in doubt settled: charged'].includes(logMsg(line) ?? '');
 /** The open loop stopped at a spend cap: no order (pack or card) comes this round. */
 const capsReached = (line: string) =>
   logMsg(line) === 'not opening' && /spend cap .* reached/.test(logField(line, 'reason') ?? '');
@@ -201,7 +205,13 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
   // after, any order past the caps is overspend, whatever the faults.
   let caps = OPEN_CAPS;
   const capRound = Math.floor(o.kills / 2) + 1;
-  const files = writeBotFiles(dir, proxy.url, caps, cards);
+  const files = writeBotFiles(
+    dir,
+    proxy.url,
+    caps,
+    cards,
+    apiTimeoutSeconds(o.scenarios.includes('latency')),
+  );
   const env = { [KEY_ENV]: KEY };
   const extra: string[] = [];
   const roundNotes: string[] = [];
@@ -231,11 +241,14 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
       try {
         await bot.waitLine(running, "'packbot running'", STARTUP_MS);
         // Kill while it trades: after its first order of the round (a `cards` round: its first
-        // card; the shop is read first), or once it says why it does not order now.
+        // card; the shop is read first), or once it says why it does not order now. The first
+        // round waits out an order in doubt (settled in `orders.settle_seconds`): it trades under
+        // open caps, so the run sees orders however slow the machine.
         const [first, what] = plan.families.includes('cards') ? [cardBought, 'card'] : [confirmed, 'order'];
+        const stopped = (l: string) => (round === 1 ? capsReached(l) : notOrdering(l) !== undefined);
         note = `killed ${plan.killAfterMs} ms after its first ${what}`;
         const line = await bot
-          .waitLine((l) => first(l) || notOrdering(l) !== undefined, `'${what}' or a wait`, FIRST_EVENT_MS)
+          .waitLine((l) => first(l) || stopped(l), `'${what}' or a wait`, FIRST_EVENT_MS)
           .catch(() => undefined);
         if (line === undefined) note = `killed before any ${what} (none within ${FIRST_EVENT_MS} ms)`;
         else if (!first(line))

@@ -153,12 +153,19 @@ function strategy(caps: Caps, cards: boolean): unknown {
   };
 }
 
-function config(baseUrl: string, files: Omit<RunFiles, 'config'>): unknown {
+/**
+ * The bot's API timeout. With the `latency` family, a short one, so injected latency (up to 2.5 s)
+ * becomes timeouts (in-doubt orders), not just slowness. Without it, a patient one: the pools are
+ * megabytes of JSON, which a busy machine may not serve and read within 2 s, and a read that
+ * always times out would keep the bot from trading at all.
+ */
+export const apiTimeoutSeconds = (latency: boolean): number => (latency ? 2 : 30);
+
+function config(baseUrl: string, files: Omit<RunFiles, 'config'>, timeoutSeconds: number): unknown {
   return {
     format: 'packbot.config/v1',
     mode: 'live',
-    // A short timeout so injected latency becomes timeouts (in-doubt orders), not just slowness.
-    api: { base_url: baseUrl, key_env: KEY_ENV, timeout_seconds: 2 },
+    api: { base_url: baseUrl, key_env: KEY_ENV, timeout_seconds: timeoutSeconds },
     // Injected latency is at most 2.5 s: an order cannot still be running 10 s after its send.
     orders: { settle_seconds: 10 },
     accounts: [{ name: 'main', strategy: files.strategy }],
@@ -184,7 +191,13 @@ export function writeStrategy(path: string, caps: Caps, cards = false): void {
 }
 
 /** Writes strategy and config into `dir`; the config points the bot at `baseUrl`. */
-export function writeBotFiles(dir: string, baseUrl: string, caps: Caps, cards = false): RunFiles {
+export function writeBotFiles(
+  dir: string,
+  baseUrl: string,
+  caps: Caps,
+  cards = false,
+  timeoutSeconds = apiTimeoutSeconds(true),
+): RunFiles {
   const files = {
     strategy: join(dir, 'strategy.yaml'),
     ledger: join(dir, 'ledger.db'),
@@ -192,6 +205,6 @@ export function writeBotFiles(dir: string, baseUrl: string, caps: Caps, cards = 
   };
   writeStrategy(files.strategy, caps, cards);
   const path = join(dir, 'bot.yaml');
-  writeFileSync(path, stringify(config(baseUrl, files)));
+  writeFileSync(path, stringify(config(baseUrl, files, timeoutSeconds)));
   return { ...files, config: path };
 }
