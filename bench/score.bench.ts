@@ -1,5 +1,5 @@
 /**
- * Scoring a 10,000-card pool (distribution + realised stats + decision) must take under 5 ms.
+ * Scoring a 10,000-card pool (distribution + realized stats + decision) must take under 5 ms.
  * The baseline is a bare loop summing the same cards' values, to compare across machines.
  */
 import type { PackPool, PoolCard } from '../src/api/schemas.js';

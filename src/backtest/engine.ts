@@ -86,7 +86,7 @@ export interface ChunkResult {
 }
 
 export const TOTALS = 8;
-/** Per path and pool: packs, spend, value realised, and the scorer's realized EV of what was opened (cents). */
+/** Per path and pool: packs, spend, value realized, and the scorer's realized EV of what was opened (cents). */
 export const POOL_FIELDS = 4;
 
 /** Runs paths `from, from + step, …` below `to`. */

@@ -90,7 +90,7 @@ export interface PathResult {
   maxDrawdownCents: number;
   /** Stopped by the stop-loss, or left unable to afford any pack above the reserve. */
   ruined: boolean;
-  /** Per pool (model.pools order): packs opened, spend and value realised (cents). */
+  /** Per pool (model.pools order): packs opened, spend and value realized (cents). */
   poolPacks: Float64Array;
   poolSpend: Float64Array;
   poolValue: Float64Array;

@@ -28,7 +28,7 @@ export interface PackBreakdown {
   packs_opened_mean: number;
   share_of_packs: number;
   spend_usd_mean: number;
-  /** Value realised per pack opened (sell-backs, sales, holdings at the end), over all paths. */
+  /** Value realized per pack opened (sell-backs, sales, holdings at the end), over all paths. */
   value_per_pack_usd: number | null;
   net_per_pack_usd: number | null;
 }
@@ -63,7 +63,7 @@ export interface BacktestReport {
     ev_per_pack: number | null;
     /**
      * The scorer's realized EV per pack of what the paths opened, each order at the row it was
-     * opened on (the pools as they were then): what the strategy expected to realise.
+     * opened on (the pools as they were then): what the strategy expected to realize.
      */
     realized_ev_per_pack: number | null;
     /** The same on the snapshot's pools (what `packbot score` shows), weighted by packs opened. */

@@ -130,7 +130,7 @@ export class Rescorer {
 
   /**
    * Whether risk level r of pack p cannot be open-worthy now, so its last row (a wait) stands: the
-   * realised mean the decision would read is below min_ev_ratio × price, and `decide` (score.ts)
+   * realized mean the decision would read is below min_ev_ratio × price, and `decide` (score.ts)
    * then waits whatever else changed. The mean comes from running sums (equal to the row's within
    * ~1e-12); a 1e-6 margin keeps a pool that close to the threshold rescored. Keeping such a row
    * changes no decision, only how stale its wait reason and numbers are.

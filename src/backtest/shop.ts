@@ -121,7 +121,7 @@ function shopTemplates(snapshot: SnapshotFile, strategy: Strategy): TemplateCate
 }
 
 /**
- * A bound on what the exit realises per cent of value, whatever the price: 1 (hold; selling back
+ * A bound on what the exit realizes per cent of value, whatever the price: 1 (hold; selling back
  * pays 0.8 of at most the value), or the listing's best expected yield over the bases the lock can
  * take (its grid is linear between points 0.02 apart: sampled at 0.001, with 1% to spare).
  */
@@ -139,7 +139,7 @@ function realizableBound(strategy: Strategy): number {
 
 /**
  * The value (cents) above which a card priced at `ratio` × its value cannot meet the edge: its
- * price is at least ratio × value − ½ (rounding), what it realises at most bound × value + 1
+ * price is at least ratio × value − ½ (rounding), what it realizes at most bound × value + 1
  * (roundings), so edge × (ratio × value − ½) > bound × value + 1 rules it out once
  * value × (edge × ratio − bound) > 1 + edge (the fee only helps). ∞: no value rules it out.
  */

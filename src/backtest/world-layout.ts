@@ -2,7 +2,7 @@
  * The dynamic market's world as laid out in memory, built once per model (a worker's paths start
  * from it): the snapshot's packs with their risk levels' bands merged (`packTemplates`), and every
  * pack's bands in one set of typed arrays (`worldStart`): sizes, the recorded cards as value ids,
- * each band's table of distinct values (value and expected realised value side by side) and its
+ * each band's table of distinct values (value and expected realized value side by side) and its
  * value grid for generated cards, with the pack's incremental scorers holding the recorded cards.
  * A path copies the arrays it changes (world-pools.ts) and shares the rest.
  */
@@ -116,7 +116,7 @@ export interface WorldBands {
   sealed: Uint8Array;
   /**
    * Per band: where its values start in `idTerms`, whose entries 2·(valOff + id) and the next hold
-   * the value (cents) and the expected realised value of value id `id` (one cache line per card
+   * the value (cents) and the expected realized value of value id `id` (one cache line per card
    * change). Ids are the same in every scorer of a pack.
    */
   valOff: Int32Array;
@@ -125,7 +125,7 @@ export interface WorldBands {
   gridOff: Int32Array;
   gridLen: Int32Array;
   gridId: Int32Array;
-  /** The recorded cards: ids by position, and per band count, Σ value, Σ expected realised value. */
+  /** The recorded cards: ids by position, and per band count, Σ value, Σ expected realized value. */
   ids: Int32Array;
   count: Int32Array;
   sum: Float64Array;

@@ -128,7 +128,7 @@ export class WorldPools {
   readonly count: Int32Array;
   /** Per band: Σ value (cents, exact integers: the band mean without a scan). */
   readonly sum: Float64Array;
-  /** Per band: running Σ expected realised value. */
+  /** Per band: running Σ expected realized value. */
   private readonly esum: Float64Array;
   /** Per band: a change counter, and its value when the scorers last had the band (`sync`). */
   private readonly ver: Int32Array;

@@ -120,7 +120,7 @@ export class RunnerView implements BotView {
     });
   }
 
-  /** Balance and realised net P&L at every change, at most `limit` points (the latest kept). */
+  /** Balance and realized net P&L at every change, at most `limit` points (the latest kept). */
   pnl(q: ReadQuery): PnlResponse {
     const { ledger } = this.o;
     const limit = q.limit ?? 500;

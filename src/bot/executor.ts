@@ -61,7 +61,7 @@ export interface CardPurchasePlan {
   body: CardPurchaseRequest;
   /** The `max_price` of the body, in cents. */
   maxPriceCents: Cents;
-  /** What the strategy's exit is expected to realise for the card. */
+  /** What the strategy's exit is expected to realize for the card. */
   expectedValueCents?: Cents;
 }
 

@@ -37,7 +37,7 @@ const COLUMNS: [string, (t: ReportTotals) => string][] = [
   ['holdings', (t) => `${t.holdings} / ${formatUsd(t.holdingsSellbackCents)}`],
   ['net P&L', (t) => formatUsd(t.netCents)],
   ['expected', (t) => formatUsd(t.expectedValueCents)],
-  ['realised', (t) => formatUsd(t.realisedValueCents)],
+  ['realized', (t) => formatUsd(t.realizedValueCents)],
   ['luck', (t) => (t.luckSigma === null ? '-' : `${t.luckSigma >= 0 ? '+' : ''}${t.luckSigma.toFixed(2)}σ`)],
 ];
 
@@ -128,7 +128,7 @@ export function renderReport(
     table('day (UTC)', r.byDay),
     '',
     'Holdings are valued at their sell-back offer at the end of the window (count / value);',
-    'luck is (realised − expected pull value) in standard deviations of the orders with an expectation',
+    'luck is (realized − expected pull value) in standard deviations of the orders with an expectation',
     `(${t.ordersWithExpectation} of ${t.orders}).`,
     '',
   ].join('\n');
@@ -169,7 +169,7 @@ export const command: Command = {
       if (since > until) throw new UsageError('--since is after the end of the ledger and now');
       const account = values.account === undefined ? {} : { account: values.account };
       const report = computeReport(ledger.reportData(since, until), since, until, account);
-      // The window picks the orders; what their pulls realised is as the ledger has it now.
+      // The window picks the orders; what their pulls realized is as the ledger has it now.
       const now = Math.max(new WallClock().now(), ledger.latestActivityAt());
       const model = ledgerModel(ledger, { ...account, since, until }, now);
       const doubt = ledger.unresolvedIntents(values.account);

@@ -26,7 +26,7 @@ export const AccountStatus = z.strictObject({
   net_pnl_usd: Usd.describe(
     'payouts + proceeds + holdings at their sell-back value − spend (packbot report)',
   ),
-  realised_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
+  realized_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
   packs: z.strictObject({
     today: z.number().int().describe('packs the ledger booked since UTC midnight'),
     left_today: z.number().int().nullable().describe('the service says (last account read)'),
@@ -79,13 +79,13 @@ export type StatusResponse = z.infer<typeof StatusResponse>;
 export const PnlPoint = z.strictObject({
   at: Time,
   balance_usd: Usd.nullable().describe('the last reported balance at that time'),
-  net_usd: Usd.describe('realised net P&L (cash flows) up to that time'),
+  net_usd: Usd.describe('realized net P&L (cash flows) up to that time'),
 });
 const Gap = z.strictObject({
   packs: z.number().int().describe('packs compared (listing: cards listed, one per pack)'),
   pulls: z.number().int().describe('pulls that went this way'),
   expected_net_usd: Usd.describe("the scorer's promise, at the row each order was opened on"),
-  realized_net_usd: Usd.describe('what the pulls realised; open pulls marked by the model'),
+  realized_net_usd: Usd.describe('what the pulls realized; open pulls marked by the model'),
   gap_usd: Usd.describe('realized − expected'),
   se_usd: Usd.describe("the gap's standard error, from the recorded per-pack spreads"),
   z: z.number().nullable().describe('gap / se; null while there is no spread'),

@@ -1,7 +1,7 @@
 /**
  * The ledger's model rows (model-store.ts) as model-gap.ts reads them: each pull's part (the way
  * the bot sent it: sold back, listed, held) and its state as of `now` — resolved with what it
- * realised, still listed (since when), waiting for a sell-back (at the offer now), or not listed
+ * realized, still listed (since when), waiting for a sell-back (at the offer now), or not listed
  * yet. Orders the comparison cannot be fair to are left out and counted: a pull shipped or gone
  * (it left without proceeds we know of), pulls not all booked (an order settled by evidence whose
  * pulls are still being found), a strategy version this packbot cannot read.

@@ -6,7 +6,7 @@
  * pack opened on Monday and sold on Tuesday counts on Monday, and every group adds up to the total.
  * Holdings are valued at what selling them back would pay at `until`: the 0.9 offer while its window
  * is open, then the 0.8 `after` offer (sealed packs cannot be sold back: 0, market value shown apart).
- * Luck: realised pull value minus the scorer's expected value, in standard deviations of the sum
+ * Luck: realized pull value minus the scorer's expected value, in standard deviations of the sum
  * (orders are independent, so variances add).
  */
 
@@ -32,8 +32,8 @@ export interface ReportTotals {
   /** Orders that carried the scorer's expectation (only these enter the luck measure). */
   ordersWithExpectation: number;
   expectedValueCents: Cents;
-  realisedValueCents: Cents;
-  /** (realised − expected) / sqrt(Σ variance); null without any variance. */
+  realizedValueCents: Cents;
+  /** (realized − expected) / sqrt(Σ variance); null without any variance. */
   luckSigma: number | null;
 }
 
@@ -79,7 +79,7 @@ const empty = (): Acc => ({
   netCents: 0,
   ordersWithExpectation: 0,
   expectedValueCents: 0,
-  realisedValueCents: 0,
+  realizedValueCents: 0,
   variance: 0,
 });
 
@@ -88,7 +88,7 @@ function finish(a: Acc): ReportTotals {
   const net = a.sellbackPayoutCents + a.listingProceedsCents + a.holdingsSellbackCents - a.spendCents;
   const luckSigma =
     variance > 0
-      ? Math.round(((a.realisedValueCents - a.expectedValueCents) / Math.sqrt(variance)) * 100) / 100
+      ? Math.round(((a.realizedValueCents - a.expectedValueCents) / Math.sqrt(variance)) * 100) / 100
       : null;
   return { ...rest, netCents: net, luckSigma };
 }
@@ -155,7 +155,7 @@ export function computeReport(
     pullsOf.set(p.checkoutId, [...(pullsOf.get(p.checkoutId) ?? []), p]);
   }
   for (const o of orders) {
-    const realised = (pullsOf.get(o.checkoutId) ?? []).reduce((s, p) => s + p.valueCents, 0);
+    const realized = (pullsOf.get(o.checkoutId) ?? []).reduce((s, p) => s + p.valueCents, 0);
     add(o.checkoutId, (a) => {
       a.orders += 1;
       a.packsOpened += o.operation === 'pack' ? o.quantity : 0;
@@ -163,7 +163,7 @@ export function computeReport(
       if (o.expectedValueCents !== null) {
         a.ordersWithExpectation += 1;
         a.expectedValueCents += o.expectedValueCents;
-        a.realisedValueCents += realised;
+        a.realizedValueCents += realized;
         a.variance += (o.stdevCents ?? 0) ** 2;
       }
     });

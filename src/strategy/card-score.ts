@@ -1,5 +1,5 @@
 /**
- * Shop cards scored like pulls: what a card bought at `price` can be expected to realise by the
+ * Shop cards scored like pulls: what a card bought at `price` can be expected to realize by the
  * strategy's exit, against what it costs (price + the 1 USD fee, spec). A bought card's sell-back
  * offer is locked for 7 days to min(price paid, value at purchase) (spec), so the listing life is
  * priced at that basis: a card bought below its value is worth waiting on.
@@ -26,7 +26,7 @@ export interface CardRow {
   name: string;
   grading_company: string | null;
   grading_rank: number | null;
-  /** USD: shop price, buyer fee, market value, and what the exit is expected to realise. */
+  /** USD: shop price, buyer fee, market value, and what the exit is expected to realize. */
   price: number;
   fee: number;
   value: number;
@@ -44,7 +44,7 @@ export interface CardRow {
 
 /**
  * What the strategy's exit does with a card worth `valueCents` bought at `priceCents`, and what it
- * is expected to realise (cents): the one rule shared by the scorer (which prices a purchase with
+ * is expected to realize (cents): the one rule shared by the scorer (which prices a purchase with
  * it) and the bot (which acts on a bought card with it), so what is scored is what is done.
  */
 export type BoughtCardPlan =
@@ -86,7 +86,7 @@ export function planBoughtCard(valueCents: number, priceCents: number, strategy:
   };
 }
 
-/** What a card worth `valueCents` bought at `priceCents` is expected to realise by the exit (cents). */
+/** What a card worth `valueCents` bought at `priceCents` is expected to realize by the exit (cents). */
 export function cardRealizableCents(valueCents: number, priceCents: number, strategy: Strategy): number {
   return planBoughtCard(valueCents, priceCents, strategy).realizableCents;
 }

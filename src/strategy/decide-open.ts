@@ -46,7 +46,7 @@ export type OpenDecision =
       risk_level: string;
       quantity: number;
       priceCents: Cents;
-      /** What the scorer expects one pack to realise (the row's `realized_ev`, cents). */
+      /** What the scorer expects one pack to realize (the row's `realized_ev`, cents). */
       realizedEvCents: Cents;
     }
   | { action: 'wait'; reason: string; until?: number };

@@ -1,7 +1,7 @@
 /**
  * Incremental scoring of a pool whose cards come and go (the dynamic backtest market): each band
- * keeps the sufficient statistics of its cards (count, Σ value, Σ value², Σ realised value,
- * Σ realised², Σ loss share, sold-back count), and `rowFor()` turns them into the same
+ * keeps the sufficient statistics of its cards (count, Σ value, Σ value², Σ realized value,
+ * Σ realized², Σ loss share, sold-back count), and `rowFor()` turns them into the same
  * `ScoreRow` as `scorePool` on the equivalent pool body in O(bands) — the decision code is
  * `score.ts`'s own (`rowFromStats`). The owner keeps the cards (as value ids, `valueId`) and hands
  * a band over when it changed (`setBand`); `addId` builds the starting cards.
@@ -10,7 +10,7 @@
  * if the band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such
  * a pool is never truncated, so `estimated` is false and the low/high bounds equal the values.
  *
- * Per-card realised outcomes come from the strategy's own pull policy (`compilePolicy`, the rule
+ * Per-card realized outcomes come from the strategy's own pull policy (`compilePolicy`, the rule
  * `realizedStats` applies per atom), evaluated when the card is added and kept with it. A
  * band's sums are recomputed from its cards' terms when a row is asked for after the band changed
  * (O(cards in the band), contiguous memory), not kept as running sums: between two rows the
@@ -43,11 +43,11 @@ import type { Strategy } from './strategy-schema.js';
  * indexed by value in cents (restocked values spread over millions of cents: a miss per card).
  */
 const T_VALUE = 0;
-/** Expected realised value (cents). */
+/** Expected realized value (cents). */
 const T_EXPECTED = 1;
 /** E[outcome²] of one pull: (1 − f2)·x² + f2·x2² (price-independent). */
 const T_EX2 = 2;
-/** Probability the pull realises less than the price (depends on the scorer's price). */
+/** Probability the pull realizes less than the price (depends on the scorer's price). */
 const T_LOSS = 3;
 /** 1 when sold back at once. */
 const T_SOLD = 4;
@@ -72,7 +72,7 @@ const FIRST_VALUES_ROOM = 16;
 const FIRST_CARDS_ROOM = 8;
 
 /**
- * Realised outcome of one pull by value (cents) and kind (card or sealed pack), evaluated with the
+ * Realized outcome of one pull by value (cents) and kind (card or sealed pack), evaluated with the
  * strategy's pull policy: the same numbers `realizedStats` computes per atom. A small
  * direct-mapped cache keeps the recorded cards' repeated values from being evaluated again.
  */
@@ -170,7 +170,7 @@ const K = 6;
 class BandValues {
   /** Each id's terms (stride T). */
   terms = new Float64Array(FIRST_VALUES_ROOM * T);
-  /** Expected realised value by id, apart: what every card added reads (cache-dense). */
+  /** Expected realized value by id, apart: what every card added reads (cache-dense). */
   expected = new Float64Array(FIRST_VALUES_ROOM);
   /** Ids handed out so far (the next id). */
   size = 0;
@@ -213,7 +213,7 @@ export class IncrementalScorer {
   private readonly sum: Float64Array;
   /** Per band, FRESH or STALE (its `sum` must be taken afresh before it is read). */
   private readonly stale: Uint8Array;
-  /** Per band, running Σ expected realised value (for `realizedMean`, a cheap change detector). */
+  /** Per band, running Σ expected realized value (for `realizedMean`, a cheap change detector). */
   private readonly expectedSum: Float64Array;
   /** Per band, its number of cards. */
   private readonly count: Int32Array;
@@ -335,8 +335,8 @@ export class IncrementalScorer {
   }
 
   /**
-   * The realised mean (cents) `rowFor(view)` would decide on with `count` cards per band whose
-   * expected realised values (`expectedOf`) sum to `expectedSum` per band, from those running
+   * The realized mean (cents) `rowFor(view)` would decide on with `count` cards per band whose
+   * expected realized values (`expectedOf`) sum to `expectedSum` per band, from those running
    * sums: equal to the row's up to floating-point rounding (~1e-12 relative), without refreshing
    * any band. For an owner that keeps the cards itself and hands them over only when it needs a
    * row (`setBand`). NaN when nothing can be drawn.
@@ -355,7 +355,7 @@ export class IncrementalScorer {
     return mean;
   }
 
-  /** Expected realised value (cents) of a card of `band` with value id `id`. */
+  /** Expected realized value (cents) of a card of `band` with value id `id`. */
   expectedOf(band: number, id: number): number {
     return this.values[band]!.expected[id]!;
   }
@@ -514,7 +514,7 @@ function cardWeights(view: PackPool, count: Int32Array, each: Float64Array): boo
   return true;
 }
 
-/** Probability that a pull with these terms realises less than the price. */
+/** Probability that a pull with these terms realizes less than the price. */
 function lossOf(terms: Float64Array, at: number, priceCents: number): number {
   const f2 = terms[at + T_F2]!;
   return (terms[at + T_X]! < priceCents ? 1 - f2 : 0) + (f2 > 0 && terms[at + T_X2]! < priceCents ? f2 : 0);

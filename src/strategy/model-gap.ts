@@ -1,16 +1,16 @@
 /**
  * Expected vs realized: what the scorer promised for the orders it opened (model-promise.ts)
- * against what their pulls realised, with the gap's standard error from the recorded per-pack
+ * against what their pulls realized, with the gap's standard error from the recorded per-pack
  * spreads and z = gap / se. One pure computation shared by `packbot report`, the read API, the
  * bot's metrics and alarm, and the backtest's `model` block, so all of them read alike.
  *
  * - total: per order, expected net = packs × (realized EV − price) and realized net = what its
- *   pulls realised − what it was charged; variance packs × sd² (packs are independent).
+ *   pulls realized − what it was charged; variance packs × sd² (packs are independent).
  * - sell_back, held: the scorer's expectation of each part per pack against what the pulls that
- *   went that way realised (sell-back payouts; sealed packs at the strategy's worth of them, held
+ *   went that way realized (sell-back payouts; sealed packs at the strategy's worth of them, held
  *   cards at their sell-back offer) — the luck of the draw is in these, as in the total.
- * - listing: conditioned on the cards actually listed. Each listed pull is expected to realise
- *   its value × the listing life's mean (listing-curve.ts) and is compared with what it realised,
+ * - listing: conditioned on the cards actually listed. Each listed pull is expected to realize
+ *   its value × the listing life's mean (listing-curve.ts) and is compared with what it realized,
  *   so a lucky or unlucky draw of listable cards does not hide a wrong fill law.
  *
  * Open pulls are marked by the model: a listing still running at what the model expects of it

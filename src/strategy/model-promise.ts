@@ -1,5 +1,5 @@
 /**
- * What an order is expected to realise, as the scorer saw it when it was opened: the row's
+ * What an order is expected to realize, as the scorer saw it when it was opened: the row's
  * realized EV and spread per pack, split by where each pull goes under the strategy's pull policy
  * — sold back at once, listed, or held (sealed packs, at the strategy's worth of them). One pass
  * over the pull distribution, with the very policy `realizedStats` and `decidePull` apply, so the
@@ -26,7 +26,7 @@ export type PartsPromise = Record<ModelPart, PartPromise>;
 
 /**
  * The model's promise for one order, per pack: what `packbot report` compares with what the
- * pulls realised. Cents, rounded to the cent (expectations are not amounts paid, but cents keep
+ * pulls realized. Cents, rounded to the cent (expectations are not amounts paid, but cents keep
  * the ledger's convention and lose nothing that matters at a pack's scale).
  */
 export interface OrderPromise {

@@ -47,9 +47,9 @@ export interface ScoreRow {
   realized_ev_low: number;
   /** Standard deviation of the pull's market value, USD. */
   stdev: number;
-  /** Standard deviation of the realised value, USD. */
+  /** Standard deviation of the realized value, USD. */
   realized_stdev: number;
-  /** P(realised value of one pack < price). */
+  /** P(realized value of one pack < price). */
   p_loss: number;
   /** Probability that the pull is sold back right away (not listed, not sealed). */
   share_sold_back: number;
@@ -75,7 +75,7 @@ export interface ScoreContext {
   onSkip?: (pool: PackPool, error: EmptyPoolError) => void;
 }
 
-/** Sufficient statistics of the realised value of one pull (cents). */
+/** Sufficient statistics of the realized value of one pull (cents). */
 export interface RealizedStats {
   mean: number;
   meanLow: number;
@@ -90,7 +90,7 @@ const usd = (cents: number): number => roundHalfAway(cents) / 100;
 const ratio = (x: number, price: Cents): number | null => (price > 0 ? round6(x / price) : null);
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
-/** The realised value of atom i, split into at most two outcomes (listing fills or not). */
+/** The realized value of atom i, split into at most two outcomes (listing fills or not). */
 export function realizedStats(
   dist: PullDistribution,
   strategy: Strategy,
@@ -196,7 +196,7 @@ function drawableCardsOf(pool: PackPool): number {
 }
 
 /**
- * Builds the score row from a distribution summary and realised statistics: the one place where
+ * Builds the score row from a distribution summary and realized statistics: the one place where
  * rows are rounded and decided, shared by `scorePool` and the incremental scorer
  * (incremental-score.ts). `lazyGrowth`, when given, computes `stats.growth` on demand: it is
  * called only if the decision needs it or the row's `growth` is read (then cached in the row).

@@ -99,7 +99,7 @@ export const CardsSpec = z.strictObject({
     .finite()
     .min(1)
     .default(1.1)
-    .describe('buy when the expected realisable value / (price + fee) reaches this'),
+    .describe('buy when the expected realizable value / (price + fee) reaches this'),
   max_price_usd: Usd.default(500).describe('never pay more for one card (watchlist entries excepted)'),
   max_per_day: z
     .number()
@@ -174,7 +174,7 @@ export const StrategyFile = z.strictObject({
       max_daily_spend_usd: Usd.default(500),
       max_total_spend_usd: Usd.default(5000),
       min_balance_usd: Usd.default(100).describe('never spend below this reserve'),
-      stop_loss_usd: Usd.default(1000).describe('stop opening once realised losses reach this'),
+      stop_loss_usd: Usd.default(1000).describe('stop opening once realized losses reach this'),
       kill_switch: z.boolean().default(false).describe('true: never open anything'),
     })
     .prefault({}),

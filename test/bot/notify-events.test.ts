@@ -129,7 +129,7 @@ describe('notifications raised by the bot', () => {
         throw e;
       },
     });
-    // A stop-loss of 0 holds from the start (a realised P&L of 0 is not above it).
+    // A stop-loss of 0 holds from the start (a realized P&L of 0 is not above it).
     for (let i = 0; i < 3; i++) {
       await bot.openOnce();
       await f.clock.advance(61_000);

@@ -21,7 +21,7 @@ describe('packbot score --snapshot --json', () => {
     expect(code).toBe(0);
     const rows = JSON.parse(stdout) as ScoreRow[];
     const by = (p: string, r: string) => rows.find((x) => x.pack_type === p && x.risk_level === r)!;
-    // starter: 0.01·500 + 0.99·(0.8·3 + 0.2·30) = 13.316; realised 5.4 + 0.99·7.56 = 12.8844 (score.test.ts).
+    // starter: 0.01·500 + 0.99·(0.8·3 + 0.2·30) = 13.316; realized 5.4 + 0.99·7.56 = 12.8844 (score.test.ts).
     for (const risk of ['standard', 'aggressive']) {
       const r = by('starter', risk);
       expect([r.price, r.ev, r.server_expected_value, r.ev_gap, r.realized_ev]).toEqual([
@@ -30,7 +30,7 @@ describe('packbot score --snapshot --json', () => {
       expect(r.p_loss).toBeCloseTo(0.792, 9);
       expect(r.decision.action).toBe('open');
     }
-    // sealed: 0.5·8 + 0.5·2 = 5.00; realised 0.5·7.20 + 0.5·(0.5·2) = 4.10.
+    // sealed: 0.5·8 + 0.5·2 = 5.00; realized 0.5·7.20 + 0.5·(0.5·2) = 4.10.
     expect([by('sealed', 'chill').ev, by('sealed', 'chill').realized_ev]).toEqual([5, 4.1]);
     // partial (onepiece): (20 + 10 + 2·15)/4 = 15.00, estimated, bounds 10..20.
     const partial = by('partial', 'standard');

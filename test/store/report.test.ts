@@ -88,7 +88,7 @@ describe('computeReport', () => {
       netCents: 1111 + 8000 + 720 - 8000,
       ordersWithExpectation: 2,
       expectedValueCents: 7800,
-      realisedValueCents: 1234 + 300 + 7000,
+      realizedValueCents: 1234 + 300 + 7000,
     });
     // (8534 − 7800) / sqrt(400² + 300²) = 734 / 500
     expect(r.totals.luckSigma).toBeCloseTo(1.47, 2);

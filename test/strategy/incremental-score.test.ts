@@ -291,7 +291,7 @@ describe('IncrementalScorer', () => {
     const ids = new Int32Array(BANDS.length * room);
     const count = new Int32Array(BANDS.length);
     const valueById = BANDS.map(() => new Map<number, number>());
-    // The owner's running Σ expected realised value per band, for realizedMeanOf.
+    // The owner's running Σ expected realized value per band, for realizedMeanOf.
     const expected = new Float64Array(BANDS.length);
     const ctx = { balanceCents: 60_000 };
     for (let round = 0; round < 40; round++) {
@@ -330,7 +330,7 @@ describe('IncrementalScorer', () => {
         const pool = slots.body();
         expectSameRow(got!, a, pool, s, 60_000);
         expectSameRow(got!, scorePool(pool, s, ctx), pool, s, 60_000);
-        // The owner's own counts and running sums give the row's realised mean.
+        // The owner's own counts and running sums give the row's realized mean.
         const mean = realizedStats(pullDistribution(pool), s, toCents(pool.price), 60_000).mean;
         expect(handed.realizedMeanOf(tpl, count, expected)).toBeCloseTo(mean, 6);
       }

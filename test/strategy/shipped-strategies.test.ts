@@ -23,7 +23,7 @@ describe('shipped strategies on the default simulator world', () => {
     }
   });
 
-  it('conservative never opens a pack below its 1.05 realised ratio', () => {
+  it('conservative never opens a pack below its 1.05 realized ratio', () => {
     const rows = scorePools(snap.pools, loadStrategy('strategies/conservative.yaml'), ctx);
     for (const r of rows.filter((x) => x.decision.action === 'open'))
       expect(r.realized_ev_ratio!).toBeGreaterThanOrEqual(1.05);

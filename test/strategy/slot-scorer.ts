@@ -24,7 +24,7 @@ export class SlotScorer {
   private readonly pos: Map<number, number>[];
   /** Per band: each value id's value (cents). */
   private readonly valueOfId: Map<number, number>[];
-  /** Per band: running Σ expected realised value (what the market keeps for `realizedMeanOf`). */
+  /** Per band: running Σ expected realized value (what the market keeps for `realizedMeanOf`). */
   private readonly expected: Float64Array;
   /** Bands changed since the scorer last had them. */
   private readonly changed = new Set<number>();
@@ -128,7 +128,7 @@ export class SlotScorer {
     return this.scorer.rowFor(view, ctx);
   }
 
-  /** The realised mean `rowFor(view)` decides on, from the running sums (`realizedMeanOf`). */
+  /** The realized mean `rowFor(view)` decides on, from the running sums (`realizedMeanOf`). */
   realizedMean(view: PackPool = this.poolHeader()): number {
     return this.scorer.realizedMeanOf(view, this.counts(), this.expected);
   }

@@ -191,7 +191,7 @@ function accountSection(a) {
   <h2>${esc(name)} <span class="muted">· strategy ${esc(a.strategy)}</span></h2>
   <div class="kpis">
     ${kpi('balance', usd(a.balance_usd), a.balance_at ? `reported ${rel(a.balance_at)}` : '', '', `balance-${name}`)}
-    ${kpi('net P&L', signed(a.net_pnl_usd), `cash only ${signed(a.realised_pnl_usd)}`, cls(a.net_pnl_usd), `net-${name}`)}
+    ${kpi('net P&L', signed(a.net_pnl_usd), `cash only ${signed(a.realized_pnl_usd)}`, cls(a.net_pnl_usd), `net-${name}`)}
     ${kpi('packs today', String(packs.today), packsSub, '', `packs-${name}`, packs.max_per_day ? packs.today / packs.max_per_day : undefined)}
     ${kpi('spend today', usd(a.spend.today_usd), `cap ${usd(a.spend.daily_cap_usd)} a day`, '', '', a.spend.today_usd / a.spend.daily_cap_usd)}
     ${kpi('spend in total', usd(a.spend.total_usd), `cap ${usd(a.spend.total_cap_usd)} · reserve ${usd(a.spend.min_balance_usd)} · stop loss ${usd(a.spend.stop_loss_usd)}`, '', '', a.spend.total_usd / a.spend.total_cap_usd)}
@@ -205,7 +205,7 @@ function accountSection(a) {
   <div class="grid2">
   <div><h3>Scores ${scores?.scored_at ? `<span class="muted">· ${rel(scores.scored_at)}</span>` : ''}</h3>
     ${scores?.decision ? `<p>${pill(scores.decision.action)} ${esc(scores.decision.reason)}</p>` : ''}
-    <div class="scroll"><table data-testid="scores-${esc(name)}"><thead><tr><th>pack</th><th>risk</th><th class="num">price</th><th class="num">EV</th><th class="num">realised EV / price</th><th class="num">P(loss)</th><th>decision</th></tr></thead><tbody>
+    <div class="scroll"><table data-testid="scores-${esc(name)}"><thead><tr><th>pack</th><th>risk</th><th class="num">price</th><th class="num">EV</th><th class="num">realized EV / price</th><th class="num">P(loss)</th><th>decision</th></tr></thead><tbody>
     ${(scores?.rows ?? []).map((r) => `<tr><td>${esc(r.name)}</td><td>${esc(r.risk_level)}</td><td class="num">${usd(r.price_usd)}</td><td class="num">${usd(r.ev_usd)}</td><td class="num">${r.realized_ev_ratio === null ? '–' : r.realized_ev_ratio.toFixed(3)}</td><td class="num">${(r.p_loss * 100).toFixed(0)}%</td><td>${pill(r.decision)} <span class="muted">${esc(r.reason)}</span></td></tr>`).join('')}
     </tbody></table></div></div>
   <div><h3>Recent pulls</h3><div class="scroll"><table data-testid="pulls-${esc(name)}"><thead><tr><th></th><th>card</th><th>grade</th><th class="num">value</th><th>decision</th><th>outcome</th><th>pulled</th></tr></thead><tbody>
