@@ -150,7 +150,7 @@ export function runPath(
     balanceCents: startCash,
     spentTodayCents: 0,
     spentTotalCents: 0,
-    realizedPnlCents: 0,
+    markedPnlCents: 0,
     killSwitch: false,
     packsLeftToday: model.limits.packsLeftFirstDay,
     nextPurchaseAt: null,
@@ -232,7 +232,7 @@ export function runPath(
     if (cardsToday >= cardMaxPerDay) return;
     markHeld(t);
     state.balanceCents = cash;
-    state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
+    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
     if (budgetBlock(state, strategy)) return;
     const fee = shop!.feeCents;
     // The strategy's caps and budget, as the bot's card buyer asks them (strategy/decide-card.ts):
@@ -371,7 +371,7 @@ export function runPath(
     market.advance(t);
     state.balanceCents = cash;
     // Cards on the marketplace count at their sell-back value: listing is not losing.
-    state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
+    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
     const rows = market.rows(balanceBucketCents(cash), t);
     const d = decideOpen(state, rows, strategy, t);
     if (d.action === 'wait') {

@@ -45,7 +45,7 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
   const balanceAt = fromView ? view.readAt : recorded?.at;
   const until = Math.max(now, ledger.latestActivityAt());
   const report = computeReport(ledger.reportData(0, until), 0, until, { account: name });
-  const realized = ledger.cashFlows(name).reduce((n, f) => n + f.cents, 0);
+  const cash = ledger.cashFlows(name).reduce((n, f) => n + f.cents, 0);
   const budget = strategy.budget;
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
   const doubts = ledger.unresolvedIntents(name).filter((d) => d.state !== 'pending');
@@ -64,7 +64,8 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
     balance_usd: balance === undefined ? null : toUsd(balance),
     balance_at: isoOrNull(balanceAt),
     net_pnl_usd: toUsd(report.totals.netCents),
-    realized_pnl_usd: toUsd(realized),
+    marked_pnl_usd: toUsd(totals.markedPnlCents),
+    cash_pnl_usd: toUsd(cash),
     packs: {
       today: ledger.packsOrderedSince(name, dayStart),
       left_today: view ? view.packsLeftToday : null,

@@ -120,7 +120,7 @@ export class RunnerView implements BotView {
     });
   }
 
-  /** Balance and realized net P&L at every change, at most `limit` points (the latest kept). */
+  /** Balance and cash P&L at every change, at most `limit` points (the latest kept). */
   pnl(q: ReadQuery): PnlResponse {
     const { ledger } = this.o;
     const limit = q.limit ?? 500;
@@ -146,7 +146,7 @@ export class RunnerView implements BotView {
           points: thin(points, limit).map((p) => ({
             at: iso(p.at),
             balance_usd: p.balance === null ? null : toUsd(p.balance),
-            net_usd: toUsd(p.net),
+            cash_pnl_usd: toUsd(p.net),
           })),
           model: ledgerModel(ledger, { account: b.name }, this.o.now()),
         };

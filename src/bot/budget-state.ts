@@ -17,7 +17,8 @@ import type { Strategy } from '../strategy/strategy-schema.js';
 export interface SpendTotals {
   spentTodayCents: number;
   spentTotalCents: number;
-  realizedPnlCents: number;
+  /** Cash back + holdings at their late sell-back value − spend (strategy/budget.ts BudgetState). */
+  markedPnlCents: number;
   /** The worst case of the orders not settled yet (strategy/budget.ts `worstCaseCents`). */
   inDoubtCents: number;
 }
@@ -76,7 +77,7 @@ export class BudgetTracker {
     return {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
-      realizedPnlCents: this.cashBack + held - this.spentTotal,
+      markedPnlCents: this.cashBack + held - this.spentTotal,
       inDoubtCents: inDoubt,
     };
   }

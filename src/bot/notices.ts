@@ -167,8 +167,8 @@ export function stopLoss(account: string, pnlCents: number, limitCents: number, 
     event: 'stop_loss',
     account,
     at,
-    summary: `stop-loss reached: realized P&L ${formatUsd(pnlCents)} (limit -${formatUsd(limitCents)}); no new orders`,
-    data: { realized_pnl_cents: pnlCents, stop_loss_cents: limitCents },
+    summary: `stop-loss reached: marked P&L ${formatUsd(pnlCents)} (limit -${formatUsd(limitCents)}); no new orders`,
+    data: { marked_pnl_cents: pnlCents, stop_loss_cents: limitCents },
   };
 }
 

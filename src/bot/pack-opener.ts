@@ -158,7 +158,7 @@ export class PackOpener {
     // Exported even while a kill switch also stops opening (budgetBlock names only the first guard).
     const stopLoss = stopLossHit(totals, strategy);
     metrics.paused('stop_loss', stopLoss);
-    this.noteStopLoss(stopLoss, totals.realizedPnlCents, at);
+    this.noteStopLoss(stopLoss, totals.markedPnlCents, at);
     const nextPoolRead = pools.readAt + cadence.poolsMs;
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);

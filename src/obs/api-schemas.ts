@@ -24,9 +24,12 @@ export const AccountStatus = z.strictObject({
   balance_usd: Usd.nullable().describe('the last balance the service reported'),
   balance_at: Time.nullable(),
   net_pnl_usd: Usd.describe(
-    'payouts + proceeds + holdings at their sell-back value − spend (packbot report)',
+    'payouts + proceeds + holdings at what selling them back now would pay − spend (packbot report)',
   ),
-  realized_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
+  marked_pnl_usd: Usd.describe(
+    "what the stop-loss reads: payouts + proceeds + holdings at their late sell-back value (sealed packs at the strategy's worth) − spend",
+  ),
+  cash_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
   packs: z.strictObject({
     today: z.number().int().describe('packs the ledger booked since UTC midnight'),
     left_today: z.number().int().nullable().describe('the service says (last account read)'),
@@ -79,7 +82,7 @@ export type StatusResponse = z.infer<typeof StatusResponse>;
 export const PnlPoint = z.strictObject({
   at: Time,
   balance_usd: Usd.nullable().describe('the last reported balance at that time'),
-  net_usd: Usd.describe('realized net P&L (cash flows) up to that time'),
+  cash_pnl_usd: Usd.describe('cash P&L up to that time: payouts + listing proceeds − spend'),
 });
 const Gap = z.strictObject({
   packs: z.number().int().describe('packs compared (listing: cards listed, one per pack)'),

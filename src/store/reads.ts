@@ -95,7 +95,7 @@ export class Reads extends LedgerPart {
 
   /**
    * The account's cash flows, oldest first: charges (negative), counted sell-back payouts and
-   * listing proceeds (positive). Their running sum is the realized net P&L over time.
+   * listing proceeds (positive). Their running sum is the cash P&L over time.
    */
   cashFlows(account: string): { at: number; cents: Cents }[] {
     return this.stmts.cashFlows.all({ account }) as { at: number; cents: Cents }[];

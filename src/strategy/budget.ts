@@ -1,6 +1,6 @@
 /**
  * Budget guards of a strategy, as pure functions of the running totals the runner (or the
- * backtest) keeps: kill switch, stop-loss on realized loss, and the spend headroom left by the
+ * backtest) keeps: kill switch, stop-loss on the marked P&L, and the spend headroom left by the
  * daily cap, the total cap and the balance reserve. Whatever may still cost money counts against
  * every cap at its highest possible amount: orders whose outcome is unknown (`worstCaseCents`).
  */
@@ -16,8 +16,12 @@ export interface BudgetState {
   spentTodayCents: Cents;
   /** Spent on packs since the bot started trading with this strategy. */
   spentTotalCents: Cents;
-  /** Realized profit and loss so far (negative = loss). */
-  realizedPnlCents: Cents;
+  /**
+   * Marked profit and loss so far (negative = loss): cash back (sell-back payouts, sale proceeds)
+   * plus what is still held marked at its late sell-back value (sealed packs at the strategy's
+   * worth of them), minus spend: what the stop-loss reads.
+   */
+  markedPnlCents: Cents;
   /** Operator's kill switch (e.g. from a file or signal); the strategy has its own too. */
   killSwitch: boolean;
   /**
@@ -76,14 +80,14 @@ export function budgetPauses(
   if (stopLossHit(state, strategy))
     out.push({
       pause: 'stop_loss',
-      reason: `stop-loss: realized loss reached ${strategy.budget.stop_loss_usd} USD`,
+      reason: `stop-loss: marked loss reached ${strategy.budget.stop_loss_usd} USD`,
     });
   return out;
 }
 
-/** The strategy's stop-loss: realized losses (held cards at their late sell-back value) reached it. */
-export function stopLossHit(state: Pick<BudgetState, 'realizedPnlCents'>, strategy: Strategy): boolean {
-  return state.realizedPnlCents <= -toCents(strategy.budget.stop_loss_usd);
+/** The strategy's stop-loss: the marked loss (held cards at their late sell-back value) reached it. */
+export function stopLossHit(state: Pick<BudgetState, 'markedPnlCents'>, strategy: Strategy): boolean {
+  return state.markedPnlCents <= -toCents(strategy.budget.stop_loss_usd);
 }
 
 /** A reason that stops all opening, or null. */
@@ -95,7 +99,7 @@ export function budgetBlock(
     return { reason: 'kill switch is on', guard: 'kill_switch' };
   if (stopLossHit(state, strategy))
     return {
-      reason: `stop-loss: realized loss reached ${strategy.budget.stop_loss_usd} USD`,
+      reason: `stop-loss: marked loss reached ${strategy.budget.stop_loss_usd} USD`,
       guard: 'stop_loss',
     };
   return null;

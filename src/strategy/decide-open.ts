@@ -24,7 +24,7 @@ export interface OpenState extends BudgetState {
 /** What the runner or the backtest keeps itself (ledger totals, operator switch). */
 export type LocalTotals = Pick<
   OpenState,
-  'spentTodayCents' | 'spentTotalCents' | 'realizedPnlCents' | 'killSwitch' | 'lastPurchaseAt'
+  'spentTodayCents' | 'spentTotalCents' | 'markedPnlCents' | 'killSwitch' | 'lastPurchaseAt'
 >;
 
 /** Builds the state from a `GET /account` body (the server's own limits and timestamps) and our totals. */

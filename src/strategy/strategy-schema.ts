@@ -174,7 +174,9 @@ export const StrategyFile = z.strictObject({
       max_daily_spend_usd: Usd.default(500),
       max_total_spend_usd: Usd.default(5000),
       min_balance_usd: Usd.default(100).describe('never spend below this reserve'),
-      stop_loss_usd: Usd.default(1000).describe('stop opening once realized losses reach this'),
+      stop_loss_usd: Usd.default(1000).describe(
+        'stop opening once the marked loss (held cards at sell-back value) reaches this',
+      ),
       kill_switch: z.boolean().default(false).describe('true: never open anything'),
     })
     .prefault({}),

@@ -17,7 +17,7 @@ import { KillSwitch } from '../../src/obs/kill-switch.js';
 import { PACK } from './card-world.js';
 import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
 
-/** A pack worth less than its price (5-9 USD for 10): every order is a realized loss. */
+/** A pack worth less than its price (5-9 USD for 10): every order is a loss. */
 const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } } as Parameters<typeof testWorld>[0]);
 
 describe('account status', () => {
@@ -56,6 +56,13 @@ describe('account status', () => {
     expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
     expect(a.pauses.map((p) => p.reason)).toEqual(['stop_loss']);
     expect(b.pauses).toEqual(a.pauses);
+    // Three P&L figures: cash only (30 USD spent, nothing back yet); marked as the stop-loss reads
+    // it (held cards at their late sell-back value, 0.8); net as `packbot report` (held cards at
+    // what selling them back now pays: 0.9 inside the window).
+    expect(a.cash_pnl_usd).toBe(-30);
+    expect(a.marked_pnl_usd).toBeGreaterThan(a.cash_pnl_usd);
+    expect(a.marked_pnl_usd).toBeLessThanOrEqual(-5);
+    expect(a.net_pnl_usd).toBeGreaterThan(a.marked_pnl_usd);
     // Only what a running bot alone knows differs: its last account read and why it waits.
     const { waiting: wa, next_purchase_at: na, packs: pa, ...restA } = a;
     const { waiting: wb, next_purchase_at: nb, packs: pb, ...restB } = b;

@@ -129,14 +129,14 @@ describe('notifications raised by the bot', () => {
         throw e;
       },
     });
-    // A stop-loss of 0 holds from the start (a realized P&L of 0 is not above it).
+    // A stop-loss of 0 holds from the start (a marked P&L of 0 is not above it).
     for (let i = 0; i < 3; i++) {
       await bot.openOnce();
       await f.clock.advance(61_000);
     }
     expect(n.kinds().filter((k) => k === 'stop_loss')).toEqual(['stop_loss']);
     const e = n.events.find((x) => x.event === 'stop_loss')!;
-    expect(e).toMatchObject({ account: 'main', data: { stop_loss_cents: 0, realized_pnl_cents: 0 } });
+    expect(e).toMatchObject({ account: 'main', data: { stop_loss_cents: 0, marked_pnl_cents: 0 } });
     expect(f.ledger.reportData(0, f.clock.now()).orders).toEqual([]);
   });
 

@@ -93,7 +93,8 @@ function view(model: ModelJson): BotView {
             balance_usd: 1000,
             balance_at: now,
             net_pnl_usd: 0,
-            realized_pnl_usd: 0,
+            marked_pnl_usd: 0,
+            cash_pnl_usd: 0,
             packs: { today: 0, left_today: 10, max_per_day: 100, resets_at: now },
             spend: {
               today_usd: 0,

@@ -71,7 +71,7 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
     });
     // Chart and pulls fill as the bot trades.
     await eventually('P&L chart with several points', async () => {
-      const n = await page.locator('[data-testid="pnl-main"] svg.chart path.net').count();
+      const n = await page.locator('[data-testid="pnl-main"] svg.chart path.cash').count();
       const points = Number(
         await page.locator('[data-testid="pnl-main"] svg.chart').last().getAttribute('data-points'),
       );

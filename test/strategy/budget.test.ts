@@ -49,7 +49,7 @@ describe('spendHeadroom counts orders in doubt against every cap', () => {
     balanceCents: 1_000_000,
     spentTodayCents: 0,
     spentTotalCents: 0,
-    realizedPnlCents: 0,
+    markedPnlCents: 0,
     killSwitch: false,
     ...over,
   });

@@ -11,7 +11,7 @@ const state = (over: Partial<CardBuyState> = {}): CardBuyState => ({
   balanceCents: 1_000_000,
   spentTodayCents: 0,
   spentTotalCents: 0,
-  realizedPnlCents: 0,
+  markedPnlCents: 0,
   killSwitch: false,
   cardsToday: 0,
   cardOutlayTodayCents: 0,

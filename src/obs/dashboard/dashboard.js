@@ -80,8 +80,8 @@ function chart(points, key, cssClass, label) {
     x0 -= 1000;
     x1 += 1000;
   }
-  let y0 = Math.min(...ys, key === 'net_usd' ? 0 : Number.POSITIVE_INFINITY);
-  let y1 = Math.max(...ys, key === 'net_usd' ? 0 : Number.NEGATIVE_INFINITY);
+  let y0 = Math.min(...ys, key === 'cash_pnl_usd' ? 0 : Number.POSITIVE_INFINITY);
+  let y1 = Math.max(...ys, key === 'cash_pnl_usd' ? 0 : Number.NEGATIVE_INFINITY);
   if (y1 === y0) {
     y0 -= 1;
     y1 += 1;
@@ -93,7 +93,9 @@ function chart(points, key, cssClass, label) {
   for (let i = 1; i < pts.length; i++) d += `H${X(xs[i]).toFixed(1)}V${Y(ys[i]).toFixed(1)}`;
   d += `H${(w - pad.r).toFixed(1)}`;
   const zero =
-    key === 'net_usd' ? `<line class="zero" x1="${pad.l}" x2="${w - pad.r}" y1="${Y(0)}" y2="${Y(0)}"/>` : '';
+    key === 'cash_pnl_usd'
+      ? `<line class="zero" x1="${pad.l}" x2="${w - pad.r}" y1="${Y(0)}" y2="${Y(0)}"/>`
+      : '';
   return `<svg class="chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none" data-points="${pts.length}">
     <text x="4" y="${pad.t}">${usd(y1)}</text><text x="4" y="${h - pad.b}">${usd(y0)}</text>
     <text x="${pad.l}" y="${h - 4}">${rel(new Date(x0).toISOString())}</text>
@@ -191,7 +193,7 @@ function accountSection(a) {
   <h2>${esc(name)} <span class="muted">· strategy ${esc(a.strategy)}</span></h2>
   <div class="kpis">
     ${kpi('balance', usd(a.balance_usd), a.balance_at ? `reported ${rel(a.balance_at)}` : '', '', `balance-${name}`)}
-    ${kpi('net P&L', signed(a.net_pnl_usd), `cash only ${signed(a.realized_pnl_usd)}`, cls(a.net_pnl_usd), `net-${name}`)}
+    ${kpi('net P&L', signed(a.net_pnl_usd), `cash ${signed(a.cash_pnl_usd)} · marked (stop-loss) ${signed(a.marked_pnl_usd)}`, cls(a.net_pnl_usd), `net-${name}`)}
     ${kpi('packs today', String(packs.today), packsSub, '', `packs-${name}`, packs.max_per_day ? packs.today / packs.max_per_day : undefined)}
     ${kpi('spend today', usd(a.spend.today_usd), `cap ${usd(a.spend.daily_cap_usd)} a day`, '', '', a.spend.today_usd / a.spend.daily_cap_usd)}
     ${kpi('spend in total', usd(a.spend.total_usd), `cap ${usd(a.spend.total_cap_usd)} · reserve ${usd(a.spend.min_balance_usd)} · stop loss ${usd(a.spend.stop_loss_usd)}`, '', '', a.spend.total_usd / a.spend.total_cap_usd)}
@@ -199,8 +201,8 @@ function accountSection(a) {
     ${kpi('orders in doubt', String(a.orders_in_doubt), `${a.listings_active} listed · ${a.holdings} held`, a.orders_in_doubt > 0 ? 'down' : '', `doubt-${name}`)}
   </div>
   <h3>Pauses</h3><div data-testid="pauses-${esc(name)}">${pauses}</div>
-  <h3>Balance and net P&amp;L</h3>
-  <div class="charts" data-testid="pnl-${esc(name)}">${chart(pnl, 'balance_usd', 'balance', 'balance')}${chart(pnl, 'net_usd', 'net', 'net P&L (cash)')}</div>
+  <h3>Balance and cash P&amp;L</h3>
+  <div class="charts" data-testid="pnl-${esc(name)}">${chart(pnl, 'balance_usd', 'balance', 'balance')}${chart(pnl, 'cash_pnl_usd', 'cash', 'cash P&L')}</div>
   ${modelSection(name, pnlAccount?.model)}
   <div class="grid2">
   <div><h3>Scores ${scores?.scored_at ? `<span class="muted">· ${rel(scores.scored_at)}</span>` : ''}</h3>
