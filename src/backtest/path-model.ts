@@ -76,10 +76,12 @@ export class PathModel {
   private readonly mean: number;
   private readonly curve;
   /** The order being booked, and the order of each listing still running. */
-  private current = new Float64Array(FIGURE_FIELDS);
+  private current: Float64Array = new Float64Array(FIGURE_FIELDS);
   private currentListings = 0;
-  private pendingListings: Listing[] = [];
+  private readonly pendingListings: Listing[] = [];
   private readonly orderOf = new Map<Listing, OrderSums>();
+  /** Sums arrays of orders whose listings all ended, for reuse (a typed array per order is slow to make). */
+  private readonly spare: Float64Array[] = [];
 
   constructor(
     strategy: Strategy,
@@ -163,9 +165,9 @@ export class PathModel {
     if (this.currentListings > 0) {
       const o: OrderSums = { sums: this.current, running: this.currentListings };
       for (const l of this.pendingListings) this.orderOf.set(l, o);
-      this.current = new Float64Array(FIGURE_FIELDS);
+      this.current = this.spare.pop() ?? new Float64Array(FIGURE_FIELDS);
     }
-    this.pendingListings = [];
+    this.pendingListings.length = 0;
     this.currentListings = 0;
   }
 
@@ -179,8 +181,8 @@ export class PathModel {
     this.add(FLOOR_TOTAL, amountCents, sums);
     this.add(RESOLVED, 1, sums);
     if (o) {
-      o.running--;
       this.orderOf.delete(l);
+      if (--o.running === 0) this.spare.push(o.sums);
     }
     const p = l.pool * MODEL_POOL_FIELDS;
     this.pools[p + 2]! += 1;

@@ -8,14 +8,26 @@ import type { Rng } from '../core/prng.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { DrawParts, Listing, PathMarket } from './path-market.js';
-import { addDrawn, clearDrawParts } from './path-model.js';
+import { addDrawn, newDrawParts } from './path-model.js';
 
 /** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
 export class StaticRowsCache {
   private readonly cache = new Map<number, readonly ScoreRow[]>();
   private readonly bodies;
+  /**
+   * Per pool, the sell-back and held parts of its (fixed) distribution: summed once, in atom
+   * order (the sums an order's promise reads; an order would otherwise walk every atom).
+   */
+  readonly parts: readonly DrawParts[];
   constructor(private readonly model: BacktestModel) {
     this.bodies = model.pools.filter((p) => p.dist !== null).map((p) => p.body);
+    this.parts = model.pools.map((p) => {
+      const out = newDrawParts();
+      const dist = p.dist;
+      if (dist)
+        for (let i = 0; i < dist.size; i++) addDrawn(out, model.plans, p.atomPlan[i]!, dist.prob[i]!);
+      return out;
+    });
   }
 
   get(balanceCents: number): readonly ScoreRow[] {
@@ -45,13 +57,13 @@ export class StaticMarket implements PathMarket {
 
   advance(): void {}
 
-  /** The snapshot's distribution, for ever: each atom's plan with its probability. */
+  /** The snapshot's distribution, for ever: each atom's plan with its probability (summed once). */
   drawParts(pool: number, _now: number, out: DrawParts): void {
-    clearDrawParts(out);
-    const p = this.model.pools[pool]!;
-    const dist = p.dist;
-    if (!dist) return;
-    for (let i = 0; i < dist.size; i++) addDrawn(out, this.model.plans, p.atomPlan[i]!, dist.prob[i]!);
+    const p = this.cache.parts[pool]!;
+    out.sellMean = p.sellMean;
+    out.sellM2 = p.sellM2;
+    out.heldMean = p.heldMean;
+    out.heldM2 = p.heldM2;
   }
 
   rows(balanceCents: number): readonly ScoreRow[] {
