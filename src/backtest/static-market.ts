@@ -24,8 +24,7 @@ export class StaticRowsCache {
     this.parts = model.pools.map((p) => {
       const out = newDrawParts();
       const dist = p.dist;
-      if (dist)
-        for (let i = 0; i < dist.size; i++) addDrawn(out, model.plans, p.atomPlan[i]!, dist.prob[i]!);
+      if (dist) for (let i = 0; i < dist.size; i++) addDrawn(out, model.plans, p.atomPlan[i]!, dist.prob[i]!);
       return out;
     });
   }

@@ -86,6 +86,10 @@ export interface PoolState {
   priceCents: Cents;
   bands: BandState[];
   chase: ChaseState | null;
+  /** Each band's odds per risk level (`RISK_LEVELS` order, then band): `weights`, read without a key. */
+  bandOdds: Float64Array;
+  /** `drawPull`'s band weights of the draw under way (one per band: no array per draw). */
+  drawWeights: Float64Array;
 }
 
 export interface Inventory {
@@ -301,6 +305,8 @@ export function buildInventory(world: World, seed: number): Inventory {
         priceCents: toCents(spec.price),
         bands: [],
         chase: null,
+        bandOdds: new Float64Array(RISK_LEVELS.length * spec.bands.length),
+        drawWeights: new Float64Array(spec.bands.length),
       };
       inv.pools.push(pool);
       inv.poolByKey.set(poolKey(category, spec.pack_type), pool);
@@ -322,6 +328,9 @@ export function buildInventory(world: World, seed: number): Inventory {
           label: b.label ?? `$${b.min_value}-$${b.max_value}`,
         };
         pool.bands.push(band);
+        RISK_LEVELS.forEach((r, k) => {
+          pool.bandOdds[k * spec.bands.length + i] = band.weights[r];
+        });
         for (const cs of b.cards) {
           const c = newCard(inv, category, b.is_consolation ? 'sealed' : 'card', toCents(cs.value), cs);
           putInBand(inv, pool, band, c);
@@ -431,15 +440,25 @@ export function drawPull(
     anchor(inv, c);
     return { slot: ch.slot, band: -1, odds: ch.probability };
   }
-  const weights = pool.bands.map((b) => bandWeight(b, risk));
+  const bands = pool.bands;
+  const n = bands.length;
+  const weights = pool.drawWeights;
+  const odds = pool.bandOdds;
+  // The risk level's row of odds (a level the pack does not know has none: nothing to draw).
+  const k = RISK_LEVELS.indexOf(risk);
+  if (k < 0) return undefined;
+  const base = k * n;
   let t = 0;
-  for (const w of weights) t += w;
+  for (let i = 0; i < n; i++) {
+    const w = liveOdds(odds[base + i]!, bands[i]!.bag.count);
+    weights[i] = w;
+    t += w;
+  }
   if (!(t > 0)) return undefined;
-  const band = pool.bands[pickWeighted(rng.next() * t, weights)]!;
+  const band = bands[pickWeighted(rng.next() * t, weights, 0, n)]!;
   const slot = band.bag.pick(rng);
-  const odds = bandWeight(band, risk) / t;
   takeFromBand(inv, band, inv.cards[slot]!);
-  return { slot, band: band.index, odds };
+  return { slot, band: band.index, odds: weights[band.index]! / t };
 }
 
 /** Puts a drawn card back exactly where it was (an order that failed as a whole). */
