@@ -5,15 +5,24 @@
  */
 import { DAY_MS } from '../core/clock.js';
 import type { Rng } from '../core/prng.js';
+import type { LabelledAlias } from '../market/sampler.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { DrawParts, Listing, PathMarket } from './path-market.js';
 import { addDrawn, newDrawParts } from './path-model.js';
+import { ACT_LIST } from './pull-plans.js';
 
-/** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
+/**
+ * What every static path of a worker shares: the rows per balance bucket (they depend on the
+ * balance only through sizing), and per pool its draw table and the parts of its distribution.
+ */
 export class StaticRowsCache {
   private readonly cache = new Map<number, readonly ScoreRow[]>();
   private readonly bodies;
+  /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
+  readonly draws: readonly (LabelledAlias | null)[];
+  /** Per plan, log(1 − fill) of its listing (the fill time's scale; 0 for a plan that is not listed). */
+  readonly logMiss: Float64Array;
   /**
    * Per pool, the sell-back and held parts of its (fixed) distribution: summed once, in atom
    * order (the sums an order's promise reads; an order would otherwise walk every atom).
@@ -27,6 +36,11 @@ export class StaticRowsCache {
       if (dist) for (let i = 0; i < dist.size; i++) addDrawn(out, model.plans, p.atomPlan[i]!, dist.prob[i]!);
       return out;
     });
+    this.draws = model.pools.map((p) => p.alias?.labelled(p.atomPlan) ?? null);
+    const plans = model.plans;
+    this.logMiss = new Float64Array(plans.size);
+    for (let j = 0; j < plans.size; j++)
+      if (plans.action[j] === ACT_LIST) this.logMiss[j] = Math.log(1 - plans.fill[j]!);
   }
 
   get(balanceCents: number): readonly ScoreRow[] {
@@ -73,12 +87,11 @@ export class StaticMarket implements PathMarket {
     return Number.POSITIVE_INFINITY;
   }
 
+  /** The pulls' plans straight from the pool's alias table: no per-pull object or lookup. */
   open(pool: number, qty: number, _now: number, rng: Rng, out: Int32Array): number {
-    const p = this.model.pools[pool]!;
-    const alias = p.alias;
-    if (!alias) return -1;
-    const atomPlan = p.atomPlan;
-    for (let k = 0; k < qty; k++) out[k] = atomPlan[alias.draw(rng)]!;
+    const draws = this.cache.draws[pool];
+    if (!draws) return -1;
+    draws.fill(rng, qty, out);
     return qty;
   }
 
@@ -89,7 +102,7 @@ export class StaticMarket implements PathMarket {
     const u = rng.next();
     if (u < fill) {
       // Constant hazard with P(sold within max_days) = fill; the time is drawn given that it sells.
-      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / Math.log(1 - fill);
+      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / this.cache.logMiss[l.plan]!;
       l.eventAt = now + Math.min(d, Math.max(0, at));
       l.outcome = 'sold';
       l.amountCents = plans.sale[l.plan]!;
