@@ -48,7 +48,7 @@ const bench: Benchmark = {
         name: 'market model draws (depletion)',
         value: fmtRate(model, 'draws'),
         ratio,
-        goal: '>= 0.10 of raw alias sampling',
+        goal: '>= 0.10 of the raw alias draws',
         ok: ratio >= 0.1,
       },
     ];

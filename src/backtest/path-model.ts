@@ -66,6 +66,8 @@ export function addDrawn(out: DrawParts, plans: PullPlans, j: number, w: number)
 interface OrderSums {
   sums: Float64Array;
   running: number;
+  /** Orders booked before it on the path (its place in `finish`'s sum). */
+  seq: number;
 }
 
 /** One path's model sums. */
@@ -79,9 +81,13 @@ export class PathModel {
   private current: Float64Array = new Float64Array(FIGURE_FIELDS);
   private currentListings = 0;
   private readonly pendingListings: Listing[] = [];
-  private readonly orderOf = new Map<Listing, OrderSums>();
-  /** Sums arrays of orders whose listings all ended, for reuse (a typed array per order is slow to make). */
-  private readonly spare: Float64Array[] = [];
+  /**
+   * Orders with a listing running, by slot (`Listing.modelOrder`); a slot whose order has none
+   * left (`running` 0) is reused with its sums array (a typed array per order is slow to make).
+   */
+  private readonly orders: OrderSums[] = [];
+  private readonly freeSlots: number[] = [];
+  private booked = 0;
 
   constructor(
     strategy: Strategy,
@@ -163,17 +169,29 @@ export class PathModel {
   /** The current order's pulls are all booked: an order with listings is followed until they end. */
   orderDone(): void {
     if (this.currentListings > 0) {
-      const o: OrderSums = { sums: this.current, running: this.currentListings };
-      for (const l of this.pendingListings) this.orderOf.set(l, o);
-      this.current = this.spare.pop() ?? new Float64Array(FIGURE_FIELDS);
+      const slot = this.freeSlots.pop() ?? this.orders.length;
+      const o = this.orders[slot];
+      const sums = this.current;
+      if (o) {
+        this.current = o.sums;
+        o.sums = sums;
+        o.running = this.currentListings;
+        o.seq = this.booked;
+      } else {
+        this.orders.push({ sums, running: this.currentListings, seq: this.booked });
+        this.current = new Float64Array(FIGURE_FIELDS);
+      }
+      for (const l of this.pendingListings) l.modelOrder = slot;
     }
+    this.booked++;
     this.pendingListings.length = 0;
     this.currentListings = 0;
   }
 
   /** A listing that ended within the path, paying `amountCents`. */
   ended(l: Listing, amountCents: number): void {
-    const o = this.orderOf.get(l);
+    const slot = l.modelOrder;
+    const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, amountCents, sums);
     this.add(FLOOR_LIST, amountCents, sums);
@@ -181,8 +199,8 @@ export class PathModel {
     this.add(FLOOR_TOTAL, amountCents, sums);
     this.add(RESOLVED, 1, sums);
     if (o) {
-      this.orderOf.delete(l);
-      if (--o.running === 0) this.spare.push(o.sums);
+      l.modelOrder = -1;
+      if (--o.running === 0) this.freeSlots.push(slot);
     }
     const p = l.pool * MODEL_POOL_FIELDS;
     this.pools[p + 2]! += 1;
@@ -192,7 +210,7 @@ export class PathModel {
   /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
   open(l: Listing, sellBackCents: number): void {
     const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
-    const o = this.orderOf.get(l);
+    const o = l.modelOrder >= 0 ? this.orders[l.modelOrder]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, mark, sums);
     this.add(FLOOR_LIST, sellBackCents, sums);
@@ -206,12 +224,10 @@ export class PathModel {
 
   /** After the last `open`: the sums of the orders with a listing still running, kept apart. */
   finish(): void {
-    const seen = new Set<OrderSums>();
-    for (const o of this.orderOf.values()) {
-      if (seen.has(o)) continue;
-      seen.add(o);
+    // In booking order (the sums' order, so a path's figures do not depend on slot reuse).
+    const open = this.orders.filter((o) => o.running > 0).sort((a, b) => a.seq - b.seq);
+    for (const o of open)
       for (let k = 0; k < FIGURE_FIELDS; k++) this.totals[FIGURE_FIELDS + k]! += o.sums[k]!;
-    }
   }
 }
 

@@ -286,6 +286,7 @@ export function runPath(
         outcome: 'pending',
         amountCents: 0,
         fillBudget: 0,
+        modelOrder: -1,
         bought: true,
         valueCents: o.valueCents,
       };
@@ -454,6 +455,7 @@ export function runPath(
           outcome: 'pending',
           amountCents: 0,
           fillBudget: 0,
+          modelOrder: -1,
         };
         market.list(l, t, rng);
         listings.push(l);
