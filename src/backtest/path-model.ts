@@ -70,6 +70,13 @@ interface OrderSums {
   seq: number;
 }
 
+/**
+ * Order sums arrays left by finished paths (of this thread), for the next ones: a path books
+ * dozens of orders with listings at once, and a typed array is slow to make.
+ */
+const SPARE_SUMS: Float64Array[] = [];
+const MAX_SPARE_SUMS = 1024;
+
 /** One path's model sums. */
 export class PathModel {
   /** All orders' sums (FIGURE_FIELDS), then those of the orders still open at the end. */
@@ -162,8 +169,8 @@ export class PathModel {
     this.add(LIST + 1, v * this.mean, c);
     // The spread of the mark process at the age the listing will have when the path ends.
     this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
-    this.currentListings++;
-    this.pendingListings.push(l);
+    // By index: the array keeps its length from order to order (no resizing per order).
+    this.pendingListings[this.currentListings++] = l;
   }
 
   /** The current order's pulls are all booked: an order with listings is followed until they end. */
@@ -179,12 +186,11 @@ export class PathModel {
         o.seq = this.booked;
       } else {
         this.orders.push({ sums, running: this.currentListings, seq: this.booked });
-        this.current = new Float64Array(FIGURE_FIELDS);
+        this.current = SPARE_SUMS.pop() ?? new Float64Array(FIGURE_FIELDS);
       }
-      for (const l of this.pendingListings) l.modelOrder = slot;
+      for (let k = 0; k < this.currentListings; k++) this.pendingListings[k]!.modelOrder = slot;
     }
     this.booked++;
-    this.pendingListings.length = 0;
     this.currentListings = 0;
   }
 
@@ -228,6 +234,9 @@ export class PathModel {
     const open = this.orders.filter((o) => o.running > 0).sort((a, b) => a.seq - b.seq);
     for (const o of open)
       for (let k = 0; k < FIGURE_FIELDS; k++) this.totals[FIGURE_FIELDS + k]! += o.sums[k]!;
+    // The path is over: its sums arrays serve the next path (`order` clears one before use).
+    for (const o of this.orders) if (SPARE_SUMS.length < MAX_SPARE_SUMS) SPARE_SUMS.push(o.sums);
+    this.orders.length = 0;
   }
 }
 
