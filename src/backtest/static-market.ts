@@ -60,6 +60,8 @@ export class StaticMarket implements PathMarket {
   /** Cards are backtested in the dynamic market only (the report says so). */
   readonly shop = null;
   private readonly maxDaysMs: number;
+  private lastBalance = Number.NaN;
+  private lastRows: readonly ScoreRow[] = [];
 
   constructor(
     private readonly model: BacktestModel,
@@ -80,7 +82,12 @@ export class StaticMarket implements PathMarket {
   }
 
   rows(balanceCents: number): readonly ScoreRow[] {
-    return this.cache.get(balanceCents);
+    // A path asks at every slot and its bucket moves every few orders: the last answer first.
+    if (balanceCents !== this.lastBalance) {
+      this.lastBalance = balanceCents;
+      this.lastRows = this.cache.get(balanceCents);
+    }
+    return this.lastRows;
   }
 
   nextRefreshAt(): number {
