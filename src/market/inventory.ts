@@ -391,6 +391,9 @@ export function chaseActive(pool: PoolState, now: number): boolean {
   return ch !== null && !ch.hit && ch.probability > 0 && (ch.endsAt === null || now < ch.endsAt);
 }
 
+/** A risk level's row in `PoolState.bandOdds` and `oddsTotal` (its place in `RISK_LEVELS`). */
+const RISK_ROW: Partial<Record<string, number>> = Object.fromEntries(RISK_LEVELS.map((r, k) => [r, k]));
+
 /**
  * `drawPull`'s tables of a pool, from its bands: the odds per risk level, their totals and the
  * empty bands (built with the pool; a state saved before they existed gets them on restore).
@@ -474,8 +477,8 @@ export function drawPull(
   const bands = pool.bands;
   const n = bands.length;
   // The risk level's row of odds (a level the pack does not know has none: nothing to draw).
-  const k = RISK_LEVELS.indexOf(risk);
-  if (k < 0) return undefined;
+  const k = RISK_ROW[risk];
+  if (typeof k !== 'number') return undefined;
   let weights = pool.bandOdds;
   let base = k * n;
   let t = pool.oddsTotal[k]!;
