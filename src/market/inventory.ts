@@ -479,11 +479,12 @@ export function drawPull(
   // The risk level's row of odds (a level the pack does not know has none: nothing to draw).
   const k = RISK_ROW[risk];
   if (typeof k !== 'number') return undefined;
+  // No band empty: the live odds are the odds row itself, and its total is kept.
   let weights = pool.bandOdds;
   let base = k * n;
   let t = pool.oddsTotal[k]!;
   if (pool.emptyBands > 0) {
-    // Some band is empty: its live odds are 0 (the same weights and total as with none empty).
+    // Some band is empty: the live odds (0 for it) and their total, summed in band order.
     const odds = weights;
     weights = pool.drawWeights;
     t = 0;
