@@ -47,9 +47,9 @@ const bench: Benchmark = {
     const ratios: number[] = [];
     const raws: number[] = [];
     const models: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const r = opsPerSecond(rawLoop, 200);
-      const m = opsPerSecond(modelLoop, 200);
+    for (let k = 0; k < 9; k++) {
+      const r = opsPerSecond(rawLoop, 150);
+      const m = opsPerSecond(modelLoop, 150);
       raws.push(r);
       models.push(m);
       ratios.push(m / r);
