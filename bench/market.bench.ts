@@ -1,7 +1,7 @@
 /**
  * Model draws/s (the market's pricing-model draw with depletion: chase, renormalised band odds,
  * uniform card within the band, card removed and put back) as a ratio to a raw alias-sampling
- * loop over the same pool's cards, both measured in this run.
+ * loop over the same pool's cards, both measured in this run, in alternating slices.
  */
 
 import { loadWorld } from '../src/config/world-file.js';
@@ -27,11 +27,13 @@ const bench: Benchmark = {
     const rng = new Rng(1);
     const BATCH = 10_000;
     let sink = 0;
-    const raw = opsPerSecond(() => {
+    const rawLoop = () => {
       for (let i = 0; i < BATCH; i++) sink += alias.draw(rng);
       return BATCH;
-    });
-    const model = opsPerSecond(() => {
+    };
+    // The draw with depletion, and the bench's own reset (the card put back): the reset is counted
+    // as model time, so the ratio understates the draw alone.
+    const modelLoop = () => {
       for (let i = 0; i < BATCH; i++) {
         const d = drawPull(state.inv, pool, 'standard', now, rng);
         if (!d) throw new Error('pool ran dry');
@@ -39,16 +41,31 @@ const bench: Benchmark = {
         undoDraw(state.inv, pool, d);
       }
       return BATCH;
-    });
+    };
+    // Baseline and model in alternating slices, the median of the slices' ratios: on a shared
+    // machine a burst of load then hits one pair, not the whole of one side.
+    const ratios: number[] = [];
+    const raws: number[] = [];
+    const models: number[] = [];
+    for (let k = 0; k < 9; k++) {
+      const r = opsPerSecond(rawLoop, 150);
+      const m = opsPerSecond(modelLoop, 150);
+      raws.push(r);
+      models.push(m);
+      ratios.push(m / r);
+    }
     if (sink === -1) console.log(sink);
-    const ratio = model / raw;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    const raw = median(raws);
+    const model = median(models);
+    const ratio = median(ratios);
     return [
       { name: 'market raw alias draws', value: fmtRate(raw, 'draws') },
       {
         name: 'market model draws (depletion)',
         value: fmtRate(model, 'draws'),
         ratio,
-        goal: '>= 0.10 of raw alias sampling',
+        goal: '>= 0.10 of the raw alias draws',
         ok: ratio >= 0.1,
       },
     ];

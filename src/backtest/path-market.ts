@@ -29,6 +29,8 @@ export interface Listing {
   fillBudget: number;
   /** What the end pays: the sale net of the fee, or the sell-back. */
   amountCents: number;
+  /** The path model's slot of the order the pull came from while the listing runs (path-model.ts); -1: none. */
+  modelOrder: number;
   /**
    * A shop card we bought (absent for a pull): `pool` is NO_POOL, `pulledAt` is the purchase,
    * `basisCents` the locked sell-back basis min(price paid, value at purchase) and `valueCents`

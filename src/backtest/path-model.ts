@@ -66,7 +66,16 @@ export function addDrawn(out: DrawParts, plans: PullPlans, j: number, w: number)
 interface OrderSums {
   sums: Float64Array;
   running: number;
+  /** Orders booked before it on the path (its place in `finish`'s sum). */
+  seq: number;
 }
+
+/**
+ * Order sums arrays left by finished paths (of this thread), for the next ones: a path books
+ * dozens of orders with listings at once, and a typed array is slow to make.
+ */
+const SPARE_SUMS: Float64Array[] = [];
+const MAX_SPARE_SUMS = 1024;
 
 /** One path's model sums. */
 export class PathModel {
@@ -76,10 +85,16 @@ export class PathModel {
   private readonly mean: number;
   private readonly curve;
   /** The order being booked, and the order of each listing still running. */
-  private current = new Float64Array(FIGURE_FIELDS);
+  private current: Float64Array = new Float64Array(FIGURE_FIELDS);
   private currentListings = 0;
-  private pendingListings: Listing[] = [];
-  private readonly orderOf = new Map<Listing, OrderSums>();
+  private readonly pendingListings: Listing[] = [];
+  /**
+   * Orders with a listing running, by slot (`Listing.modelOrder`); a slot whose order has none
+   * left (`running` 0) is reused with its sums array (a typed array per order is slow to make).
+   */
+  private readonly orders: OrderSums[] = [];
+  private readonly freeSlots: number[] = [];
+  private booked = 0;
 
   constructor(
     strategy: Strategy,
@@ -154,24 +169,35 @@ export class PathModel {
     this.add(LIST + 1, v * this.mean, c);
     // The spread of the mark process at the age the listing will have when the path ends.
     this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
-    this.currentListings++;
-    this.pendingListings.push(l);
+    // By index: the array keeps its length from order to order (no resizing per order).
+    this.pendingListings[this.currentListings++] = l;
   }
 
   /** The current order's pulls are all booked: an order with listings is followed until they end. */
   orderDone(): void {
     if (this.currentListings > 0) {
-      const o: OrderSums = { sums: this.current, running: this.currentListings };
-      for (const l of this.pendingListings) this.orderOf.set(l, o);
-      this.current = new Float64Array(FIGURE_FIELDS);
+      const slot = this.freeSlots.pop() ?? this.orders.length;
+      const o = this.orders[slot];
+      const sums = this.current;
+      if (o) {
+        this.current = o.sums;
+        o.sums = sums;
+        o.running = this.currentListings;
+        o.seq = this.booked;
+      } else {
+        this.orders.push({ sums, running: this.currentListings, seq: this.booked });
+        this.current = SPARE_SUMS.pop() ?? new Float64Array(FIGURE_FIELDS);
+      }
+      for (let k = 0; k < this.currentListings; k++) this.pendingListings[k]!.modelOrder = slot;
     }
-    this.pendingListings = [];
+    this.booked++;
     this.currentListings = 0;
   }
 
   /** A listing that ended within the path, paying `amountCents`. */
   ended(l: Listing, amountCents: number): void {
-    const o = this.orderOf.get(l);
+    const slot = l.modelOrder;
+    const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, amountCents, sums);
     this.add(FLOOR_LIST, amountCents, sums);
@@ -179,8 +205,8 @@ export class PathModel {
     this.add(FLOOR_TOTAL, amountCents, sums);
     this.add(RESOLVED, 1, sums);
     if (o) {
-      o.running--;
-      this.orderOf.delete(l);
+      l.modelOrder = -1;
+      if (--o.running === 0) this.freeSlots.push(slot);
     }
     const p = l.pool * MODEL_POOL_FIELDS;
     this.pools[p + 2]! += 1;
@@ -190,7 +216,7 @@ export class PathModel {
   /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
   open(l: Listing, sellBackCents: number): void {
     const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
-    const o = this.orderOf.get(l);
+    const o = l.modelOrder >= 0 ? this.orders[l.modelOrder]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, mark, sums);
     this.add(FLOOR_LIST, sellBackCents, sums);
@@ -204,12 +230,13 @@ export class PathModel {
 
   /** After the last `open`: the sums of the orders with a listing still running, kept apart. */
   finish(): void {
-    const seen = new Set<OrderSums>();
-    for (const o of this.orderOf.values()) {
-      if (seen.has(o)) continue;
-      seen.add(o);
+    // In booking order (the sums' order, so a path's figures do not depend on slot reuse).
+    const open = this.orders.filter((o) => o.running > 0).sort((a, b) => a.seq - b.seq);
+    for (const o of open)
       for (let k = 0; k < FIGURE_FIELDS; k++) this.totals[FIGURE_FIELDS + k]! += o.sums[k]!;
-    }
+    // The path is over: its sums arrays serve the next path (`order` clears one before use).
+    for (const o of this.orders) if (SPARE_SUMS.length < MAX_SPARE_SUMS) SPARE_SUMS.push(o.sums);
+    this.orders.length = 0;
   }
 }
 

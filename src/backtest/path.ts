@@ -286,6 +286,7 @@ export function runPath(
         outcome: 'pending',
         amountCents: 0,
         fillBudget: 0,
+        modelOrder: -1,
         bought: true,
         valueCents: o.valueCents,
       };
@@ -420,18 +421,24 @@ export function runPath(
     state.spentTotalCents += cost;
     state.lastPurchaseAt = t;
     state.nextPurchaseAt = t + minGap;
+    // The order's sums run in locals (the same additions in the same order): the closures above
+    // capture these variables, so each store to them would allocate a number.
+    let orderCash = cash;
+    let orderPayout = payout;
+    let orderSealed = sealedWorth;
+    let orderListed = listedHold;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
       const act = plans.action[j]!;
       if (act === ACT_SELL) {
         const a = plans.amount[j]!;
-        cash += a;
-        payout += a;
+        orderCash += a;
+        orderPayout += a;
         poolValue[pi] = poolValue[pi]! + a;
         pm.resolved(pi, false, a);
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
-        sealedWorth += a;
+        orderSealed += a;
         poolValue[pi] = poolValue[pi]! + a;
         pm.resolved(pi, true, a);
       } else if (act === ACT_LIST) {
@@ -448,13 +455,18 @@ export function runPath(
           outcome: 'pending',
           amountCents: 0,
           fillBudget: 0,
+          modelOrder: -1,
         };
         market.list(l, t, rng);
         listings.push(l);
-        listedHold += market.holdValue(l, t);
+        orderListed += market.holdValue(l, t);
         pm.listed(l);
       }
     }
+    cash = orderCash;
+    payout = orderPayout;
+    sealedWorth = orderSealed;
+    listedHold = orderListed;
     pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;

@@ -5,17 +5,42 @@
  */
 import { DAY_MS } from '../core/clock.js';
 import type { Rng } from '../core/prng.js';
+import type { LabelledAlias } from '../market/sampler.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
 import type { DrawParts, Listing, PathMarket } from './path-market.js';
-import { addDrawn, clearDrawParts } from './path-model.js';
+import { addDrawn, newDrawParts } from './path-model.js';
+import { ACT_LIST } from './pull-plans.js';
 
-/** Rows depend on the balance only through sizing; shared by every path of a worker per bucket. */
+/**
+ * What every static path of a worker shares: the rows per balance bucket (they depend on the
+ * balance only through sizing), and per pool its draw table and the parts of its distribution.
+ */
 export class StaticRowsCache {
   private readonly cache = new Map<number, readonly ScoreRow[]>();
   private readonly bodies;
+  /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
+  readonly draws: readonly (LabelledAlias | null)[];
+  /** Per plan, log(1 − fill) of its listing (the fill time's scale; 0 for a plan that is not listed). */
+  readonly logMiss: Float64Array;
+  /**
+   * Per pool, the sell-back and held parts of its (fixed) distribution: summed once, in atom
+   * order (the sums an order's promise reads; an order would otherwise walk every atom).
+   */
+  readonly parts: readonly DrawParts[];
   constructor(private readonly model: BacktestModel) {
     this.bodies = model.pools.filter((p) => p.dist !== null).map((p) => p.body);
+    this.parts = model.pools.map((p) => {
+      const out = newDrawParts();
+      const dist = p.dist;
+      if (dist) for (let i = 0; i < dist.size; i++) addDrawn(out, model.plans, p.atomPlan[i]!, dist.prob[i]!);
+      return out;
+    });
+    this.draws = model.pools.map((p) => p.alias?.labelled(p.atomPlan) ?? null);
+    const plans = model.plans;
+    this.logMiss = new Float64Array(plans.size);
+    for (let j = 0; j < plans.size; j++)
+      if (plans.action[j] === ACT_LIST) this.logMiss[j] = Math.log(1 - plans.fill[j]!);
   }
 
   get(balanceCents: number): readonly ScoreRow[] {
@@ -35,6 +60,8 @@ export class StaticMarket implements PathMarket {
   /** Cards are backtested in the dynamic market only (the report says so). */
   readonly shop = null;
   private readonly maxDaysMs: number;
+  private lastBalance = Number.NaN;
+  private lastRows: readonly ScoreRow[] = [];
 
   constructor(
     private readonly model: BacktestModel,
@@ -45,29 +72,33 @@ export class StaticMarket implements PathMarket {
 
   advance(): void {}
 
-  /** The snapshot's distribution, for ever: each atom's plan with its probability. */
+  /** The snapshot's distribution, for ever: each atom's plan with its probability (summed once). */
   drawParts(pool: number, _now: number, out: DrawParts): void {
-    clearDrawParts(out);
-    const p = this.model.pools[pool]!;
-    const dist = p.dist;
-    if (!dist) return;
-    for (let i = 0; i < dist.size; i++) addDrawn(out, this.model.plans, p.atomPlan[i]!, dist.prob[i]!);
+    const p = this.cache.parts[pool]!;
+    out.sellMean = p.sellMean;
+    out.sellM2 = p.sellM2;
+    out.heldMean = p.heldMean;
+    out.heldM2 = p.heldM2;
   }
 
   rows(balanceCents: number): readonly ScoreRow[] {
-    return this.cache.get(balanceCents);
+    // A path asks at every slot and its bucket moves every few orders: the last answer first.
+    if (balanceCents !== this.lastBalance) {
+      this.lastBalance = balanceCents;
+      this.lastRows = this.cache.get(balanceCents);
+    }
+    return this.lastRows;
   }
 
   nextRefreshAt(): number {
     return Number.POSITIVE_INFINITY;
   }
 
+  /** The pulls' plans straight from the pool's alias table: no per-pull object or lookup. */
   open(pool: number, qty: number, _now: number, rng: Rng, out: Int32Array): number {
-    const p = this.model.pools[pool]!;
-    const alias = p.alias;
-    if (!alias) return -1;
-    const atomPlan = p.atomPlan;
-    for (let k = 0; k < qty; k++) out[k] = atomPlan[alias.draw(rng)]!;
+    const draws = this.cache.draws[pool];
+    if (!draws) return -1;
+    draws.fill(rng, qty, out);
     return qty;
   }
 
@@ -78,7 +109,7 @@ export class StaticMarket implements PathMarket {
     const u = rng.next();
     if (u < fill) {
       // Constant hazard with P(sold within max_days) = fill; the time is drawn given that it sells.
-      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / Math.log(1 - fill);
+      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / this.cache.logMiss[l.plan]!;
       l.eventAt = now + Math.min(d, Math.max(0, at));
       l.outcome = 'sold';
       l.amountCents = plans.sale[l.plan]!;

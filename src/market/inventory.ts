@@ -86,6 +86,14 @@ export interface PoolState {
   priceCents: Cents;
   bands: BandState[];
   chase: ChaseState | null;
+  /** Each band's odds per risk level (`RISK_LEVELS` order, then band): `weights`, read without a key. */
+  bandOdds: Float64Array;
+  /** Per risk level, Σ of its row of `bandOdds` in band order: the total while no band is empty. */
+  oddsTotal: Float64Array;
+  /** Bands holding no card (kept by `putInBand` and `takeFromBand`). */
+  emptyBands: number;
+  /** `drawPull`'s band weights of the draw under way (one per band: no array per draw). */
+  drawWeights: Float64Array;
 }
 
 export interface Inventory {
@@ -230,12 +238,16 @@ export function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: 
   c.pool = pool.index;
   c.band = band.index;
   c.anchorIndex = 0;
+  const before = band.bag.count;
   band.bag.add(c.slot);
+  if (before === 0 && band.bag.count > 0) pool.emptyBands--;
   band.sumCents += c.anchorCents;
 }
 
 export function takeFromBand(inv: Inventory, band: BandState, c: CardRec): void {
+  const before = band.bag.count;
   band.bag.remove(c.slot);
+  if (before > 0 && band.bag.count === 0) inv.pools[c.pool]!.emptyBands++;
   band.sumCents -= c.anchorCents;
   c.pool = -1;
   c.band = -1;
@@ -301,6 +313,11 @@ export function buildInventory(world: World, seed: number): Inventory {
         priceCents: toCents(spec.price),
         bands: [],
         chase: null,
+        bandOdds: new Float64Array(0),
+        oddsTotal: new Float64Array(0),
+        // Every band starts empty; its first card counts it out.
+        emptyBands: spec.bands.length,
+        drawWeights: new Float64Array(0),
       };
       inv.pools.push(pool);
       inv.poolByKey.set(poolKey(category, spec.pack_type), pool);
@@ -332,6 +349,7 @@ export function buildInventory(world: World, seed: number): Inventory {
         }
         band.initialCount = band.bag.count;
       });
+      setDrawTables(pool);
       if (spec.chase) {
         const c = newCard(inv, category, 'card', toCents(spec.chase.card.value), spec.chase.card);
         c.loc = 'pool';
@@ -371,6 +389,31 @@ export function buildInventory(world: World, seed: number): Inventory {
 export function chaseActive(pool: PoolState, now: number): boolean {
   const ch = pool.chase;
   return ch !== null && !ch.hit && ch.probability > 0 && (ch.endsAt === null || now < ch.endsAt);
+}
+
+/** A risk level's row in `PoolState.bandOdds` and `oddsTotal` (its place in `RISK_LEVELS`). */
+const RISK_ROW: Partial<Record<string, number>> = Object.fromEntries(RISK_LEVELS.map((r, k) => [r, k]));
+
+/**
+ * `drawPull`'s tables of a pool, from its bands: the odds per risk level, their totals and the
+ * empty bands (built with the pool; a state saved before they existed gets them on restore).
+ */
+export function setDrawTables(pool: PoolState): void {
+  const n = pool.bands.length;
+  pool.bandOdds = new Float64Array(RISK_LEVELS.length * n);
+  pool.oddsTotal = new Float64Array(RISK_LEVELS.length);
+  pool.drawWeights = new Float64Array(n);
+  pool.emptyBands = 0;
+  RISK_LEVELS.forEach((r, k) => {
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const odds = pool.bands[i]!.weights[r];
+      pool.bandOdds[k * n + i] = odds;
+      total += odds;
+    }
+    pool.oddsTotal[k] = total;
+  });
+  for (const b of pool.bands) if (b.bag.count === 0) pool.emptyBands++;
 }
 
 /** Effective weight of a band at a risk level: its odds, or 0 once it has no cards (`liveOdds`). */
@@ -431,15 +474,33 @@ export function drawPull(
     anchor(inv, c);
     return { slot: ch.slot, band: -1, odds: ch.probability };
   }
-  const weights = pool.bands.map((b) => bandWeight(b, risk));
-  let t = 0;
-  for (const w of weights) t += w;
+  const bands = pool.bands;
+  const n = bands.length;
+  // The risk level's row of odds (a level the pack does not know has none: nothing to draw).
+  const k = RISK_ROW[risk];
+  if (typeof k !== 'number') return undefined;
+  // No band empty: the live odds are the odds row itself, and its total is kept.
+  let weights = pool.bandOdds;
+  let base = k * n;
+  let t = pool.oddsTotal[k]!;
+  if (pool.emptyBands > 0) {
+    // Some band is empty: the live odds (0 for it) and their total, summed in band order.
+    const odds = weights;
+    weights = pool.drawWeights;
+    t = 0;
+    for (let i = 0; i < n; i++) {
+      const w = liveOdds(odds[base + i]!, bands[i]!.bag.count);
+      weights[i] = w;
+      t += w;
+    }
+    base = 0;
+  }
   if (!(t > 0)) return undefined;
-  const band = pool.bands[pickWeighted(rng.next() * t, weights)]!;
+  const i = pickWeighted(rng.next() * t, weights, base, n);
+  const band = bands[i]!;
   const slot = band.bag.pick(rng);
-  const odds = bandWeight(band, risk) / t;
   takeFromBand(inv, band, inv.cards[slot]!);
-  return { slot, band: band.index, odds };
+  return { slot, band: i, odds: weights[base + i]! / t };
 }
 
 /** Puts a drawn card back exactly where it was (an order that failed as a whole). */

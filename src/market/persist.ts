@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import { Rng } from '../core/prng.js';
 import { Faults } from './faults.js';
+import { setDrawTables } from './inventory.js';
 import { emptyReport, type ReportLog, recordOpening } from './report-log.js';
 import { AliasTable, FenwickTree, UniformBag } from './sampler.js';
 import type { MarketState } from './state.js';
@@ -167,6 +168,7 @@ export function upgrade(state: MarketState): void {
   inv.free ??= [];
   inv.goneIds ??= new Map();
   inv.releasedTotal ??= 0;
+  for (const p of inv.pools) if (p.bandOdds === undefined) setDrawTables(p);
   // The report was an array of row objects, every opening included.
   if (Array.isArray(state.report)) {
     const rows = state.report as unknown as {

@@ -59,6 +59,7 @@ function newListing(basis: number, t0: number, pulledAt: number): Listing {
     outcome: 'pending',
     amountCents: 0,
     fillBudget: 0,
+    modelOrder: -1,
   };
 }
 

@@ -16,6 +16,7 @@ const listing = (eventAt: number): Listing =>
     anchorIndex: 1,
     outcome: 'pending',
     fillBudget: 0,
+    modelOrder: -1,
     amountCents: 0,
   }) as Listing;
 

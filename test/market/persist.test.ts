@@ -162,7 +162,7 @@ describe('market state persistence', () => {
   });
 });
 
-describe('states saved before the report columns and released cards', () => {
+describe('states saved before the report columns, released cards and draw tables', () => {
   it('are upgraded to the report rows they kept and empty release bookkeeping', async () => {
     const clock = new VirtualClock(T0);
     const m = new Market(world, { clock, seed: 4 });
@@ -186,7 +186,29 @@ describe('states saved before the report columns and released cards', () => {
     delete inv.free;
     delete inv.goneIds;
     delete inv.releasedTotal;
+    // Nor the pools' draw tables (odds laid out per risk level, their totals, the empty bands).
+    const tables = state.inv.pools.map((p) => ({
+      bandOdds: p.bandOdds,
+      oddsTotal: p.oddsTotal,
+      emptyBands: p.emptyBands,
+      drawWeights: p.drawWeights,
+    }));
+    for (const p of state.inv.pools) {
+      const q = p as Partial<typeof p>;
+      delete q.bandOdds;
+      delete q.oddsTotal;
+      delete q.emptyBands;
+      delete q.drawWeights;
+    }
     upgrade(old);
+    expect(
+      state.inv.pools.map((p) => ({
+        bandOdds: p.bandOdds,
+        oddsTotal: p.oddsTotal,
+        emptyBands: p.emptyBands,
+        drawWeights: p.drawWeights,
+      })),
+    ).toEqual(tables);
     const restored = Market.fromState(world, encodeState(header, old, faults), { clock });
     expect(await restored.api(KEY).getPurchaseReport({})).toEqual(report);
     expect(restored.audit()).toEqual([]);
