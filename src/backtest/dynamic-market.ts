@@ -161,6 +161,10 @@ export class DynamicMarket implements PathMarket {
     return this.rescorer.rows(balanceCents, now);
   }
 
+  rowsUnread(now: number): void {
+    this.rescorer.unread(now);
+  }
+
   /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */
   drawParts(pool: number, now: number, out: DrawParts): void {
     this.world.drawParts(pool, now, out, this.model.plans);

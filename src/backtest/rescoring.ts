@@ -153,6 +153,14 @@ export class Rescorer {
     return total;
   }
 
+  /**
+   * No row will be read again (the bot can open nothing more): only the rescore interval moves,
+   * as `rows` would move it, so `nextRefreshAt` and with it the path's decision times stay the same.
+   */
+  unread(now: number): void {
+    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
+  }
+
   nextRefreshAt(now: number): number {
     return Math.max(now + 1, this.rowsAt + this.rescoreMs);
   }

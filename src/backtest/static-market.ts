@@ -58,6 +58,9 @@ export class StaticMarket implements PathMarket {
     return this.cache.get(balanceCents);
   }
 
+  /** Rows are cached per balance bucket and the refresh time is fixed: nothing to keep. */
+  rowsUnread(): void {}
+
   nextRefreshAt(): number {
     return Number.POSITIVE_INFINITY;
   }
