@@ -67,8 +67,8 @@ export class DynamicMarket implements PathMarket {
   private readonly world: WorldPools;
   /** The category value indexes (value-drift.ts), shared with the shop. */
   private readonly drift: ValueDrift;
-  /** When pools are rescored (rescoring.ts). */
-  private readonly rescorer: Rescorer;
+  /** When pools are rescored (rescoring.ts; tests read its counts and switch its proofs off). */
+  readonly rescorer: Rescorer;
   /** Listings' lives and values (listing-resolution.ts). */
   private readonly listings: ListingResolver;
   /** The path's start (ms): tick k is at start + k · tickMs. */

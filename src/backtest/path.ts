@@ -115,6 +115,11 @@ export interface PathOptions {
   cards?: CardsSetup | null;
   /** When given, every card purchase is appended to it. */
   cardLog?: CardBuy[];
+  /**
+   * Ask the market for rows at every decision, also once none is read (`rowsNeverRead`): for tests
+   * that check that stopping then changes nothing.
+   */
+  readEveryRow?: boolean;
 }
 
 export function runPath(
@@ -380,7 +385,7 @@ export function runPath(
     // Cards on the marketplace count at their sell-back value: listing is not losing.
     state.realizedPnlCents = cash + listedHold + heldSellBack - startCash;
     // Once no pack can be opened again, the decision does not read the rows: none is built.
-    if (!rowsDone && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
+    if (!rowsDone && !opts.readEveryRow && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
     let rows: readonly ScoreRow[] = NO_ROWS;
     if (rowsDone) market.rowsUnread(t);
     else rows = market.rows(balanceBucketCents(cash), t);

@@ -27,6 +27,13 @@ export class Rescorer {
   private rowsAt = Number.NEGATIVE_INFINITY;
   /** Rescore at the next `rows` whatever the interval (a pack emptied, an order was refunded). */
   forceRescore = true;
+  /**
+   * Keep a due wait row whose decision is proven to stay a wait (`waitStands`); false: make every
+   * due row afresh (tests compare the two).
+   */
+  proveWaits = true;
+  /** Rows made afresh so far (a statistic for tests and profiles). */
+  rowsBuilt = 0;
   /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
   private readonly packs: PackState[];
   private readonly count: Int32Array;
@@ -103,7 +110,7 @@ export class Rescorer {
       let row = p.riskRows[r];
       if (row === undefined || !this.rowStands(p, r, row, drawableR)) {
         looked = true;
-        if (!this.waitStands(p, r, row, drawableR, view, ctx)) {
+        if (!(this.proveWaits && this.waitStands(p, r, row, drawableR, view, ctx))) {
           view.available = p.t.pools[r]!.body.available && drawableR;
           if (!synced) {
             this.world.sync(p);
@@ -113,6 +120,7 @@ export class Rescorer {
           p.riskRows[r] = row;
           p.riskDrawable[r] = drawableR ? 1 : 0;
           rebuilt = true;
+          this.rowsBuilt++;
         }
       }
       if (row) rows.push(row);
