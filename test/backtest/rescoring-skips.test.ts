@@ -37,7 +37,8 @@ function readOf(rows: readonly ScoreRow[]): string {
       const at = `${r.category}/${r.pack_type}/${r.risk_level}`;
       const d = r.decision;
       if (d.action !== 'open') return `${at} wait`;
-      return `${at} open ${d.quantity} ${r.price} ${r.list_price} ${r.realized_ev} ${r.realized_ev_ratio} ${r.realized_stdev} ${r.score}`;
+      const numbers = [r.price, r.list_price, r.realized_ev, r.realized_ev_ratio, r.realized_stdev, r.score];
+      return `${at} open ${d.quantity} ${numbers.join(' ')}`;
     })
     .join('\n');
 }

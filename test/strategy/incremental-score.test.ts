@@ -337,7 +337,7 @@ describe('IncrementalScorer', () => {
     }
   });
 
-  it('provenWait never hides an open: where it holds, the row waits (and it holds for most Kelly-size waits)', () => {
+  it('provenWait never hides an open: where it holds the row waits (most Kelly-size waits)', () => {
     const rng = new Rng(23);
     const strategies: Strategy[] = [];
     for (const min_ev_ratio of [0.8, 1, 1.2])
