@@ -222,8 +222,6 @@ export class IncrementalScorer {
   private readonly sum: Float64Array;
   /** Per band, FRESH or STALE (its `sum` must be taken afresh before it is read). */
   private readonly stale: Uint8Array;
-  /** Per band, running Σ expected realised value (for `realizedMean`, a cheap change detector). */
-  private readonly expectedSum: Float64Array;
   /** Per band, its number of cards. */
   private readonly count: Int32Array;
   /** Per band, its values table (shared with clones). */
@@ -259,7 +257,6 @@ export class IncrementalScorer {
     const n = template.bands.length;
     this.sum = new Float64Array(n * K);
     this.stale = new Uint8Array(n);
-    this.expectedSum = new Float64Array(n);
     this.count = new Int32Array(n);
     this.dataIssues = copyOf ? copyOf.dataIssues : new WeakMap();
     this.values = copyOf
@@ -269,7 +266,6 @@ export class IncrementalScorer {
     if (copyOf) {
       this.sum.set(copyOf.sum);
       this.stale.set(copyOf.stale);
-      this.expectedSum.set(copyOf.expectedSum);
       this.count.set(copyOf.count);
       this.cards = copyOf.cards.map((a) => a.slice());
     }
@@ -287,7 +283,6 @@ export class IncrementalScorer {
     this.cards[band]![n] = id;
     this.count[band] = n + 1;
     this.stale[band] = STALE;
-    this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
   }
 
   /**
@@ -300,9 +295,9 @@ export class IncrementalScorer {
     const cards = this.cards[band]!;
     for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
     this.count[band] = n;
-    // Summed at once (a row is about to be asked for): one pass over the band's terms.
-    this.refresh(band);
-    this.expectedSum[band] = this.sum[band * K + S_EXPECTED]!;
+    // Summed when a row reads it: a band no view draws from (odds 0, e.g. the common band of an
+    // aggressive pool) is never summed.
+    this.stale[band] = STALE;
   }
 
   private growBand(band: number): void {
