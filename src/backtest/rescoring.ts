@@ -34,6 +34,8 @@ export class Rescorer {
   proveWaits = true;
   /** Rows made afresh so far (a statistic for tests and profiles). */
   rowsBuilt = 0;
+  /** `unread` was called: no row may be asked for again (the packs may have stopped moving). */
+  private retired = false;
   /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
   private readonly packs: PackState[];
   private readonly count: Int32Array;
@@ -56,6 +58,7 @@ export class Rescorer {
    * from the packs' incremental scorers: the rows `scorePools` gives on the pools as they are now.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
     const due = now >= this.rowsAt + this.rescoreMs;
     if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
     let changed = this.rowsCache === null;
@@ -196,6 +199,7 @@ export class Rescorer {
    * as `rows` would move it, so `nextRefreshAt` and with it the path's decision times stay the same.
    */
   unread(now: number): void {
+    this.retired = true;
     if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
   }
 
