@@ -67,8 +67,8 @@ export class DynamicMarket implements PathMarket {
   private readonly world: WorldPools;
   /** The category value indexes (value-drift.ts), shared with the shop. */
   private readonly drift: ValueDrift;
-  /** When pools are rescored (rescoring.ts). */
-  private readonly rescorer: Rescorer;
+  /** When pools are rescored (rescoring.ts; tests read its counts and switch its proofs off). */
+  readonly rescorer: Rescorer;
   /** Listings' lives and values (listing-resolution.ts). */
   private readonly listings: ListingResolver;
   /** The path's start (ms): tick k is at start + k · tickMs. */
@@ -82,6 +82,11 @@ export class DynamicMarket implements PathMarket {
    * pairs, to put back if the order fails (band NO_BAND: the chase).
    */
   private readonly undo: number[] = [];
+  /**
+   * No pack will be opened or scored again on this path (`rowsUnread`): nothing reads the packs'
+   * cards any more, and the world's pools have their own random stream, so they stop moving.
+   */
+  private poolsIdle = false;
   /** The shop (cards enabled and recorded; see shop.ts), and its side of PathMarket. */
   private readonly shopWorld: Shop | null = null;
   readonly shop: ShopMarket | null = null;
@@ -143,15 +148,17 @@ export class DynamicMarket implements PathMarket {
     const dtHours = step / HOUR_MS;
     while (this.nextTick <= now) {
       const at = this.nextTick;
-      this.world.otherOpenings(
-        poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.world.rng),
-        at,
-      );
-      this.world.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+      if (!this.poolsIdle) {
+        this.world.otherOpenings(
+          poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.world.rng),
+          at,
+        );
+        this.world.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+      }
       this.shopWorld?.othersBuy(dtHours);
       const k = Math.round((at - this.start) / step);
       this.drift.moveTo(k);
-      this.world.refillBands(dtHours);
+      if (!this.poolsIdle) this.world.refillBands(dtHours);
       this.shopWorld?.restock(dtHours);
       this.nextTick += step;
     }
@@ -159,6 +166,11 @@ export class DynamicMarket implements PathMarket {
 
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     return this.rescorer.rows(balanceCents, now);
+  }
+
+  rowsUnread(now: number): void {
+    this.rescorer.unread(now);
+    this.poolsIdle = true;
   }
 
   /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */

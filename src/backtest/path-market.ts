@@ -56,6 +56,12 @@ export interface PathMarket {
   advance(now: number): void;
   /** The score rows the bot would decide from now, at a balance of `balanceCents`. */
   rows(balanceCents: number, now: number): readonly ScoreRow[];
+  /**
+   * The bot decides at `now` without the rows and will never read them again on this path (no pack
+   * can be opened any more: `rowsNeverRead`): instead of `rows`, which it would have called here.
+   * The market keeps the cadence `rows` gives `nextRefreshAt` and builds no row.
+   */
+  rowsUnread(now: number): void;
   /** When rows should be looked at again even if nothing of ours changed (Infinity: never). */
   nextRefreshAt(now: number): number;
   /**

@@ -10,7 +10,7 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
-import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import { decideOpen, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
@@ -33,6 +33,9 @@ export const CARD_CATEGORY_FIELDS = 3;
 export interface CardBuy extends ShopOffer {
   at: number;
 }
+
+/** The rows a decision gets once it reads none (`rowsNeverRead`). */
+const NO_ROWS: readonly ScoreRow[] = [];
 
 /** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
 const BUCKET = Math.log(1.005);
@@ -112,6 +115,11 @@ export interface PathOptions {
   cards?: CardsSetup | null;
   /** When given, every card purchase is appended to it. */
   cardLog?: CardBuy[];
+  /**
+   * Ask the market for rows at every decision, also once none is read (`rowsNeverRead`): for tests
+   * that check that stopping then changes nothing.
+   */
+  readEveryRow?: boolean;
 }
 
 export function runPath(
@@ -167,6 +175,10 @@ export function runPath(
   let peak = startCash;
   let maxDd = 0;
   let ruined = false;
+  /** No pack can be opened any more (`rowsNeverRead`, for good once true): rows are not built. */
+  let rowsDone = false;
+  let cheapestPool = Number.POSITIVE_INFINITY;
+  for (const p of pools) cheapestPool = Math.min(cheapestPool, p.priceCents);
 
   // Cards (shop purchases), when the market models the shop and the strategy buys cards.
   const shop = opts.cards?.backtested ? market.shop : null;
@@ -373,7 +385,11 @@ export function runPath(
     state.balanceCents = cash;
     // Cards on the marketplace count at their sell-back value: listing is not losing.
     state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
-    const rows = market.rows(balanceBucketCents(cash), t);
+    // Once no pack can be opened again, the decision does not read the rows: none is built.
+    if (!rowsDone && !opts.readEveryRow && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
+    let rows: readonly ScoreRow[] = NO_ROWS;
+    if (rowsDone) market.rowsUnread(t);
+    else rows = market.rows(balanceBucketCents(cash), t);
     const d = decideOpen(state, rows, strategy, t);
     if (d.action === 'wait') {
       if (!ruined) {

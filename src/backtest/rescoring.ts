@@ -16,6 +16,10 @@ import type { PackState, WorldPools } from './world-pools.js';
 const RESCORE_EV_MOVE = 0.005;
 /** `stillBelow`'s margin: a mean this close under the threshold is rescored to be sure. */
 const STILL_BELOW_MARGIN = 1e-6;
+/** `rescorePack`'s answers: every row stood; rows were due but none changed; rows made afresh. */
+const NOTHING_SEEN = 0;
+const LOOKED = 1;
+const ROWS_CHANGED = 2;
 
 export class Rescorer {
   /** The rows last returned by `rows`, and when the last rescore interval began. */
@@ -23,6 +27,15 @@ export class Rescorer {
   private rowsAt = Number.NEGATIVE_INFINITY;
   /** Rescore at the next `rows` whatever the interval (a pack emptied, an order was refunded). */
   forceRescore = true;
+  /**
+   * Keep a due wait row whose decision is proven to stay a wait (`waitStands`); false: make every
+   * due row afresh (tests compare the two).
+   */
+  proveWaits = true;
+  /** Rows made afresh so far (a statistic for tests and profiles). */
+  rowsBuilt = 0;
+  /** `unread` was called: no row may be asked for again (the packs may have stopped moving). */
+  private retired = false;
   /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
   private readonly packs: PackState[];
   private readonly count: Int32Array;
@@ -45,6 +58,7 @@ export class Rescorer {
    * from the packs' incremental scorers: the rows `scorePools` gives on the pools as they are now.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
     const due = now >= this.rowsAt + this.rescoreMs;
     if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
     let changed = this.rowsCache === null;
@@ -60,12 +74,13 @@ export class Rescorer {
         p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
       if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
       // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
-      if (!this.rescorePack(p, now, ctx)) continue;
+      const seen = this.rescorePack(p, now, ctx);
+      if (seen === NOTHING_SEEN) continue;
       p.changes = 0;
       p.scoredEv = ev;
       p.wasDrawable = drawableNow;
       p.mustRescore = false;
-      changed = true;
+      if (seen === ROWS_CHANGED) changed = true;
     }
     // In pack order: decideOpen orders the rows itself (compareRows).
     if (changed || !this.rowsCache) {
@@ -79,53 +94,79 @@ export class Rescorer {
   }
 
   /**
-   * Pack p's rows afresh, each risk level's from its scorer unless its last row stands
-   * (`rowStands`); sets `p.rows` and returns true if any row was made afresh, else changes nothing.
+   * Pack p's rows afresh where a decision can change. Returns NOTHING_SEEN when every row stands
+   * by the change detector's rule (`rowStands`: nothing is looked at afresh, the detector keeps its
+   * baseline); else LOOKED (the baseline moves, as whenever a row was due) or, when some row was
+   * made afresh, ROWS_CHANGED (`p.rows` set). A due wait row whose decision is proven to stay a
+   * wait (`provenWait`) keeps its row: its reason and numbers are older, its action the same.
    */
-  private rescorePack(p: PackState, now: number, ctx: ScoreContext): boolean {
+  private rescorePack(p: PackState, now: number, ctx: ScoreContext): number {
     let synced = p.ignored;
     const chase = this.world.chaseActive(p, now) ? p.t.chase : null;
     const rows: ScoreRow[] = [];
-    let rescored = false;
+    let looked = false;
+    let rebuilt = false;
     for (let r = 0; r < p.t.pools.length; r++) {
       const view = p.views[r]!;
       const drawableR = this.world.drawable(p, r, now);
       view.chase = chase;
       let row = p.riskRows[r];
-      if (row === undefined || !this.rowStands(p, r, row, drawableR, view)) {
-        view.available = p.t.pools[r]!.body.available && drawableR;
-        if (!synced) {
-          this.world.sync(p);
-          synced = true;
+      if (row === undefined || !this.rowStands(p, r, row, drawableR)) {
+        looked = true;
+        if (!(this.proveWaits && this.waitStands(p, r, row, drawableR, view, ctx))) {
+          view.available = p.t.pools[r]!.body.available && drawableR;
+          if (!synced) {
+            this.world.sync(p);
+            synced = true;
+          }
+          row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
+          p.riskRows[r] = row;
+          p.riskDrawable[r] = drawableR ? 1 : 0;
+          rebuilt = true;
+          this.rowsBuilt++;
         }
-        row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
-        p.riskRows[r] = row;
-        p.riskDrawable[r] = drawableR ? 1 : 0;
-        rescored = true;
       }
       if (row) rows.push(row);
     }
-    if (rescored) p.rows = rows;
-    return rescored;
+    if (rebuilt) p.rows = rows;
+    return rebuilt ? ROWS_CHANGED : looked ? LOOKED : NOTHING_SEEN;
   }
 
   /**
-   * Whether risk level r's last row `old` (view: its pool, chase set) still holds: no forced
-   * rescore, the same drawability, and nothing drawable then, or a risk level the strategy
-   * excludes (its row waits whatever its numbers), or a wait that `stillBelow` keeps.
+   * Whether risk level r's last row `old` stands by the change detector's rule: no forced rescore,
+   * the same drawability, and nothing drawable then, or a risk level the strategy excludes (its
+   * row waits whatever its numbers), or a wait whose realized mean (running sums) is still below
+   * min_ev_ratio × price. This rule alone says when the detector's baseline moves (see `rows`), so
+   * it stays as it is whatever else spares a row.
    */
-  private rowStands(
-    p: PackState,
-    r: number,
-    old: ScoreRow | null,
-    drawableR: boolean,
-    view: PackPool,
-  ): boolean {
+  private rowStands(p: PackState, r: number, old: ScoreRow | null, drawableR: boolean): boolean {
     return (
       !p.mustRescore &&
       drawableR === (p.riskDrawable[r] === 1) &&
-      (old === null || p.excluded[r] === 1 || (old.decision.action !== 'open' && this.stillBelow(p, r, view)))
+      (old === null ||
+        p.excluded[r] === 1 ||
+        (old.decision.action !== 'open' && this.stillBelow(p, r, p.views[r]!)))
     );
+  }
+
+  /**
+   * Whether a row due by `rowStands` keeps its last row all the same: a wait (same drawability, no
+   * forced rescore) whose next decision is proven to be a wait too (`provenWait`: the mean below
+   * min_ev_ratio × price, or a Kelly size below one pack at an upper bound of the Kelly quantity).
+   * Nothing reads a wait row but its action (decideOpen picks among open rows; a wait's reason
+   * reaches no result), so no decision differs.
+   */
+  private waitStands(
+    p: PackState,
+    r: number,
+    old: ScoreRow | null | undefined,
+    drawableR: boolean,
+    view: PackPool,
+    ctx: ScoreContext,
+  ): boolean {
+    if (old === undefined || old === null || old.decision.action === 'open') return false;
+    if (p.mustRescore || drawableR !== (p.riskDrawable[r] === 1)) return false;
+    return p.scorers[p.riskScorer[r]!]!.provenWait(view, p.countView, p.esumView, ctx.balanceCents);
   }
 
   /**
@@ -151,6 +192,15 @@ export class Rescorer {
     for (let r = 0; r < p.t.pools.length; r++)
       total += pullEv(pc, chaseCents, p.odds[r]!, this.count, this.sum, p.b0, p.nb);
     return total;
+  }
+
+  /**
+   * No row will be read again (the bot can open nothing more): only the rescore interval moves,
+   * as `rows` would move it, so `nextRefreshAt` and with it the path's decision times stay the same.
+   */
+  unread(now: number): void {
+    this.retired = true;
+    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
   }
 
   nextRefreshAt(now: number): number {

@@ -90,6 +90,9 @@ export class StaticMarket implements PathMarket {
     return this.lastRows;
   }
 
+  /** Rows are cached per balance bucket and the refresh time is fixed: nothing to keep. */
+  rowsUnread(): void {}
+
   nextRefreshAt(): number {
     return Number.POSITIVE_INFINITY;
   }

@@ -57,6 +57,26 @@ export function budgetPrice(row: Pick<ScoreRow, 'price' | 'list_price'>): Cents 
   return row.list_price === null ? pool : Math.max(pool, toCents(row.list_price));
 }
 
+/**
+ * Whether no pack can be opened again and `decideOpen`'s answer no longer depends on the rows, now
+ * and for good: the strategy's kill switch (not the operator's: it can be turned off), or a total
+ * spend headroom below the cheapest pool's price (`cheapestCents`; every budget price is at least
+ * its pool's price) while the daily headroom exceeds it. Then no row is affordable and the limiting
+ * guard is the total or the reserve (neither lifts by itself), so the answer is the same wait
+ * without `until` with or without rows. It stays so: the total spend only grows, the daily
+ * headroom minus the total headroom only grows (spend, packs or cards, moves both alike; a new UTC
+ * day raises the daily one), and no in-doubt order is counted (else: false). A backtest stops
+ * rescoring then (nothing would read the rows).
+ */
+export function rowsNeverRead(state: OpenState, strategy: Strategy, cheapestCents: Cents): boolean {
+  if (strategy.budget.kill_switch) return true;
+  if (state.inDoubtCents !== undefined && state.inDoubtCents !== 0) return false;
+  const b = strategy.budget;
+  const total = toCents(b.max_total_spend_usd) - state.spentTotalCents;
+  const daily = toCents(b.max_daily_spend_usd) - state.spentTodayCents;
+  return total < cheapestCents && daily > total;
+}
+
 export function decideOpen(
   state: OpenState,
   rows: readonly ScoreRow[],

@@ -30,6 +30,7 @@
  * gap would be the simulation's, not the service's.
  */
 import type { PackPool } from '../api/schemas.js';
+import { toCents } from '../core/money.js';
 import { fastCents } from './cents.js';
 import { FRESH_RATE } from './listing-model.js';
 import { checkPoolData, type IntegrityIssue } from './pool-integrity.js';
@@ -66,6 +67,12 @@ const EMPTY_KEY = Number.NaN;
 /** `stale` flags: a band's `sum` is current, or must be taken afresh before it is read. */
 const FRESH = 0;
 const STALE = 1;
+
+/**
+ * `provenWait`'s margin on the realized mean: a mean this close under min_ev_ratio × price is left
+ * to the row (the running sums agree with the row's to ~1e-12).
+ */
+const STILL_BELOW_MARGIN = 1e-6;
 
 /** Starting room of a band's values table and of its cards (both double when full). */
 const FIRST_VALUES_ROOM = 16;
@@ -209,12 +216,12 @@ export class IncrementalScorer {
   private readonly table: OutcomeEvaluator;
   /** The pool's price (cents): the loss terms depend on it, so every view scored must have it. */
   private readonly priceCents: number;
+  /** The strategy's balance reserve (cents): the Kelly bankroll is the balance above it. */
+  private readonly reserveCents: number;
   /** Per band, K sums over its cards; valid while the band's `stale` flag is FRESH. */
   private readonly sum: Float64Array;
   /** Per band, FRESH or STALE (its `sum` must be taken afresh before it is read). */
   private readonly stale: Uint8Array;
-  /** Per band, running Σ expected realized value (for `realizedMean`, a cheap change detector). */
-  private readonly expectedSum: Float64Array;
   /** Per band, its number of cards. */
   private readonly count: Int32Array;
   /** Per band, its values table (shared with clones). */
@@ -246,10 +253,10 @@ export class IncrementalScorer {
   ) {
     this.table = outcomeEvaluator(strategy);
     this.priceCents = fastCents(template.price);
+    this.reserveCents = toCents(strategy.budget.min_balance_usd);
     const n = template.bands.length;
     this.sum = new Float64Array(n * K);
     this.stale = new Uint8Array(n);
-    this.expectedSum = new Float64Array(n);
     this.count = new Int32Array(n);
     this.dataIssues = copyOf ? copyOf.dataIssues : new WeakMap();
     this.values = copyOf
@@ -259,7 +266,6 @@ export class IncrementalScorer {
     if (copyOf) {
       this.sum.set(copyOf.sum);
       this.stale.set(copyOf.stale);
-      this.expectedSum.set(copyOf.expectedSum);
       this.count.set(copyOf.count);
       this.cards = copyOf.cards.map((a) => a.slice());
     }
@@ -277,7 +283,6 @@ export class IncrementalScorer {
     this.cards[band]![n] = id;
     this.count[band] = n + 1;
     this.stale[band] = STALE;
-    this.expectedSum[band] = this.expectedSum[band]! + this.values[band]!.expected[id]!;
   }
 
   /**
@@ -290,9 +295,9 @@ export class IncrementalScorer {
     const cards = this.cards[band]!;
     for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
     this.count[band] = n;
-    // Summed at once (a row is about to be asked for): one pass over the band's terms.
-    this.refresh(band);
-    this.expectedSum[band] = this.sum[band * K + S_EXPECTED]!;
+    // Summed when a row reads it: a band no view draws from (odds 0, e.g. the common band of an
+    // aggressive pool) is never summed.
+    this.stale[band] = STALE;
   }
 
   private growBand(band: number): void {
@@ -353,6 +358,59 @@ export class IncrementalScorer {
     }
     for (let b = 0; b < each.length; b++) if (each[b]! > 0) mean += each[b]! * expectedSum[b]!;
     return mean;
+  }
+
+  /**
+   * Whether `rowFor(view, { balanceCents })` would decide `wait` with `count` cards per band whose
+   * expected realized values sum to `expectedSum` (running sums, as `realizedMeanOf`), proven from
+   * those sums without refreshing any band (false: not proven; nothing drawable is not proven):
+   * - the realized mean is below min_ev_ratio × price (by a 1e-6 margin: the running sums agree
+   *   with the row's to ~1e-12, a mean that close is left to the row); or
+   * - Kelly sizing, and the Kelly size is below one pack even at an upper bound of the Kelly
+   *   quantity. The row's quantity is bankroll × (mean − price) / variance of one pull's outcome;
+   *   the variance is at least the spread of the per-band means: a card's E[outcome²] is at least
+   *   its expected value squared (an outcome or a fill-weighted pair of them), and a band's Σ of
+   *   squares at least (Σ expected)² / count. Margins of 1e-9 relative cover the rounding of both
+   *   sums. `decide` then waits: every step before the Kelly size waits or goes on, and a size
+   *   below one pack waits.
+   * `rowFor` would be exact where this is a bound, so a true answer never hides an `open`.
+   */
+  provenWait(
+    view: PackPool,
+    count: Int32Array,
+    expectedSum: Float64Array,
+    balanceCents: number | undefined,
+  ): boolean {
+    const price = this.priceCents;
+    if (!(price > 0)) return false;
+    const each = this.scratch(view.bands.length);
+    if (!cardWeights(view, count, each)) return false;
+    const chase = view.chase;
+    let mean = 0;
+    let low2 = 0;
+    if (chase && chase.probability > 0) {
+      const c = this.scratchChase;
+      this.table.write(fastCents(chase.card.market_value), false, c, 0);
+      mean += chase.probability * c[T_EXPECTED]!;
+      low2 += chase.probability * c[T_EX2]!;
+    }
+    for (let b = 0; b < each.length; b++) {
+      const e = each[b]!;
+      if (!(e > 0)) continue;
+      const s = expectedSum[b]!;
+      mean += e * s;
+      low2 += (e * s * s) / count[b]!;
+    }
+    const open = this.strategy.open;
+    if (mean < open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN)) return true;
+    if (open.sizing !== 'kelly' || balanceCents === undefined) return false;
+    const bankroll = Math.max(0, balanceCents - this.reserveCents);
+    const edge = mean + 1e-9 * (Math.abs(mean) + price) - price;
+    // No edge: `decide` waits (opening would lower the growth), as it does on a Kelly size of 0.
+    if (!(edge > 0)) return true;
+    const variance = low2 - mean * mean - 1e-9 * (low2 + mean * mean);
+    if (!(variance > 0)) return false;
+    return ((bankroll * edge) / variance) * open.kelly_fraction < 1 - 1e-9;
   }
 
   /** Expected realized value (cents) of a card of `band` with value id `id`. */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/core/clock.js';
-import { decideOpen, type OpenState, openStateFromAccount } from '../../src/strategy/decide-open.js';
+import {
+  decideOpen,
+  type OpenState,
+  openStateFromAccount,
+  rowsNeverRead,
+} from '../../src/strategy/decide-open.js';
 import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import { chaseOnTop } from '../fixtures/pools.js';
 import { linearFill, strategy } from './helpers.js';
@@ -218,5 +223,87 @@ describe('openStateFromAccount', () => {
     });
     expect(decideOpen(st, [good], s, NOW)).toMatchObject({ action: 'wait', until: NOW + 60_000 });
     expect(decideOpen(st, [good], s, NOW + 60_000)).toMatchObject({ action: 'open', quantity: 5 });
+  });
+});
+
+describe('rowsNeverRead', () => {
+  // Budget: daily 500, total 5000 USD; the cheapest pool here costs 10 USD (good, meh).
+  const cheapest = 1000;
+  it.each([
+    ['fresh budget', state(), false],
+    ['total headroom one price', state({ spentTotalCents: 499_000 }), false],
+    ['total headroom below the cheapest price', state({ spentTotalCents: 499_001 }), true],
+    ['total spent, nothing today', state({ spentTotalCents: 500_000 }), true],
+    // The daily cap would give `until` the next midnight when an open row is there: rows are read.
+    [
+      'total headroom below a price, daily headroom no larger',
+      state({ spentTotalCents: 499_500, spentTodayCents: 49_500 }),
+      false,
+    ],
+    [
+      'total headroom below a price, daily headroom larger',
+      state({ spentTotalCents: 499_500, spentTodayCents: 49_499 }),
+      true,
+    ],
+    ['in-doubt orders', state({ spentTotalCents: 500_000, inDoubtCents: 100 }), false],
+    ['operator kill switch (can be turned off)', state({ killSwitch: true }), false],
+  ])('%s', (_name, st, never) => {
+    expect(rowsNeverRead(st, s, cheapest)).toBe(never);
+  });
+
+  it("the strategy's kill switch: never read", () => {
+    expect(rowsNeverRead(state(), strategy({ budget: { kill_switch: true } }), cheapest)).toBe(true);
+  });
+
+  it('once true, stays true, and decideOpen answers the same with or without rows', () => {
+    // Random walks of the budget state: spend (packs or cards), new UTC days, balance moves.
+    let seed = 5;
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const rowSets: ScoreRow[][] = [[], [good], [meh], [good, dear, meh], [dear]];
+    let checked = 0;
+    for (let walk = 0; walk < 300; walk++) {
+      let st = state({
+        spentTotalCents: 480_000 + Math.floor(rand() * 21_000),
+        spentTodayCents: Math.floor(rand() * 50_000),
+        balanceCents: 5_000 + Math.floor(rand() * 200_000),
+        packsLeftToday: rand() < 0.1 ? 0 : 100,
+      });
+      let seen = false;
+      let now = NOW;
+      for (let step = 0; step < 30; step++) {
+        const never = rowsNeverRead(st, s, cheapest);
+        if (seen) expect(never).toBe(true);
+        if (never) {
+          seen = true;
+          checked++;
+          const without = decideOpen(st, [], s, now);
+          for (const rows of rowSets) {
+            const d = decideOpen(st, rows, s, now);
+            expect(d.action).toBe('wait');
+            expect(d.action === 'wait' && d.until).toBe(without.action === 'wait' && without.until);
+          }
+        }
+        const u = rand();
+        if (u < 0.4) {
+          // A purchase that fits what decideOpen allows (a card counts as spend alike).
+          const cost = Math.floor(rand() * 2_000);
+          const room = Math.min(50_000 - st.spentTodayCents, 500_000 - st.spentTotalCents);
+          if (cost <= room)
+            st = {
+              ...st,
+              spentTodayCents: st.spentTodayCents + cost,
+              spentTotalCents: st.spentTotalCents + cost,
+            };
+        } else if (u < 0.6) {
+          st = { ...st, spentTodayCents: 0, packsLeftToday: 100 };
+          now += DAY_MS;
+        } else
+          st = { ...st, balanceCents: Math.max(0, st.balanceCents + Math.floor((rand() - 0.5) * 40_000)) };
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 });

@@ -337,6 +337,61 @@ describe('IncrementalScorer', () => {
     }
   });
 
+  it('provenWait never hides an open: where it holds the row waits (most Kelly-size waits)', () => {
+    const rng = new Rng(23);
+    const strategies: Strategy[] = [];
+    for (const min_ev_ratio of [0.8, 1, 1.2])
+      for (const kelly_fraction of [0.25, 0.5, 1])
+        for (const reserve of [0, 200])
+          for (const threshold_usd of [25, 1e6])
+            strategies.push(
+              noEvGap(
+                strategy({
+                  open: { min_ev_ratio, sizing: 'kelly', kelly_fraction },
+                  budget: { min_balance_usd: reserve },
+                  sell: { threshold_usd, list: { markup: 1.3, seller_fee_rate: 0.05 } },
+                }),
+              ),
+            );
+    let kellyProofs = 0;
+    let kellyWaits = 0;
+    let kellyWaitsProven = 0;
+    let opens = 0;
+    for (let round = 0; round < 250; round++) {
+      const s = strategies[rng.int(strategies.length)]!;
+      const tpl = template(rng.int(3), [20, 50, 80, 120, 200][rng.int(5)]!, rng.next() < 0.5);
+      const scorer = new IncrementalScorer(tpl, s);
+      const count = new Int32Array(BANDS.length);
+      const expected = new Float64Array(BANDS.length);
+      for (let b = 0; b < BANDS.length; b++) {
+        const n = rng.next() < 0.15 ? 0 : 1 + rng.int(40);
+        for (let i = 0; i < n; i++) {
+          const id = scorer.valueId(b, randomValue(rng, b));
+          scorer.addId(b, id);
+          expected[b] = expected[b]! + scorer.expectedOf(b, id);
+        }
+        count[b] = n;
+      }
+      for (let k = 0; k < 6; k++) {
+        const balance = Math.round(toCents(tpl.price) * (1 + 10 ** (rng.next() * 4)));
+        const proven = scorer.provenWait(tpl, count, expected, balance);
+        const row = scorer.rowFor(tpl, { balanceCents: balance });
+        if (proven) expect(row?.decision.action).toBe('wait');
+        if (row?.decision.action === 'open') opens++;
+        const mean = scorer.realizedMeanOf(tpl, count, expected);
+        const aboveThreshold = mean >= s.open.min_ev_ratio * toCents(tpl.price);
+        if (proven && aboveThreshold) kellyProofs++;
+        if (row?.decision.action === 'wait' && row.decision.reason.startsWith('Kelly size')) {
+          kellyWaits++;
+          if (proven) kellyWaitsProven++;
+        }
+      }
+    }
+    expect(opens).toBeGreaterThan(50);
+    expect(kellyProofs).toBeGreaterThan(50);
+    expect(kellyWaitsProven).toBeGreaterThan(0.5 * kellyWaits);
+  });
+
   it('fromPool scores a recorded pool body like scorePool', () => {
     const rng = new Rng(7);
     const pool = template(0, 25, true);
