@@ -23,7 +23,7 @@ import type { BacktestModel } from './model.js';
 import type { DrawParts, Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
 import { Rescorer } from './rescoring.js';
 import { boughtSellBack, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
-import { ValueDrift } from './value-drift.js';
+import { CATEGORY_SLOT, ValueDrift } from './value-drift.js';
 import { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, WorldPools } from './world-pools.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number; card_sync_minutes?: number };
@@ -56,6 +56,27 @@ function settingsFor(overrides: DynamicsInput): Settings {
   };
   settingsCache.set(overrides, s);
   return s;
+}
+
+const readCache = new WeakMap<BacktestModel, number[]>();
+
+/**
+ * The categories whose value index a path can read from the start (slots): its pools' (listings),
+ * and every category when the shop is backtested (its cards'). Any other is drawn when first read.
+ */
+function readCategories(model: BacktestModel, cards: CardsSetup | null): number[] {
+  if (cards?.backtested) return [...CATEGORY_SLOT.values()];
+  let slots = readCache.get(model);
+  if (!slots) {
+    const set = new Set<number>();
+    for (const p of model.pools) {
+      const c = CATEGORY_SLOT.get(p.category);
+      if (c !== undefined) set.add(c);
+    }
+    slots = [...set].sort((a, b) => a - b);
+    readCache.set(model, slots);
+  }
+  return slots;
 }
 
 export class DynamicMarket implements PathMarket {
@@ -98,7 +119,7 @@ export class DynamicMarket implements PathMarket {
     this.rules = settings.rules;
     this.tickMs = this.dyn.tick_seconds * 1000;
     this.world = new WorldPools(model, this.dyn, seed, pathIndex);
-    this.drift = new ValueDrift(this.dyn, this.tickMs, seed, pathIndex);
+    this.drift = new ValueDrift(this.dyn, this.tickMs, seed, pathIndex, readCategories(model, cards));
     this.rescorer = new Rescorer(model, this.world, settings.rescoreMs);
     this.start = model.startMs;
     this.listings = new ListingResolver(model, this.rules, this.dyn, this.drift, this.start, this.tickMs);
