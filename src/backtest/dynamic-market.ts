@@ -152,12 +152,12 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * The world moves on its tick (an hour by default), not event by event: at each tick the
-   * hour's other-user openings (a Poisson count, each one exactly as the simulator draws it), the
-   * hour's card arrivals (a Poisson count per pack with a gap), the simulator's band refill and the
-   * value drift are applied, in that order. Between ticks the world's pools stand still (our own
-   * pulls still take cards at once). The simulator applies openings and arrivals at exponential
-   * times instead; counts per hour have the same Poisson law, only their order within the hour
-   * differs (documented in docs/backtest.md).
+   * hour's other-user openings (a Poisson count, each drawn from the joint law of one opening,
+   * their cards taken band by band), the hour's card arrivals (a Poisson count per pack with a
+   * gap) and the simulator's band refill (the new cards' values drawn band by band), and the value
+   * drift. Between ticks the world's pools stand still (our own pulls still take cards at once).
+   * The simulator applies openings and arrivals at exponential times instead; counts per hour
+   * have the same Poisson law, only their order within the hour differs (docs/backtest.md).
    */
   advance(now: number): void {
     const step = this.tickMs;
@@ -168,11 +168,10 @@ export class DynamicMarket implements PathMarket {
         poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.world.rng),
         at,
       );
-      this.world.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+      this.world.restock(this.dyn.restock_cards_per_hour_per_pack, dtHours);
       this.shopWorld?.othersBuy(dtHours);
       const k = Math.round((at - this.start) / step);
       this.drift.moveTo(k);
-      this.world.refillBands(dtHours);
       this.shopWorld?.restock(dtHours);
       this.nextTick += step;
     }
