@@ -216,7 +216,7 @@ export class DynamicMarket implements PathMarket {
       const g = p.b0 + band;
       const id = world.pullFrom(p, band, rng);
       this.undo.push(id, band);
-      out[k] = this.model.plans.planFor(world.valueOf(g, id), world.sealed[g] === 1);
+      out[k] = world.planOf(g, id);
     }
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
     if (!world.drawable(p, r, now)) this.rescorer.forceRescore = true;

@@ -30,7 +30,7 @@ import type { BacktestModel } from './model.js';
 import type { DrawParts } from './path-market.js';
 import { addDrawn, clearDrawParts } from './path-model.js';
 import type { PullPlans } from './pull-plans.js';
-import { type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
+import { NO_PLAN, type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
 
 /** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
 const NO_PACK = -1;
@@ -168,6 +168,9 @@ export class WorldPools {
   private readonly gridOff: Int32Array;
   private readonly gridLen: Int32Array;
   private readonly gridId: Int32Array;
+  private readonly idPlan: Int32Array;
+  /** The model's pull plans (`planOf`). */
+  private readonly plans: PullPlans;
 
   constructor(
     model: BacktestModel,
@@ -197,6 +200,8 @@ export class WorldPools {
     this.gridOff = w.gridOff;
     this.gridLen = w.gridLen;
     this.gridId = w.gridId;
+    this.idPlan = w.idPlan;
+    this.plans = model.plans;
     this.bandPack = new Int32Array(w.count.length);
     w.packs.forEach((st, pi) => {
       this.bandPack.fill(pi, st.b0, st.b0 + tpl[pi]!.bands.length);
@@ -388,10 +393,20 @@ export class WorldPools {
       below = cum;
       if (!(each > 0)) continue;
       const at = this.off[g]!;
-      const sealed = this.sealed[g] === 1;
-      for (let k = 0; k < n; k++)
-        addDrawn(out, plans, plans.planFor(this.valueOf(g, this.ids[at + k]!), sealed), each);
+      for (let k = 0; k < n; k++) addDrawn(out, plans, this.planOf(g, this.ids[at + k]!), each);
     }
+  }
+
+  /** The pull plan (index into the model's `plans`) of the card with value id `id` in market band g. */
+  planOf(g: number, id: number): number {
+    if (id === NO_CARD) return this.plans.planFor(0, this.sealed[g] === 1);
+    const v = this.valOff[g]! + id;
+    let j = this.idPlan[v]!;
+    if (j === NO_PLAN) {
+      j = this.plans.planFor(this.idTerms[2 * v]!, this.sealed[g] === 1);
+      this.idPlan[v] = j;
+    }
+    return j;
   }
 
   /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */
