@@ -23,7 +23,7 @@ import type { BacktestModel } from './model.js';
 import type { DrawParts, Listing, PathMarket, ShopMarket, ShopOffer } from './path-market.js';
 import { Rescorer } from './rescoring.js';
 import { boughtSellBack, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
-import { ValueDrift } from './value-drift.js';
+import { CATEGORY_SLOT, ValueDrift } from './value-drift.js';
 import { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, WorldPools } from './world-pools.js';
 
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number; card_sync_minutes?: number };
@@ -56,6 +56,27 @@ function settingsFor(overrides: DynamicsInput): Settings {
   };
   settingsCache.set(overrides, s);
   return s;
+}
+
+const readCache = new WeakMap<BacktestModel, number[]>();
+
+/**
+ * The categories whose value index a path can read from the start (slots): its pools' (listings),
+ * and every category when the shop is backtested (its cards'). Any other is drawn when first read.
+ */
+function readCategories(model: BacktestModel, cards: CardsSetup | null): number[] {
+  if (cards?.backtested) return [...CATEGORY_SLOT.values()];
+  let slots = readCache.get(model);
+  if (!slots) {
+    const set = new Set<number>();
+    for (const p of model.pools) {
+      const c = CATEGORY_SLOT.get(p.category);
+      if (c !== undefined) set.add(c);
+    }
+    slots = [...set].sort((a, b) => a - b);
+    readCache.set(model, slots);
+  }
+  return slots;
 }
 
 export class DynamicMarket implements PathMarket {
@@ -103,7 +124,7 @@ export class DynamicMarket implements PathMarket {
     this.rules = settings.rules;
     this.tickMs = this.dyn.tick_seconds * 1000;
     this.world = new WorldPools(model, this.dyn, seed, pathIndex);
-    this.drift = new ValueDrift(this.dyn, this.tickMs, seed, pathIndex);
+    this.drift = new ValueDrift(this.dyn, this.tickMs, seed, pathIndex, readCategories(model, cards));
     this.rescorer = new Rescorer(model, this.world, settings.rescoreMs);
     this.start = model.startMs;
     this.listings = new ListingResolver(model, this.rules, this.dyn, this.drift, this.start, this.tickMs);
@@ -136,12 +157,12 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * The world moves on its tick (an hour by default), not event by event: at each tick the
-   * hour's other-user openings (a Poisson count, each one exactly as the simulator draws it), the
-   * hour's card arrivals (a Poisson count per pack with a gap), the simulator's band refill and the
-   * value drift are applied, in that order. Between ticks the world's pools stand still (our own
-   * pulls still take cards at once). The simulator applies openings and arrivals at exponential
-   * times instead; counts per hour have the same Poisson law, only their order within the hour
-   * differs (documented in docs/backtest.md).
+   * hour's other-user openings (a Poisson count, each drawn from the joint law of one opening,
+   * their cards taken band by band), the hour's card arrivals (a Poisson count per pack with a
+   * gap) and the simulator's band refill (the new cards' values drawn band by band), and the value
+   * drift. Between ticks the world's pools stand still (our own pulls still take cards at once).
+   * The simulator applies openings and arrivals at exponential times instead; counts per hour
+   * have the same Poisson law, only their order within the hour differs (docs/backtest.md).
    */
   advance(now: number): void {
     const step = this.tickMs;
@@ -153,12 +174,11 @@ export class DynamicMarket implements PathMarket {
           poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.world.rng),
           at,
         );
-        this.world.arrivals(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+        this.world.restock(this.dyn.restock_cards_per_hour_per_pack, dtHours);
       }
       this.shopWorld?.othersBuy(dtHours);
       const k = Math.round((at - this.start) / step);
       this.drift.moveTo(k);
-      if (!this.poolsIdle) this.world.refillBands(dtHours);
       this.shopWorld?.restock(dtHours);
       this.nextTick += step;
     }
@@ -208,7 +228,7 @@ export class DynamicMarket implements PathMarket {
       const g = p.b0 + band;
       const id = world.pullFrom(p, band, rng);
       this.undo.push(id, band);
-      out[k] = this.model.plans.planFor(world.valueOf(g, id), world.sealed[g] === 1);
+      out[k] = world.planOf(g, id);
     }
     // A pack we just emptied is unavailable from now on: the bot would see it at once.
     if (!world.drawable(p, r, now)) this.rescorer.forceRescore = true;

@@ -9,78 +9,110 @@ import { CATEGORIES } from '../api/schemas.js';
 import { DAY_MS } from '../core/clock.js';
 import { Rng } from '../core/prng.js';
 import type { Dynamics } from '../market/world-schema.js';
-import { indexFactor, valueStep } from '../strategy/market-laws.js';
+import { indexFactor, type ValueStep, valueStep } from '../strategy/market-laws.js';
 
 /** The API's categories, in the order their value indexes draw their moves each tick. */
 export const CATEGORY_SLOT = new Map<string, number>(CATEGORIES.map((c, i) => [c, i]));
 
 /** Slot of a category the world does not move (its value index stays 1). */
 export const NO_CATEGORY = -1;
-/** `indexTicks` before any tick of the value drift is drawn. */
+/** `drawn` of a category none of whose ticks is drawn yet. */
 const NO_TICK_DRAWN = -1;
 /** Salt of the drift's random stream, apart from the path's own and the world's. */
 const DRIFT_STREAM_SALT = 0x2545f491;
+const EMPTY = new Float64Array(0);
 
 export class ValueDrift {
   /** Category value indexes after the last tick (they start at 1), by position in CATEGORY_SLOT. */
   readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
   /**
-   * The indexes after each tick (tick k at `indexPath[k · categories + c]`, tick 0 the start),
-   * drawn ahead from their own stream: a listing looks ahead to the tick where its value leaves
+   * Per category: its index after each tick (tick k at `paths[c][k]`, tick 0 the start), drawn
+   * ahead from the category's own stream: a listing looks ahead to the tick where its value leaves
    * the range its decision holds over, or where it sells, instead of being stepped every tick.
    */
-  private indexPath = new Float64Array(0);
-  /** The last tick drawn into `indexPath` (NO_TICK_DRAWN: none). */
-  private indexTicks = NO_TICK_DRAWN;
-  /** The value drift's draws (their own stream: drawing ahead shifts no other draw). */
-  private readonly driftRng: Rng;
+  private readonly paths: Float64Array[] = [];
+  /** Per category: the last tick drawn into its path (NO_TICK_DRAWN: none). */
+  private readonly drawn = new Int32Array(CATEGORY_SLOT.size).fill(NO_TICK_DRAWN);
+  /**
+   * Per category: its own stream. A category is drawn only once something reads it (a pool, a
+   * listing or the shop of its category): the others never move anything observed, so they are
+   * not drawn, and drawing one never shifts another's draws.
+   */
+  private readonly rngs: Rng[] = [];
+  /** The categories read so far (`index` follows them at every tick), and how many. */
+  private readonly moved = new Int32Array(CATEGORY_SLOT.size);
+  private movedCount = 0;
+  /** The last tick `moveTo` reached. */
+  private tick = 0;
+  /** The log-normal step of one tick (`valueStep`). */
+  private readonly step: ValueStep;
 
   constructor(
     /** The world's rates (trend and volatility of the values). */
-    private readonly dyn: Dynamics,
+    dyn: Dynamics,
     /** The world's tick (ms). */
     private readonly tickMs: number,
     seed: number,
     pathIndex: number,
+    /** The categories read from the start (slots): the model's pools' and, with the shop, its cards'. */
+    read: Iterable<number> = [],
   ) {
-    this.driftRng = new Rng((seed ^ DRIFT_STREAM_SALT) >>> 0).fork(pathIndex);
+    const base = new Rng((seed ^ DRIFT_STREAM_SALT) >>> 0).fork(pathIndex);
+    for (let c = 0; c < CATEGORY_SLOT.size; c++) {
+      this.rngs.push(base.fork(c));
+      this.paths.push(EMPTY);
+    }
+    this.step = valueStep(dyn.value_daily_trend, dyn.value_daily_volatility, tickMs / DAY_MS);
+    for (const c of read) this.follow(c);
+  }
+
+  /** Category c is read from now on: `index` follows it at every tick. */
+  private follow(c: number): void {
+    if (c < 0 || this.drawn[c] !== NO_TICK_DRAWN) return;
+    this.moved[this.movedCount++] = c;
+    this.drawIndexes(this.tick, c);
+    this.index[c] = this.paths[c]![this.tick]!;
   }
 
   /** The indexes after tick k become the current ones (`index`). */
   moveTo(k: number): void {
+    this.tick = k;
     const index = this.index;
-    for (let c = 0; c < index.length; c++) index[c] = this.indexAt(k, c);
+    for (let i = 0; i < this.movedCount; i++) {
+      const c = this.moved[i]!;
+      index[c] = this.indexAt(k, c);
+    }
   }
 
   /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */
   indexAt(k: number, c: number): number {
-    if (k > this.indexTicks) this.drawIndexes(k);
-    return this.indexPath[k * CATEGORY_SLOT.size + c]!;
+    if (this.drawn[c] === NO_TICK_DRAWN) this.follow(c);
+    if (k > this.drawn[c]!) this.drawIndexes(k, c);
+    return this.paths[c]![k]!;
   }
 
-  /** Value drift up to tick `k` at least: log-normal steps with the world's trend and volatility. */
-  private drawIndexes(k: number): void {
-    const nc = CATEGORY_SLOT.size;
+  /** Category c's value drift up to tick `k` at least: log-normal steps with the world's trend and volatility. */
+  private drawIndexes(k: number, c: number): void {
+    const drawn = this.drawn[c]!;
     const perDay = Math.max(1, Math.round(DAY_MS / this.tickMs));
-    const upTo = Math.max(k, this.indexTicks + perDay);
-    let path = this.indexPath;
-    if ((upTo + 1) * nc > path.length) {
+    // Whole Box–Muller pairs (an even count of new ticks): a tick's value never depends on how
+    // far ahead the path was drawn.
+    let upTo = Math.max(k, drawn + perDay);
+    if ((upTo - Math.max(0, drawn)) % 2 === 1) upTo++;
+    let path = this.paths[c]!;
+    if (upTo + 1 > path.length) {
       // Room doubles (a long backtest copies the path a few times, not once a day).
-      path = new Float64Array(Math.max((upTo + 1) * nc, 2 * path.length));
-      if (this.indexTicks >= 0) path.set(this.indexPath.subarray(0, (this.indexTicks + 1) * nc));
+      path = new Float64Array(Math.max(upTo + 1, 2 * path.length));
+      if (drawn >= 0) path.set(this.paths[c]!.subarray(0, drawn + 1));
+      this.paths[c] = path;
     }
-    if (this.indexTicks === NO_TICK_DRAWN) {
-      path.fill(1, 0, nc);
-      this.indexTicks = 0;
-    }
-    const step = valueStep(this.dyn.value_daily_trend, this.dyn.value_daily_volatility, this.tickMs / DAY_MS);
+    if (drawn === NO_TICK_DRAWN) path[0] = 1;
     // The normals first, in the array's new part, then turned into the indexes in place.
-    const from = (this.indexTicks + 1) * nc;
-    const to = (upTo + 1) * nc;
-    this.driftRng.normals(path, from, to);
-    for (let i = from; i < to; i++) path[i] = path[i - nc]! * indexFactor(step, path[i]!);
-    this.indexPath = path;
-    this.indexTicks = upTo;
+    const from = Math.max(1, drawn + 1);
+    this.rngs[c]!.normals(path, from, upTo + 1);
+    const step = this.step;
+    for (let i = from; i <= upTo; i++) path[i] = path[i - 1]! * indexFactor(step, path[i]!);
+    this.drawn[c] = upTo;
   }
 }
 

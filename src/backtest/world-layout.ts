@@ -103,7 +103,16 @@ export interface PackStart {
  */
 export interface WorldStart extends WorldBands {
   packs: PackStart[];
+  /**
+   * Per value (the entry of `idTerms` / 2): its pull plan in the model's `plans` (NO_PLAN until
+   * first asked): a card's plan is one array read, not a look-up by value. Shared by a worker's
+   * paths and filled as they ask (a value's plan is the same on every path).
+   */
+  idPlan: Int32Array;
 }
+
+/** `idPlan` of a value whose plan was not asked for yet. */
+export const NO_PLAN = -1;
 
 /** WorldStart's typed arrays (a pack's blocks of them while it is built). */
 export interface WorldBands {
@@ -220,7 +229,9 @@ export function worldStart(model: BacktestModel): WorldStart {
       riskScorer,
     };
   });
-  const start: WorldStart = { packs, ...concatBands(blocks) };
+  const bandArrays = concatBands(blocks);
+  const idPlan = new Int32Array(bandArrays.idTerms.length / 2).fill(NO_PLAN);
+  const start: WorldStart = { packs, ...bandArrays, idPlan };
   starts.set(model, start);
   return start;
 }

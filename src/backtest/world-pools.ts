@@ -3,18 +3,21 @@
  * laid out as world-layout.ts says), changed by our pulls, other users' openings, card arrivals
  * and the simulator's band refill, with a chase that is gone once hit. Each event's law is
  * src/strategy/market-laws.ts's; this keeps the data and the loops (docs/backtest.md,
- * "Performance design"). The tick that drives these is the dynamic market's (dynamic-market.ts).
+ * "Performance design"): a tick's openings are drawn from their joint law and their cards taken
+ * band by band, its arrivals and refill counted before the new cards' values are drawn band by
+ * band. The tick that drives these is the dynamic market's (dynamic-market.ts).
  */
 import type { PackPool } from '../api/schemas.js';
 import { toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
+import { AliasTable } from '../market/sampler.js';
 import type { Dynamics } from '../market/world-schema.js';
 import type { IncrementalScorer } from '../strategy/incremental-score.js';
 import {
   bandGap,
+  othersOpeningShares,
   othersRiskShare,
   pickByGap,
-  pickEqual,
   pickRunning,
   poissonCount,
   pullsChase,
@@ -27,7 +30,7 @@ import type { BacktestModel } from './model.js';
 import type { DrawParts } from './path-market.js';
 import { addDrawn, clearDrawParts } from './path-model.js';
 import type { PullPlans } from './pull-plans.js';
-import { type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
+import { NO_PLAN, type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
 
 /** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
 const NO_PACK = -1;
@@ -122,6 +125,24 @@ export class WorldPools {
   private openCount = 0;
   private openDirty = true;
   private openValidUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * Other users' openings as one law over what an opening does (`othersOpeningShares`): entry e
+   * takes a card of market band `othersBand[e]` (NO_BAND: none), or the chase of pack
+   * `othersChase[e]` (NO_PACK: none); an entry with neither is an opening that takes nothing.
+   * Rebuilt with `openList`, and whenever a band empties or refills (the only changes of the law).
+   */
+  private othersAlias: AliasTable | null = null;
+  private othersBand = new Int32Array(0);
+  private othersChase = new Int32Array(0);
+  /** Per market band: its pack (index into `packs`). */
+  private readonly bandPack: Int32Array;
+  /** Per market band: cards other users' openings took from it and that are not yet drawn (`takeDrawn`). */
+  private readonly pending: Int32Array;
+  /** The bands with pending takes (the first `pendingCount`). */
+  private readonly pendingBands: Int32Array;
+  private pendingCount = 0;
+  /** Per market band: its count before this tick's restock (`restock`). */
+  private readonly before: Int32Array;
   // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
   // WorldStart). This path's own, changed by card changes:
   /** Per band: its number of cards. */
@@ -147,6 +168,9 @@ export class WorldPools {
   private readonly gridOff: Int32Array;
   private readonly gridLen: Int32Array;
   private readonly gridId: Int32Array;
+  private readonly idPlan: Int32Array;
+  /** The model's pull plans (`planOf`). */
+  private readonly plans: PullPlans;
 
   constructor(
     model: BacktestModel,
@@ -176,6 +200,15 @@ export class WorldPools {
     this.gridOff = w.gridOff;
     this.gridLen = w.gridLen;
     this.gridId = w.gridId;
+    this.idPlan = w.idPlan;
+    this.plans = model.plans;
+    this.bandPack = new Int32Array(w.count.length);
+    w.packs.forEach((st, pi) => {
+      this.bandPack.fill(pi, st.b0, st.b0 + tpl[pi]!.bands.length);
+    });
+    this.pending = new Int32Array(w.count.length);
+    this.pendingBands = new Int32Array(w.count.length);
+    this.before = new Int32Array(w.count.length);
     this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
     this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
     this.packs = tpl.map((t, pi) => {
@@ -360,10 +393,20 @@ export class WorldPools {
       below = cum;
       if (!(each > 0)) continue;
       const at = this.off[g]!;
-      const sealed = this.sealed[g] === 1;
-      for (let k = 0; k < n; k++)
-        addDrawn(out, plans, plans.planFor(this.valueOf(g, this.ids[at + k]!), sealed), each);
+      for (let k = 0; k < n; k++) addDrawn(out, plans, this.planOf(g, this.ids[at + k]!), each);
     }
+  }
+
+  /** The pull plan (index into the model's `plans`) of the card with value id `id` in market band g. */
+  planOf(g: number, id: number): number {
+    if (id === NO_CARD) return this.plans.planFor(0, this.sealed[g] === 1);
+    const v = this.valOff[g]! + id;
+    let j = this.idPlan[v]!;
+    if (j === NO_PLAN) {
+      j = this.plans.planFor(this.idTerms[2 * v]!, this.sealed[g] === 1);
+      this.idPlan[v] = j;
+    }
+    return j;
   }
 
   /** Value (cents) of the card with value id `id` in market band g (0 for NO_CARD). */
@@ -446,81 +489,174 @@ export class WorldPools {
     this.openValidUntil = until;
   }
 
-  /** `n` other users' openings at `at`: each exactly as the simulator draws one. */
+  /** Rebuilds `openList` and the law of other users' openings (`othersAlias`, see there). */
+  private refreshOthers(at: number): void {
+    this.refreshOpenList(at);
+    const open = this.openCount;
+    if (open === 0) {
+      this.othersAlias = null;
+      return;
+    }
+    const weights: number[] = [];
+    const bands: number[] = [];
+    const chases: number[] = [];
+    for (let j = 0; j < open; j++) {
+      const pi = this.openList[j]!;
+      const p = this.packs[pi]!;
+      if (p.cumDirty) this.rebuildCum(p);
+      const chaseP = this.chaseActive(p, at) ? p.chaseP : 0;
+      const shares = othersOpeningShares(open, chaseP, this.mixCum, p.b0, p.nb);
+      for (let e = 0; e < shares.length; e++) {
+        if (!(shares[e]! > 0)) continue;
+        weights.push(shares[e]!);
+        // Entry 0 is the chase, entry i + 1 band i, the last the opening that takes nothing.
+        bands.push(e >= 1 && e <= p.nb ? p.b0 + e - 1 : NO_BAND);
+        chases.push(e === 0 ? pi : NO_PACK);
+      }
+    }
+    this.othersAlias = new AliasTable(weights);
+    this.othersBand = Int32Array.from(bands);
+    this.othersChase = Int32Array.from(chases);
+  }
+
+  /**
+   * `n` other users' openings at `at`, one after the other by the law of one opening (pack by
+   * popularity among those open to them, the chase, then risk level and band: one draw from
+   * their joint law, `othersOpeningShares`). Which card of its band an opening takes (uniformly)
+   * changes no other opening's law, so the cards are drawn band by band at the end (`takeDrawn`);
+   * only a take that empties a band (or a chase hit) changes the law, and is applied at once.
+   */
   otherOpenings(n: number, at: number): void {
     const rng = this.rng;
-    const packs = this.packs;
     const count = this.count;
+    const pending = this.pending;
     for (let i = 0; i < n; i++) {
-      if (this.openDirty || at >= this.openValidUntil) this.refreshOpenList(at);
-      const open = this.openCount;
-      if (open === 0) return;
-      // By popularity: a snapshot records none, so every pack has the same (the world's default).
-      const p = packs[this.openList[pickEqual(open, rng)]!]!;
-      // As `drawBand` at a risk level chosen like the simulator (`othersRiskShare`), with the risk
-      // level and the band drawn at once from the pack's mixture of them.
-      if (this.chaseActive(p, at) && pullsChase(rng.next(), p.chaseP)) {
-        this.hitChase(p);
+      if (this.openDirty || at >= this.openValidUntil) this.refreshOthers(at);
+      const alias = this.othersAlias;
+      if (alias === null) break;
+      const e = alias.draw(rng);
+      const g = this.othersBand[e]!;
+      if (g !== NO_BAND) {
+        const k = pending[g]! + 1;
+        pending[g] = k;
+        if (k === 1) this.pendingBands[this.pendingCount++] = g;
+        // The band's last card: taken now, the law changes (`liveChange` marks it).
+        if (k === count[g]) this.takeDrawn(g);
         continue;
       }
-      if (p.cumDirty) this.rebuildCum(p);
-      const u = rng.next();
-      // The mass of risk levels with nothing to draw: that opening fails and takes nothing.
-      if (!(u < p.mixTotal)) continue;
-      const b0 = p.b0;
-      const chosen = pickRunning(u, this.mixCum, b0, p.nb);
-      // `pullFrom` by hand: the world's hottest loop (see docs/backtest.md, Performance design).
-      this.takeAt(p, chosen, p.ignored ? 0 : rng.int(count[b0 + chosen]!));
-      p.changes++;
-      p.cardCount--;
+      const c = this.othersChase[e]!;
+      if (c !== NO_PACK) this.hitChase(this.packs[c]!);
     }
+    for (let j = 0; j < this.pendingCount; j++) this.takeDrawn(this.pendingBands[j]!);
+    this.pendingCount = 0;
   }
 
-  /**
-   * The simulator's tick refill (src/market/dynamics.ts `restock`): each band regains the share
-   * 1 − e^(−rate·dt) of its gap to its recorded size, rounded stochastically, on top of the
-   * Poisson trickle of `restock()`, so the backtest restocks as fast as `packbot sim`.
-   */
-  refillBands(dtHours: number): void {
-    const share = refillShare(this.dyn.restock_fraction_per_hour, dtHours);
-    if (!(share > 0)) return;
-    for (const p of this.packs) {
-      if (p.gap <= 0) continue;
-      for (let bi = 0; bi < p.nb; bi++) {
-        const n = refillCount(bandGap(this.size[p.b0 + bi]!, this.count[p.b0 + bi]!), share, this.rng);
-        for (let i = 0; i < n; i++) {
-          this.newCard(p, bi);
-          p.changes++;
-          p.cardCount++;
-        }
+  /** The cards other users' openings took from band g and not yet drawn: each uniformly, one after the other. */
+  private takeDrawn(g: number): void {
+    const k = this.pending[g]!;
+    if (k === 0) return;
+    this.pending[g] = 0;
+    const p = this.packs[this.bandPack[g]!]!;
+    const n0 = this.count[g]!;
+    let n = n0;
+    if (p.ignored) n -= k;
+    else {
+      const rng = this.rng;
+      const ids = this.ids;
+      const terms = this.idTerms;
+      const at = this.off[g]!;
+      const vo = this.valOff[g]!;
+      let value = 0;
+      let expected = 0;
+      for (let j = 0; j < k; j++) {
+        const pos = rng.int(n);
+        n--;
+        const id = ids[at + pos]!;
+        ids[at + pos] = ids[at + n]!;
+        value += terms[2 * (vo + id)]!;
+        expected += terms[2 * (vo + id) + 1]!;
       }
+      this.ver[g] = this.ver[g]! + 1;
+      this.sum[g] = this.sum[g]! - value;
+      // Back to an exact zero when the band empties: the running sum never drifts far.
+      this.esum[g] = n === 0 ? 0 : this.esum[g]! - expected;
     }
+    this.count[g] = n;
+    const size = this.size[g]!;
+    p.gap += bandGap(size, n) - bandGap(size, n0);
+    p.changes += k;
+    p.cardCount -= k;
+    if (n === 0) this.liveChange(p, g - p.b0, -1);
   }
 
   /**
-   * Card arrivals of one tick: per pack with a gap, a Poisson count (mean `perPack`), each card
-   * into a band drawn in proportion to the band's gap (arrivals to a full pack are lost, as in the
-   * simulator's `arrival`).
+   * A tick's restock of every pack with a gap: its card arrivals (a Poisson count of mean
+   * `ratePerHour` · dt, each into a band drawn in proportion to the band's gap; arrivals to a full
+   * pack are lost, as in the simulator's `arrival`), then the simulator's band refill
+   * (src/market/dynamics.ts `restock`: each band regains the share 1 − e^(−rate·dt) of its gap,
+   * rounded stochastically, so the backtest restocks as fast as `packbot sim`). Bands are counted
+   * first; the new cards' values (uniform on the band's grid, independent of everything else) are
+   * drawn band by band at the end.
    */
-  arrivals(ratePerHour: number, dtHours: number): void {
-    if (!(ratePerHour > 0)) return;
+  restock(ratePerHour: number, dtHours: number): void {
+    const share = refillShare(this.dyn.restock_fraction_per_hour, dtHours);
     const rng = this.rng;
     const packs = this.packs;
     const count = this.count;
     const size = this.size;
+    const before = this.before;
     for (let pi = 0; pi < packs.length; pi++) {
       const p = packs[pi]!;
       if (p.gap <= 0) continue;
       const b0 = p.b0;
       const nb = p.nb;
-      for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
-        const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
-        if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
-        this.newCard(p, bi);
-        p.changes++;
-        p.cardCount++;
-      }
+      for (let bi = 0; bi < nb; bi++) before[b0 + bi] = count[b0 + bi]!;
+      if (ratePerHour > 0)
+        for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
+          const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
+          if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
+          count[b0 + bi] = count[b0 + bi]! + 1;
+          p.gap--;
+        }
+      if (share > 0)
+        for (let bi = 0; bi < nb; bi++) {
+          const r = refillCount(bandGap(size[b0 + bi]!, count[b0 + bi]!), share, rng);
+          count[b0 + bi] = count[b0 + bi]! + r;
+          p.gap -= r;
+        }
+      for (let bi = 0; bi < nb; bi++) this.addDrawn(p, bi, before[b0 + bi]!);
     }
+  }
+
+  /** Band bi of pack p was counted up from `from` cards: the new cards' values, drawn uniformly from its grid. */
+  private addDrawn(p: PackState, bi: number, from: number): void {
+    const g = p.b0 + bi;
+    const n = this.count[g]!;
+    const k = n - from;
+    if (k === 0) return;
+    if (!p.ignored) {
+      const rng = this.rng;
+      const ids = this.ids;
+      const terms = this.idTerms;
+      const at = this.off[g]!;
+      const vo = this.valOff[g]!;
+      const go = this.gridOff[g]!;
+      const gl = this.gridLen[g]!;
+      let value = 0;
+      let expected = 0;
+      for (let j = from; j < n; j++) {
+        const id = this.gridId[go + rng.int(gl)]!;
+        ids[at + j] = id;
+        value += terms[2 * (vo + id)]!;
+        expected += terms[2 * (vo + id) + 1]!;
+      }
+      this.ver[g] = this.ver[g]! + 1;
+      this.sum[g] = this.sum[g]! + value;
+      this.esum[g] = this.esum[g]! + expected;
+    }
+    p.changes += k;
+    p.cardCount += k;
+    if (from === 0) this.liveChange(p, bi, 1);
   }
 
   /** A card an order took goes back when the order fails (band NO_BAND: the chase, given back). */

@@ -157,6 +157,33 @@ export function othersRiskLevel(levels: number, standard: number, rng: Rng): num
 }
 
 /**
+ * The joint law of what one other user's opening does, at one of `open` packs open to them
+ * (equal popularity: `pickEqual`): [its chase, each of its `n` bands, nothing], the chase with
+ * `chaseP` (0 without an active one), else a risk level by `othersRiskShare` and a band by live
+ * odds, i.e. by the pack's running mixture `mix[base]` … `mix[base + n − 1]` (Σ over risk levels
+ * of P(level) × the band's renormalised odds; less than 1 in all when a level has nothing to
+ * draw, and that opening takes nothing). Each share is the probability of the whole opening.
+ */
+export function othersOpeningShares(
+  open: number,
+  chaseP: number,
+  mix: ArrayLike<number>,
+  base: number,
+  n: number,
+): Float64Array {
+  const out = new Float64Array(n + 2);
+  out[0] = chaseP / open;
+  let below = 0;
+  for (let i = 0; i < n; i++) {
+    const m = mix[base + i]!;
+    out[i + 1] = ((1 - chaseP) * (m - below)) / open;
+    below = m;
+  }
+  out[n + 1] = ((1 - chaseP) * Math.max(0, 1 - below)) / open;
+  return out;
+}
+
+/**
  * The pack of another user's opening among the `n` packs open to them (purchasable, available,
  * drawable): in proportion to each pack's `popularity` (world file), for a uniform u.
  */
