@@ -10,12 +10,12 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
-import { decideOpen, type OpenState } from '../strategy/decide-open.js';
+import { decideOpen, type OpenDecision, type OpenState } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
+import { type Listing, NO_POOL, type PathMarket, type RowsPick, type ShopOffer } from './path-market.js';
 import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { listExit } from './shop.js';
@@ -112,6 +112,14 @@ export interface PathOptions {
   cards?: CardsSetup | null;
   /** When given, every card purchase is appended to it. */
   cardLog?: CardBuy[];
+  /**
+   * Ask `decideOpen` at every slot and after every cash change, as the bot does. By default a
+   * static market's path repeats the last decision where it provably cannot differ (`repeatOpen`
+   * below); this switch is for the test that both give the same orders.
+   */
+  decideEverySlot?: boolean;
+  /** When given, counts the decisions repeated and the waits not asked again (for that test). */
+  skipped?: { repeated: number; waits: number };
 }
 
 export function runPath(
@@ -320,6 +328,52 @@ export function runPath(
   let lastPi: number | undefined;
   equity[0] = startCash;
 
+  // A static market's rows depend on the balance bucket only, and each bucket's rows carry the row
+  // decideOpen picks when every open row fits (`RowsPick`, interned). Then an open decision is a
+  // function of the pick, the day's packs, the rate limit, the cool-down, the guards and the
+  // headroom: while those give the same answer, the last decision is repeated as it is.
+  const repeatable = market.lastPick !== undefined && !opts.decideEverySlot;
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  let runPick: RowsPick | null = null;
+  let runD: OpenDecision | null = null;
+  /** Whether decideOpen(state, rows) at `t` would give `runD` (state set for `t`, rows of `pick`). */
+  const repeatOpen = (pick: RowsPick | null, t: number): boolean => {
+    if (pick === null || pick !== runPick || runD === null || runD.action !== 'open') return false;
+    if (state.packsLeftToday < 1) return false;
+    if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) return false;
+    if (state.lastPurchaseAt !== null && cooldown > 0 && t < state.lastPurchaseAt + cooldown) return false;
+    if (budgetBlock(state, strategy) !== null) return false;
+    const room = spendHeadroom(state, strategy).cents;
+    // Every open row fits (so the pick is decideOpen's row), and the quantity is the same.
+    if (!(Math.floor(room / pick.maxPriceCents) >= 1)) return false;
+    const best = pick.best!;
+    const rowQuantity = best.decision.action === 'open' ? best.decision.quantity : 0;
+    return Math.min(rowQuantity, state.packsLeftToday, Math.floor(room / pick.priceCents)) === runD.quantity;
+  };
+  /**
+   * After listings ended at `t` (cash changed): whether a decision at `t` would only wait for what
+   * the path already waits for (the day's packs or the rate limit, which cash cannot lift) and
+   * change nothing else (no guard starts, no ruin is found): then it is not asked.
+   */
+  const waitHolds = (t: number): boolean => {
+    if (tDecide <= t) return false;
+    let until: number;
+    if (state.packsLeftToday <= 0) until = state.resetsAt ?? nextUtcMidnight(t);
+    else if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) until = state.nextPurchaseAt;
+    else return false;
+    if (Math.max(until, t + 1) !== tDecide) return false;
+    state.balanceCents = cash;
+    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
+    if (budgetBlock(state, strategy) !== null) return false;
+    return ruined || !ruinFound();
+  };
+  /** The wait's ruin test (no guard blocks): out of cash for any pack above the reserve, nothing listed. */
+  const ruinFound = (): boolean =>
+    cash - reserve < cheapest &&
+    !(shop && cheapest === Number.POSITIVE_INFINITY) &&
+    spendHeadroom(state, strategy).limitedBy === 'balance_reserve' &&
+    listings.size === 0;
+
   for (;;) {
     const nextListing = listings.nextAt();
     const t = Math.min(tDecide, nextListing, nextMidnight, nextSample, nextCardSync);
@@ -339,9 +393,11 @@ export function runPath(
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
         }
-        tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
         mark();
       }
+      // Cash changed: the bot may open again (unless it provably waits as it did).
+      if (!repeatable || !waitHolds(t)) tDecide = Math.min(tDecide, t);
+      else if (opts.skipped) opts.skipped.waits++;
       continue;
     }
     if (nextMidnight <= t) {
@@ -374,7 +430,24 @@ export function runPath(
     // Cards on the marketplace count at their sell-back value: listing is not losing.
     state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
     const rows = market.rows(balanceBucketCents(cash), t);
-    const d = decideOpen(state, rows, strategy, t);
+    const pick = repeatable ? market.lastPick!() : null;
+    const repeated = repeatable && repeatOpen(pick, t);
+    const d: OpenDecision = repeated ? runD! : decideOpen(state, rows, strategy, t);
+    if (repeated && opts.skipped) opts.skipped.repeated++;
+    if (repeatable && !repeated && d.action === 'open') {
+      // Repeatable only if it is the pick's row (not one chosen while a better row did not fit).
+      // A wait leaves the last one: `repeatOpen` checks everything the answer depends on.
+      const best = pick?.best;
+      runPick =
+        best &&
+        d.category === best.category &&
+        d.pack_type === best.pack_type &&
+        d.risk_level === best.risk_level &&
+        d.priceCents === pick.priceCents
+          ? pick
+          : null;
+      runD = runPick ? d : null;
+    }
     if (d.action === 'wait') {
       if (!ruined) {
         const block = budgetBlock(state, strategy);
@@ -413,7 +486,7 @@ export function runPath(
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
-    pm.order(pi, d.quantity, d.realizedEvCents, rowSdCents(rows, d), cost, drawn);
+    pm.order(pi, d.quantity, d.realizedEvCents, repeated ? pick!.sdCents : rowSdCents(rows, d), cost, drawn);
     const day = Math.floor(t / DAY_MS) - firstUtcDay;
     packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
@@ -522,7 +595,7 @@ export function runPath(
 }
 
 /** The spread per pack (cents) of the row an order was opened on. */
-function rowSdCents(
+export function rowSdCents(
   rows: readonly ScoreRow[],
   d: { category: string; pack_type: string; risk_level: string },
 ) {
