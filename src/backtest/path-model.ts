@@ -147,18 +147,25 @@ export class PathModel {
     p[o + 6]! += variance;
   }
 
-  /** A pull of the current order sold back at once or held: resolved at `amountCents`. */
+  /**
+   * A pull of the current order sold back at once or held: resolved at `amountCents`. Its counts
+   * come with the order's (`resolvedCounts`): small integers, the same in any order of addition.
+   */
   resolved(pool: number, held: boolean, amountCents: number): void {
     const c = this.current;
-    const part = held ? HELD : SELL;
-    this.add(part, 1, c);
-    this.add(part + 2, amountCents, c);
+    this.add(held ? HELD + 2 : SELL + 2, amountCents, c);
     this.add(TOTAL + 1, amountCents, c);
     this.add(FLOOR_TOTAL, amountCents, c);
-    this.add(RESOLVED, 1, c);
-    const o = pool * MODEL_POOL_FIELDS;
-    this.pools[o + 2]! += 1;
-    this.pools[o + 5]! += amountCents;
+    this.pools[pool * MODEL_POOL_FIELDS + 5]! += amountCents;
+  }
+
+  /** The current order's pulls sold back (`sold`) and held (`held`), counted (before `orderDone`). */
+  resolvedCounts(pool: number, sold: number, held: number): void {
+    const c = this.current;
+    this.add(SELL, sold, c);
+    this.add(HELD, held, c);
+    this.add(RESOLVED, sold + held, c);
+    this.pools[pool * MODEL_POOL_FIELDS + 2]! += sold + held;
   }
 
   /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */

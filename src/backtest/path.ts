@@ -500,6 +500,8 @@ export function runPath(
     let orderPayout = payout;
     let orderSealed = sealedWorth;
     let orderListed = listedHold;
+    let sold = 0;
+    let kept = 0;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
       const act = plans.action[j]!;
@@ -509,11 +511,13 @@ export function runPath(
         orderPayout += a;
         poolValue[pi] = poolValue[pi]! + a;
         pm.resolved(pi, false, a);
+        sold++;
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
         orderSealed += a;
         poolValue[pi] = poolValue[pi]! + a;
         pm.resolved(pi, true, a);
+        kept++;
       } else if (act === ACT_LIST) {
         const l: Listing = {
           pool: pi,
@@ -540,6 +544,7 @@ export function runPath(
     payout = orderPayout;
     sealedWorth = orderSealed;
     listedHold = orderListed;
+    pm.resolvedCounts(pi, sold, kept);
     pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;
