@@ -148,7 +148,8 @@ export function runPath(
   const poolValue = new Float64Array(nPools);
   const poolExpected = new Float64Array(nPools);
   const packsByUtcDay: number[] = [];
-  const firstUtcDay = Math.floor(start / DAY_MS);
+  /** The UTC day of the time loop (days since the start's), moved on at each midnight. */
+  let utcDay = 0;
   const out = new Int32Array(10);
   const listings = new ListingHeap();
   const pm = new PathModel(strategy, nPools, plans, end);
@@ -407,6 +408,7 @@ export function runPath(
       cardOutlayToday = 0;
       cardPricesToday = 0;
       nextMidnight += DAY_MS;
+      utcDay++;
       state.resetsAt = nextMidnight;
       tDecide = Math.min(tDecide, t);
       continue;
@@ -487,8 +489,7 @@ export function runPath(
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
     pm.order(pi, d.quantity, d.realizedEvCents, repeated ? pick!.sdCents : rowSdCents(rows, d), cost, drawn);
-    const day = Math.floor(t / DAY_MS) - firstUtcDay;
-    packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
+    packsByUtcDay[utcDay] = (packsByUtcDay[utcDay] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
     state.spentTodayCents += cost;
     state.spentTotalCents += cost;
@@ -502,6 +503,7 @@ export function runPath(
     let orderListed = listedHold;
     let sold = 0;
     let kept = 0;
+    const category = pools[pi]!.category;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
       const act = plans.action[j]!;
@@ -522,7 +524,7 @@ export function runPath(
         const l: Listing = {
           pool: pi,
           plan: j,
-          category: pools[pi]!.category,
+          category,
           pulledAt: t,
           listedAt: t,
           basisCents: plans.value[j]!,
