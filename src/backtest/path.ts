@@ -501,8 +501,6 @@ export function runPath(
     let orderPayout = payout;
     let orderSealed = sealedWorth;
     let orderListed = listedHold;
-    let sold = 0;
-    let kept = 0;
     const category = pools[pi]!.category;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
@@ -511,15 +509,9 @@ export function runPath(
         const a = plans.amount[j]!;
         orderCash += a;
         orderPayout += a;
-        poolValue[pi] = poolValue[pi]! + a;
-        pm.resolved(pi, false, a);
-        sold++;
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
         orderSealed += a;
-        poolValue[pi] = poolValue[pi]! + a;
-        pm.resolved(pi, true, a);
-        kept++;
       } else if (act === ACT_LIST) {
         const l: Listing = {
           pool: pi,
@@ -546,7 +538,8 @@ export function runPath(
     payout = orderPayout;
     sealedWorth = orderSealed;
     listedHold = orderListed;
-    pm.resolvedCounts(pi, sold, kept);
+    // The pulls sold back or held, into the model's sums and the pool's value realized.
+    pm.resolvedPulls(pi, out, got, poolValue);
     pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;
