@@ -337,6 +337,7 @@ export function runPath(
   const cooldown = strategy.open.cooldown_seconds * 1000;
   let runPick: RowsPick | null = null;
   let runD: OpenDecision | null = null;
+  const spareListings: Listing[] = [];
   /** Whether decideOpen(state, rows) at `t` would give `runD` (state set for `t`, rows of `pick`). */
   const repeatOpen = (pick: RowsPick | null, t: number): boolean => {
     if (pick === null || pick !== runPick || runD === null || runD.action !== 'open') return false;
@@ -393,6 +394,8 @@ export function runPath(
           poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
+          // A static market keeps nothing of an ended listing: its object serves a later pull.
+          if (repeatable) spareListings.push(l);
         }
         mark();
       }
@@ -513,21 +516,38 @@ export function runPath(
         const a = plans.amount[j]!;
         orderSealed += a;
       } else if (act === ACT_LIST) {
-        const l: Listing = {
-          pool: pi,
-          plan: j,
-          category,
-          pulledAt: t,
-          listedAt: t,
-          basisCents: plans.value[j]!,
-          priceCents: plans.listPrice[j]!,
-          anchorIndex: 1,
-          eventAt: t,
-          outcome: 'pending',
-          amountCents: 0,
-          fillBudget: 0,
-          modelOrder: -1,
-        };
+        let l = spareListings.pop();
+        if (l === undefined)
+          l = {
+            pool: pi,
+            plan: j,
+            category,
+            pulledAt: t,
+            listedAt: t,
+            basisCents: plans.value[j]!,
+            priceCents: plans.listPrice[j]!,
+            anchorIndex: 1,
+            eventAt: t,
+            outcome: 'pending',
+            amountCents: 0,
+            fillBudget: 0,
+            modelOrder: -1,
+          };
+        else {
+          l.pool = pi;
+          l.plan = j;
+          l.category = category;
+          l.pulledAt = t;
+          l.listedAt = t;
+          l.basisCents = plans.value[j]!;
+          l.priceCents = plans.listPrice[j]!;
+          l.anchorIndex = 1;
+          l.eventAt = t;
+          l.outcome = 'pending';
+          l.amountCents = 0;
+          l.fillBudget = 0;
+          l.modelOrder = -1;
+        }
         market.list(l, t, rng);
         listings.push(l);
         orderListed += market.holdValue(l, t);
