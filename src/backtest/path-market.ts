@@ -83,6 +83,26 @@ export interface PathMarket {
   holdValue(l: Listing, now: number): number;
   /** The shop, when this market models it (dynamic market, shop recorded, cards enabled); else null. */
   readonly shop: ShopMarket | null;
+  /**
+   * Static markets only: what `decideOpen` would pick from the rows `rows` returned last, when
+   * every open row fits the budget (`RowsPick`); lets the path repeat a decision without asking
+   * again when it provably cannot differ (path.ts). Absent: the path always asks.
+   */
+  lastPick?(): RowsPick | null;
+}
+
+/**
+ * The rows' part of an open decision, for a set of rows that never changes: the row `decideOpen`
+ * picks when every open row with a price fits (`best`, null when none is open), its budget price,
+ * the largest such price (headroom at least this much means every such row fits), its realized EV
+ * and spread per pack (cents). Equal picks are one object (interned by the static market).
+ */
+export interface RowsPick {
+  best: ScoreRow | null;
+  priceCents: number;
+  maxPriceCents: number;
+  realizedEvCents: number;
+  sdCents: number;
 }
 
 /** A shop card the strategy would buy now (scoreShopCard's decision 'buy'), at the current price. */

@@ -37,6 +37,13 @@ const HELD = 15;
 const FLOOR_TOTAL = 19;
 const FLOOR_LIST = 20;
 
+/**
+ * Whole sums up to this size (2^52) add exactly in any order while every term is whole and
+ * nonnegative and the terms together stay below it too (partial sums < 2^53).
+ */
+const WHOLE_LIMIT = 2 ** 52;
+const wholeBelow = (x: number) => Number.isInteger(x) && Math.abs(x) <= WHOLE_LIMIT;
+
 /** Per path and pool: orders, packs, resolved packs, open pulls, expected, realized, variance. */
 export const MODEL_POOL_FIELDS = 7;
 
@@ -147,18 +154,79 @@ export class PathModel {
     p[o + 6]! += variance;
   }
 
-  /** A pull of the current order sold back at once or held: resolved at `amountCents`. */
-  resolved(pool: number, held: boolean, amountCents: number): void {
+  /**
+   * The current order's pulls `out[0..got)` that were sold back at once or held (plans ACT_SELL,
+   * ACT_HOLD), resolved at their plans' amounts, added to the model's sums and to `poolValue[pool]`
+   * (the path's value realized per pool), as if pull by pull in order. Counts are small whole
+   * numbers, exact in any order. The amounts go in as one sum per field when that is exact (whole
+   * amounts and sums, far below 2^53: every partial sum is then exact in both orders), else one by
+   * one in pull order, as floating sums must.
+   */
+  resolvedPulls(pool: number, out: Int32Array, got: number, poolValue: Float64Array): void {
+    const plans = this.plans;
+    let sold = 0;
+    let kept = 0;
+    let sellSum = 0;
+    let heldSum = 0;
+    let whole = true;
+    for (let k = 0; k < got; k++) {
+      const j = out[k]!;
+      const act = plans.action[j];
+      if (act === ACT_SELL) {
+        const a = plans.amount[j]!;
+        sold++;
+        sellSum += a;
+        whole &&= Number.isInteger(a) && a >= 0;
+      } else if (act === ACT_HOLD) {
+        const a = plans.amount[j]!;
+        kept++;
+        heldSum += a;
+        whole &&= Number.isInteger(a) && a >= 0;
+      }
+    }
+    if (sold + kept === 0) return;
     const c = this.current;
-    const part = held ? HELD : SELL;
-    this.add(part, 1, c);
-    this.add(part + 2, amountCents, c);
-    this.add(TOTAL + 1, amountCents, c);
-    this.add(FLOOR_TOTAL, amountCents, c);
-    this.add(RESOLVED, 1, c);
+    const t = this.totals;
+    const p = this.pools;
     const o = pool * MODEL_POOL_FIELDS;
-    this.pools[o + 2]! += 1;
-    this.pools[o + 5]! += amountCents;
+    this.add(SELL, sold, c);
+    this.add(HELD, kept, c);
+    this.add(RESOLVED, sold + kept, c);
+    p[o + 2]! += sold + kept;
+    const all = sellSum + heldSum;
+    if (
+      whole &&
+      all <= WHOLE_LIMIT &&
+      wholeBelow(t[SELL + 2]!) &&
+      wholeBelow(c[SELL + 2]!) &&
+      wholeBelow(t[HELD + 2]!) &&
+      wholeBelow(c[HELD + 2]!) &&
+      wholeBelow(t[TOTAL + 1]!) &&
+      wholeBelow(c[TOTAL + 1]!) &&
+      wholeBelow(t[FLOOR_TOTAL]!) &&
+      wholeBelow(c[FLOOR_TOTAL]!) &&
+      wholeBelow(p[o + 5]!) &&
+      wholeBelow(poolValue[pool]!)
+    ) {
+      if (sold > 0) this.add(SELL + 2, sellSum, c);
+      if (kept > 0) this.add(HELD + 2, heldSum, c);
+      this.add(TOTAL + 1, all, c);
+      this.add(FLOOR_TOTAL, all, c);
+      p[o + 5]! += all;
+      poolValue[pool]! += all;
+      return;
+    }
+    for (let k = 0; k < got; k++) {
+      const j = out[k]!;
+      const act = plans.action[j];
+      if (act !== ACT_SELL && act !== ACT_HOLD) continue;
+      const a = plans.amount[j]!;
+      this.add(act === ACT_HOLD ? HELD + 2 : SELL + 2, a, c);
+      this.add(TOTAL + 1, a, c);
+      this.add(FLOOR_TOTAL, a, c);
+      p[o + 5]! += a;
+      poolValue[pool]! += a;
+    }
   }
 
   /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */

@@ -10,12 +10,12 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
-import { decideOpen, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
+import { decideOpen, type OpenDecision, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { CardsSetup } from './cards-setup.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, NO_POOL, type PathMarket, type ShopOffer } from './path-market.js';
+import { type Listing, NO_POOL, type PathMarket, type RowsPick, type ShopOffer } from './path-market.js';
 import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { listExit } from './shop.js';
@@ -120,6 +120,14 @@ export interface PathOptions {
    * that check that stopping then changes nothing.
    */
   readEveryRow?: boolean;
+  /**
+   * Ask `decideOpen` at every slot and after every cash change, as the bot does. By default a
+   * static market's path repeats the last decision where it provably cannot differ (`repeatOpen`
+   * below); this switch is for the test that both give the same orders.
+   */
+  decideEverySlot?: boolean;
+  /** When given, counts the decisions repeated and the waits not asked again (for that test). */
+  skipped?: { repeated: number; waits: number };
 }
 
 export function runPath(
@@ -148,7 +156,8 @@ export function runPath(
   const poolValue = new Float64Array(nPools);
   const poolExpected = new Float64Array(nPools);
   const packsByUtcDay: number[] = [];
-  const firstUtcDay = Math.floor(start / DAY_MS);
+  /** The UTC day of the time loop (days since the start's), moved on at each midnight. */
+  let utcDay = 0;
   const out = new Int32Array(10);
   const listings = new ListingHeap();
   const pm = new PathModel(strategy, nPools, plans, end);
@@ -332,6 +341,53 @@ export function runPath(
   let lastPi: number | undefined;
   equity[0] = startCash;
 
+  // A static market's rows depend on the balance bucket only, and each bucket's rows carry the row
+  // decideOpen picks when every open row fits (`RowsPick`, interned). Then an open decision is a
+  // function of the pick, the day's packs, the rate limit, the cool-down, the guards and the
+  // headroom: while those give the same answer, the last decision is repeated as it is.
+  const repeatable = market.lastPick !== undefined && !opts.decideEverySlot;
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  let runPick: RowsPick | null = null;
+  let runD: OpenDecision | null = null;
+  const spareListings: Listing[] = [];
+  /** Whether decideOpen(state, rows) at `t` would give `runD` (state set for `t`, rows of `pick`). */
+  const repeatOpen = (pick: RowsPick | null, t: number): boolean => {
+    if (pick === null || pick !== runPick || runD === null || runD.action !== 'open') return false;
+    if (state.packsLeftToday < 1) return false;
+    if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) return false;
+    if (state.lastPurchaseAt !== null && cooldown > 0 && t < state.lastPurchaseAt + cooldown) return false;
+    if (budgetBlock(state, strategy) !== null) return false;
+    const room = spendHeadroom(state, strategy).cents;
+    // Every open row fits (so the pick is decideOpen's row), and the quantity is the same.
+    if (!(Math.floor(room / pick.maxPriceCents) >= 1)) return false;
+    const best = pick.best!;
+    const rowQuantity = best.decision.action === 'open' ? best.decision.quantity : 0;
+    return Math.min(rowQuantity, state.packsLeftToday, Math.floor(room / pick.priceCents)) === runD.quantity;
+  };
+  /**
+   * After listings ended at `t` (cash changed): whether a decision at `t` would only wait for what
+   * the path already waits for (the day's packs or the rate limit, which cash cannot lift) and
+   * change nothing else (no guard starts, no ruin is found): then it is not asked.
+   */
+  const waitHolds = (t: number): boolean => {
+    if (tDecide <= t) return false;
+    let until: number;
+    if (state.packsLeftToday <= 0) until = state.resetsAt ?? nextUtcMidnight(t);
+    else if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) until = state.nextPurchaseAt;
+    else return false;
+    if (Math.max(until, t + 1) !== tDecide) return false;
+    state.balanceCents = cash;
+    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
+    if (budgetBlock(state, strategy) !== null) return false;
+    return ruined || !ruinFound();
+  };
+  /** The wait's ruin test (no guard blocks): out of cash for any pack above the reserve, nothing listed. */
+  const ruinFound = (): boolean =>
+    cash - reserve < cheapest &&
+    !(shop && cheapest === Number.POSITIVE_INFINITY) &&
+    spendHeadroom(state, strategy).limitedBy === 'balance_reserve' &&
+    listings.size === 0;
+
   for (;;) {
     const nextListing = listings.nextAt();
     const t = Math.min(tDecide, nextListing, nextMidnight, nextSample, nextCardSync);
@@ -350,10 +406,14 @@ export function runPath(
           poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
+          // A static market keeps nothing of an ended listing: its object serves a later pull.
+          if (repeatable) spareListings.push(l);
         }
-        tDecide = Math.min(tDecide, t); // cash changed: the bot may open again
         mark();
       }
+      // Cash changed: the bot may open again (unless it provably waits as it did).
+      if (!repeatable || !waitHolds(t)) tDecide = Math.min(tDecide, t);
+      else if (opts.skipped) opts.skipped.waits++;
       continue;
     }
     if (nextMidnight <= t) {
@@ -363,6 +423,7 @@ export function runPath(
       cardOutlayToday = 0;
       cardPricesToday = 0;
       nextMidnight += DAY_MS;
+      utcDay++;
       state.resetsAt = nextMidnight;
       tDecide = Math.min(tDecide, t);
       continue;
@@ -390,7 +451,24 @@ export function runPath(
     let rows: readonly ScoreRow[] = NO_ROWS;
     if (rowsDone) market.rowsUnread(t);
     else rows = market.rows(balanceBucketCents(cash), t);
-    const d = decideOpen(state, rows, strategy, t);
+    const pick = repeatable ? market.lastPick!() : null;
+    const repeated = repeatable && !rowsDone && repeatOpen(pick, t);
+    const d: OpenDecision = repeated ? runD! : decideOpen(state, rows, strategy, t);
+    if (repeated && opts.skipped) opts.skipped.repeated++;
+    if (repeatable && !repeated && d.action === 'open') {
+      // Repeatable only if it is the pick's row (not one chosen while a better row did not fit).
+      // A wait leaves the last one: `repeatOpen` checks everything the answer depends on.
+      const best = pick?.best;
+      runPick =
+        best &&
+        d.category === best.category &&
+        d.pack_type === best.pack_type &&
+        d.risk_level === best.risk_level &&
+        d.priceCents === pick.priceCents
+          ? pick
+          : null;
+      runD = runPick ? d : null;
+    }
     if (d.action === 'wait') {
       if (!ruined) {
         const block = budgetBlock(state, strategy);
@@ -429,9 +507,8 @@ export function runPath(
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
-    pm.order(pi, d.quantity, d.realizedEvCents, rowSdCents(rows, d), cost, drawn);
-    const day = Math.floor(t / DAY_MS) - firstUtcDay;
-    packsByUtcDay[day] = (packsByUtcDay[day] ?? 0) + d.quantity;
+    pm.order(pi, d.quantity, d.realizedEvCents, repeated ? pick!.sdCents : rowSdCents(rows, d), cost, drawn);
+    packsByUtcDay[utcDay] = (packsByUtcDay[utcDay] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
     state.spentTodayCents += cost;
     state.spentTotalCents += cost;
@@ -443,6 +520,7 @@ export function runPath(
     let orderPayout = payout;
     let orderSealed = sealedWorth;
     let orderListed = listedHold;
+    const category = pools[pi]!.category;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
       const act = plans.action[j]!;
@@ -450,29 +528,42 @@ export function runPath(
         const a = plans.amount[j]!;
         orderCash += a;
         orderPayout += a;
-        poolValue[pi] = poolValue[pi]! + a;
-        pm.resolved(pi, false, a);
       } else if (act === ACT_HOLD) {
         const a = plans.amount[j]!;
         orderSealed += a;
-        poolValue[pi] = poolValue[pi]! + a;
-        pm.resolved(pi, true, a);
       } else if (act === ACT_LIST) {
-        const l: Listing = {
-          pool: pi,
-          plan: j,
-          category: pools[pi]!.category,
-          pulledAt: t,
-          listedAt: t,
-          basisCents: plans.value[j]!,
-          priceCents: plans.listPrice[j]!,
-          anchorIndex: 1,
-          eventAt: t,
-          outcome: 'pending',
-          amountCents: 0,
-          fillBudget: 0,
-          modelOrder: -1,
-        };
+        let l = spareListings.pop();
+        if (l === undefined)
+          l = {
+            pool: pi,
+            plan: j,
+            category,
+            pulledAt: t,
+            listedAt: t,
+            basisCents: plans.value[j]!,
+            priceCents: plans.listPrice[j]!,
+            anchorIndex: 1,
+            eventAt: t,
+            outcome: 'pending',
+            amountCents: 0,
+            fillBudget: 0,
+            modelOrder: -1,
+          };
+        else {
+          l.pool = pi;
+          l.plan = j;
+          l.category = category;
+          l.pulledAt = t;
+          l.listedAt = t;
+          l.basisCents = plans.value[j]!;
+          l.priceCents = plans.listPrice[j]!;
+          l.anchorIndex = 1;
+          l.eventAt = t;
+          l.outcome = 'pending';
+          l.amountCents = 0;
+          l.fillBudget = 0;
+          l.modelOrder = -1;
+        }
         market.list(l, t, rng);
         listings.push(l);
         orderListed += market.holdValue(l, t);
@@ -483,6 +574,8 @@ export function runPath(
     payout = orderPayout;
     sealedWorth = orderSealed;
     listedHold = orderListed;
+    // The pulls sold back or held, into the model's sums and the pool's value realized.
+    pm.resolvedPulls(pi, out, got, poolValue);
     pm.orderDone();
     mark();
     tDecide = state.nextPurchaseAt;
@@ -538,7 +631,7 @@ export function runPath(
 }
 
 /** The spread per pack (cents) of the row an order was opened on. */
-function rowSdCents(
+export function rowSdCents(
   rows: readonly ScoreRow[],
   d: { category: string; pack_type: string; risk_level: string },
 ) {

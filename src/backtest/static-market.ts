@@ -4,11 +4,14 @@
  * `max_days` — the scoring model, so a backtest's means converge to `packbot score`'s realized EV.
  */
 import { DAY_MS } from '../core/clock.js';
+import { toCents } from '../core/money.js';
 import type { Rng } from '../core/prng.js';
 import type { LabelledAlias } from '../market/sampler.js';
-import { type ScoreRow, scorePools } from '../strategy/score.js';
+import { budgetPrice } from '../strategy/decide-open.js';
+import { compareRows, type ScoreRow, scorePools } from '../strategy/score.js';
 import type { BacktestModel } from './model.js';
-import type { DrawParts, Listing, PathMarket } from './path-market.js';
+import { rowSdCents } from './path.js';
+import type { DrawParts, Listing, PathMarket, RowsPick } from './path-market.js';
 import { addDrawn, newDrawParts } from './path-model.js';
 import { ACT_LIST } from './pull-plans.js';
 
@@ -18,6 +21,9 @@ import { ACT_LIST } from './pull-plans.js';
  */
 export class StaticRowsCache {
   private readonly cache = new Map<number, readonly ScoreRow[]>();
+  /** Per balance bucket, the rows' pick (`RowsPick`), interned: equal picks are one object. */
+  private readonly picks = new Map<number, RowsPick>();
+  private readonly interned = new Map<string, RowsPick>();
   private readonly bodies;
   /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
   readonly draws: readonly (LabelledAlias | null)[];
@@ -51,9 +57,57 @@ export class StaticRowsCache {
         maxQuantity: this.model.maxQuantity,
       });
       this.cache.set(balanceCents, rows);
+      this.picks.set(balanceCents, this.intern(pickOf(rows)));
     }
     return rows;
   }
+
+  /** The pick of the rows of bucket `balanceCents` (after `get` of it). */
+  pick(balanceCents: number): RowsPick {
+    return this.picks.get(balanceCents)!;
+  }
+
+  private intern(p: RowsPick): RowsPick {
+    const b = p.best;
+    const key = b
+      ? `${b.category}\u0000${b.pack_type}\u0000${b.risk_level}\u0000${b.decision.action === 'open' ? b.decision.quantity : 0}\u0000${p.priceCents}\u0000${p.maxPriceCents}\u0000${p.realizedEvCents}\u0000${p.sdCents}`
+      : '';
+    let hit = this.interned.get(key);
+    if (!hit) {
+      hit = p;
+      this.interned.set(key, p);
+    }
+    return hit;
+  }
+}
+
+/**
+ * The row `decideOpen` picks from `rows` when the day's packs, the rate limit and the budget leave
+ * every open row with a price a quantity of at least one: its scan over the same rows with the
+ * same tests (an open row, a price above zero, the row's own quantity at least one), the least in
+ * `compareRows` order, first on a tie.
+ */
+function pickOf(rows: readonly ScoreRow[]): RowsPick {
+  let best: ScoreRow | null = null;
+  let priceCents = 0;
+  let maxPriceCents = 0;
+  for (const row of rows) {
+    if (row.decision.action !== 'open') continue;
+    const price = budgetPrice(row);
+    if (!(price > 0) || !(row.decision.quantity >= 1)) continue;
+    if (price > maxPriceCents) maxPriceCents = price;
+    if (best === null || compareRows(row, best) < 0) {
+      best = row;
+      priceCents = price;
+    }
+  }
+  return {
+    best,
+    priceCents,
+    maxPriceCents,
+    realizedEvCents: best ? toCents(best.realized_ev) : 0,
+    sdCents: best ? rowSdCents(rows, best) : 0,
+  };
 }
 
 export class StaticMarket implements PathMarket {
@@ -62,6 +116,7 @@ export class StaticMarket implements PathMarket {
   private readonly maxDaysMs: number;
   private lastBalance = Number.NaN;
   private lastRows: readonly ScoreRow[] = [];
+  private lastRowsPick: RowsPick | null = null;
 
   constructor(
     private readonly model: BacktestModel,
@@ -86,12 +141,17 @@ export class StaticMarket implements PathMarket {
     if (balanceCents !== this.lastBalance) {
       this.lastBalance = balanceCents;
       this.lastRows = this.cache.get(balanceCents);
+      this.lastRowsPick = this.cache.pick(balanceCents);
     }
     return this.lastRows;
   }
 
   /** Rows are cached per balance bucket and the refresh time is fixed: nothing to keep. */
   rowsUnread(): void {}
+
+  lastPick(): RowsPick | null {
+    return this.lastRowsPick;
+  }
 
   nextRefreshAt(): number {
     return Number.POSITIVE_INFINITY;
