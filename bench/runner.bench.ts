@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
 import { startSimProcess } from '../soak/sim-process.js';
 import { AccountBot } from '../src/bot/account-bot.js';
 import { Runner } from '../src/bot/runner.js';
@@ -177,8 +178,12 @@ const DAY_SPEED = 1440;
  * `packbot run`'s Runner in this process on the simulator's clock (as the soak runs it). The
  * bodies are read after the run, so the measuring adds no parsing to the path it measures.
  */
-async function latency(): Promise<BenchResult[]> {
-  const files = benchFiles({}, (s) => s);
+export async function latency(): Promise<BenchResult[]> {
+  // Opens at every slot it may (10 packs a time, any pack above 0.8 of its price): ~1,440 orders.
+  const files = benchFiles({}, (s) =>
+    s.replace(/min_ev_ratio: [\d.]+/, 'min_ev_ratio: 0.8').replace(/sizing: kelly/, 'sizing: fixed'),
+  );
+  const commit = fsyncedCommits(files.dir, 300);
   const root = repoRoot();
   const sim = await startSimProcess({ root, world: files.world, seed: 1, speed: DAY_SPEED });
   const purchases: { t: number; chunks: Buffer[] }[] = [];
@@ -275,7 +280,32 @@ async function latency(): Promise<BenchResult[]> {
       goal: 'p99 < 10 ms (ratio < 1)',
       ok: p99 < 10,
     },
+    {
+      name: '… baseline: one fsynced SQLite commit (WAL, FULL) p50 / p99',
+      value: `${pct(commit, 50).toFixed(2)} / ${pct(commit, 99).toFixed(2)} ms`,
+    },
   ];
+}
+
+/**
+ * The disk's part, measured in the same run: `n` one-row commits of a WAL database with
+ * `synchronous = FULL` (the ledger's durability) in `dir`, each timed (ms). The path measured
+ * above holds one such commit.
+ */
+function fsyncedCommits(dir: string, n: number): number[] {
+  const db = new Database(join(dir, 'fsync-probe.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (a INTEGER, b TEXT)');
+  const insert = db.prepare('INSERT INTO t VALUES (?, ?)');
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    db.transaction(() => insert.run(i, 'x'.repeat(500))).immediate();
+    out.push(performance.now() - t);
+  }
+  db.close();
+  return out;
 }
 
 /** Counts wake-ups: advance straight to the next sleeper once the bot is idle. */
@@ -390,7 +420,7 @@ const IDLE_MS = 20_000;
  * the kill switch file pauses it and its CPU over IDLE_MS of wall time is read from /proc, beside
  * the bare node's over the same window.
  */
-async function footprint(): Promise<BenchResult[]> {
+export async function footprint(): Promise<BenchResult[]> {
   const files = benchFiles({ min_seconds_between_purchases: 1 }, (s) => s);
   const root = repoRoot();
   const sim = await startSimProcess({ root, world: files.world, seed: 1, speed: 1 });
