@@ -90,7 +90,6 @@ export class RunnerControl implements BotControl {
         for (const l of mine)
           if (l.pullId && ledger.getPull(l.pullId)?.status === 'listed')
             ledger.recordDecision({ pullId: l.pullId, action: 'hold', reason: why });
-        bot.sell.operatorDecided();
       });
     }
     for (const bot of touched) await bot.sell.process();
@@ -144,7 +143,6 @@ export class RunnerControl implements BotControl {
             queued.push(p);
           }
         }
-        bot.sell.operatorDecided();
       });
       await bot.sell.process();
     }

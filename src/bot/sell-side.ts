@@ -40,8 +40,6 @@ export class SellSide {
   private readonly received = new Map<string, number>();
   /** Cards whose listing request got no clear answer: delist before listing again. */
   private readonly listingInDoubt = new Set<string>();
-  /** Active listings may have been decided away (start-up, an operator, a delisting to retry). */
-  private unwantedListings = true;
   /** Pulls whose sell-back request this process has on the wire (never sent twice at once). */
   private readonly selling = new Set<string>();
   private readonly stopwatch: () => number;
@@ -106,18 +104,10 @@ export class SellSide {
     return this.received.size;
   }
 
-  /**
-   * Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time.
-   * Listings decided away (`delistUnwanted`) are looked for at start-up, after an operator's
-   * decision (`operatorDecided`) and while a delisting is left to retry, not on every pass: that
-   * look reads every active listing.
-   */
+  /** Decide, sell, list: the whole pass for everything the ledger says is waiting. One at a time. */
   process(): Promise<void> {
     return this.mutex.run(async () => {
-      if (this.unwantedListings) {
-        this.unwantedListings = false;
-        await this.delistUnwanted();
-      }
+      await this.delistUnwanted();
       this.decideOpenPulls();
       await this.flushSells();
       await this.flushListings();
@@ -134,11 +124,6 @@ export class SellSide {
    * control API, recorded before any request): delisted before anything else, so a crash between
    * that decision and the delisting repeats only the delisting.
    */
-  /** An operator decided listed pulls otherwise (hold, sell back): the next pass delists them. */
-  operatorDecided(): void {
-    this.unwantedListings = true;
-  }
-
   async delistUnwanted(): Promise<number> {
     const { ledger, account, log } = this.o;
     let n = 0;
@@ -150,7 +135,6 @@ export class SellSide {
       } catch (e) {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
         log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
-        this.unwantedListings = true;
         continue;
       }
       ledger.recordListingUpdate(listing.listingId, { delisted: true });
