@@ -57,4 +57,25 @@ describe('KillSwitch', () => {
   ])('the pause of ledger %s is kept in %s', (ledger, file) => {
     expect(endpointPauseFile(ledger)).toBe(file);
   });
+
+  it('nextChange aborts at the next change of reasons, or when its own signal does', () => {
+    const file = join(dir(), 'pause');
+    const ks = new KillSwitch(file, () => 0);
+    ks.status();
+    const stop = new AbortController();
+    const change = ks.nextChange(stop.signal);
+    ks.status(); // nothing changed
+    expect(change.aborted).toBe(false);
+    ks.pause();
+    expect(change.aborted).toBe(true);
+    const again = ks.nextChange(stop.signal);
+    writeFileSync(file, '');
+    expect(again.aborted).toBe(false); // the file is seen at the next check
+    ks.status();
+    expect(again.aborted).toBe(true);
+    const last = ks.nextChange(stop.signal);
+    stop.abort();
+    expect(last.aborted).toBe(true);
+    rmSync(file);
+  });
 });
