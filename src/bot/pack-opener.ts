@@ -103,8 +103,12 @@ export class PackOpener {
       const until = await this.openOnce();
       if (until === 'stop') return;
       const wake = Math.max(clock.now(), until);
-      const sleepSignal = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : signal;
-      await sleepUntil(clock, wake, sleepSignal);
+      const change = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : undefined;
+      try {
+        await sleepUntil(clock, wake, change?.signal ?? signal);
+      } finally {
+        change?.done();
+      }
       if (signal.aborted) return;
     }
   }

@@ -109,13 +109,17 @@ export class KillSwitch {
   /**
    * An AbortSignal aborted at the next change of the reasons as a check sees it (a pause or
    * resume by endpoint at once; the file at the next check of it, e.g. the sell sweep's), or when
-   * `until` aborts: a paused loop sleeps on it instead of polling.
+   * `until` aborts: a paused loop sleeps on it instead of polling. `done()` stops watching (call it
+   * once the sleep is over, so a long pause does not pile up watchers).
    */
-  nextChange(until: AbortSignal): AbortSignal {
+  nextChange(until: AbortSignal): { signal: AbortSignal; done(): void } {
     const changed = new AbortController();
-    const wake = () => {
+    const done = () => {
       this.waiters.delete(wake);
       until.removeEventListener('abort', wake);
+    };
+    const wake = () => {
+      done();
       changed.abort();
     };
     if (until.aborted) wake();
@@ -123,7 +127,12 @@ export class KillSwitch {
       this.waiters.add(wake);
       until.addEventListener('abort', wake, { once: true });
     }
-    return changed.signal;
+    return { signal: changed.signal, done };
+  }
+
+  /** Loops waiting for a change (tests). */
+  get watchers(): number {
+    return this.waiters.size;
   }
 }
 

@@ -146,6 +146,8 @@ describe('AccountBot scheduler', () => {
     expect(looks).toBeGreaterThanOrEqual(30);
     expect(looks).toBeLessThanOrEqual(31);
     expect(rec.purchases).toEqual([]);
+    // One watch at a time, not one per minute paused.
+    expect(ks.watchers).toBeLessThanOrEqual(1);
     const resumedAt = clock.now() + 10_000;
     await driveUntil(clock, resumedAt, 3);
     ks.resume();

@@ -63,19 +63,23 @@ describe('KillSwitch', () => {
     const ks = new KillSwitch(file, () => 0);
     ks.status();
     const stop = new AbortController();
-    const change = ks.nextChange(stop.signal);
+    const change = ks.nextChange(stop.signal).signal;
     ks.status(); // nothing changed
     expect(change.aborted).toBe(false);
     ks.pause();
     expect(change.aborted).toBe(true);
-    const again = ks.nextChange(stop.signal);
+    const again = ks.nextChange(stop.signal).signal;
     writeFileSync(file, '');
     expect(again.aborted).toBe(false); // the file is seen at the next check
     ks.status();
     expect(again.aborted).toBe(true);
-    const last = ks.nextChange(stop.signal);
+    // A watch given up (its sleep ended) is forgotten.
+    ks.nextChange(stop.signal).done();
+    expect(ks.watchers).toBe(0);
+    const last = ks.nextChange(stop.signal).signal;
     stop.abort();
     expect(last.aborted).toBe(true);
+    expect(ks.watchers).toBe(0);
     rmSync(file);
   });
 });
