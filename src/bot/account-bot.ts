@@ -98,6 +98,7 @@ export class AccountBot {
       log: o.log,
       ...(o.crashAt ? { crashAt: o.crashAt } : {}),
       ...(o.notifier ? { notifier: o.notifier } : {}),
+      decideBooked: (confirmed) => this.sell.decideBooked(confirmed.pulls),
     });
     this.cards = new CardBuyer({
       ...o,

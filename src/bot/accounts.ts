@@ -17,7 +17,6 @@ import { missingScopes, type ScopeNeeds, scopesNeeded } from '../strategy/scopes
 import { AccountBot, type Cadence } from './account-bot.js';
 import type { CrashPoint } from './executor.js';
 import { stopOnFatal } from './fatal-guard.js';
-import { createPaperMarket } from './paper-market.js';
 
 /** What tests may change in every account bot (part of RunnerOptions). */
 export interface AccountOverrides {
@@ -108,7 +107,10 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
     scopesOf.set(account.name, scopes);
     const api: PartnerApi =
       config.mode === 'dry-run'
-        ? await createPaperMarket(http, strategy, clock, { seed: config.sim.seed })
+        ? // Loaded in dry-run only: a live bot never loads the simulator the paper market is.
+          await (await import('./paper-market.js')).createPaperMarket(http, strategy, clock, {
+            seed: config.sim.seed,
+          })
         : http;
     apis.push(api);
     const alog = log.child({ account: account.name });

@@ -4,10 +4,11 @@
  * "Embedded restarts"); the runner's clock moves on so time never runs backwards across a restart.
  */
 import type { BotConfig } from '../config/bot-config.js';
-import { type Clock, ScaledClock } from '../core/clock.js';
+import { ScaledClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
 import type { Logger } from '../obs/logger.js';
 import type { Ledger } from '../store/ledger.js';
+import type { ClockBox } from './clock-box.js';
 import {
   adoptLegacyState,
   closePreviousEmbeddedSession,
@@ -17,23 +18,6 @@ import {
   type SavedSim,
   startEmbedded,
 } from './embedded.js';
-
-/**
- * The runner's clock, replaceable once: the embedded simulator may move time on when it resumes a
- * previous session, after the ledger and the logger already read it.
- */
-export class ClockBox implements Clock {
-  constructor(private current: Clock) {}
-  set(clock: Clock): void {
-    this.current = clock;
-  }
-  now(): number {
-    return this.current.now();
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return this.current.sleep(ms, signal);
-  }
-}
 
 /**
  * The embedded simulator, resumed from its saved state when it matches this world and seed, else

@@ -77,6 +77,11 @@ export interface ExecutorOptions {
   crashAt?: (point: CrashPoint, key: string, operation: IntentOperation) => void;
   /** Told of every order booked, refused or put in doubt (order_confirmed, order_failed, …). */
   notifier?: Notifier;
+  /**
+   * Runs INSIDE the transaction that books a newly confirmed order (the sell side decides its
+   * pulls there: one commit). Its writes roll back alone if it throws; the booking stands.
+   */
+  decideBooked?: (confirmed: ConfirmedOrder) => void;
 }
 
 export class PurchaseExecutor {
@@ -191,7 +196,11 @@ export class PurchaseExecutor {
     // A card answer that breaks its order is booked (money moved) and its card held for review.
     const anomaly =
       intent.operation === 'card' ? cardAnswerAnomaly(intent.body, response as CardPurchaseResponse) : null;
-    const confirmed = ledger.confirmIntent(key, response, undefined, anomaly);
+    const confirmed = ledger.atomically(() => {
+      const booked = ledger.confirmIntent(key, response, undefined, anomaly);
+      if (booked.recorded && this.o.decideBooked) this.decideInBooking(booked);
+      return booked;
+    });
     log.info(
       {
         intent: key,
@@ -206,6 +215,16 @@ export class PurchaseExecutor {
     );
     if (confirmed.recorded) notices.announceBooked(this.notifier, this.o.account, confirmed);
     return { status: 'confirmed', intent: ledger.getIntent(key)!, confirmed, response };
+  }
+
+  /** The booking hook, in a transaction of its own nested in the booking's: a bug in it undoes only it. */
+  private decideInBooking(booked: ConfirmedOrder): void {
+    try {
+      this.o.ledger.atomically(() => this.o.decideBooked?.(booked));
+    } catch (e) {
+      // The pulls stay undecided: the next sell pass decides them.
+      this.o.log.error({ err: e, checkout: booked.order.checkoutId }, 'pulls not decided at booking');
+    }
   }
 
   /**

@@ -37,28 +37,31 @@ export async function watchListings(
   vault: ReadonlyMap<string, VaultEntry>,
 ): Promise<WatchResult> {
   const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 };
-  for (const listing of o.ledger.activeListings(o.account)) {
-    const entry = vault.get(listing.cardId);
-    if (!entry) {
-      const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
-      o.ledger.recordListingFill(listing.listingId, proceeds);
-      o.onCash?.(proceeds);
-      result.proceedsCents += proceeds;
-      o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
-      result.filled++;
-      continue;
+  const still: [ListingRow, VaultEntry][] = [];
+  // What the vault read shows (fills, listings gone) is booked in one commit: a pass over many
+  // listings does not hold the event loop for one fsync each.
+  o.ledger.atomically(() => {
+    for (const listing of o.ledger.activeListings(o.account)) {
+      const entry = vault.get(listing.cardId);
+      if (!entry) {
+        const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
+        o.ledger.recordListingFill(listing.listingId, proceeds);
+        result.proceedsCents += proceeds;
+        o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
+        result.filled++;
+      } else if (!entry.listed) {
+        o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
+        o.log.warn(
+          { card: listing.cardId },
+          'listing no longer active on the service; deciding the card again',
+        );
+        result.drift++;
+      } else still.push([listing, entry]);
     }
-    if (!entry.listed) {
-      o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
-      o.log.warn(
-        { card: listing.cardId },
-        'listing no longer active on the service; deciding the card again',
-      );
-      result.drift++;
-      continue;
-    }
-    await actOn(o, listing, entry, result);
-  }
+  });
+  // Counted once committed.
+  if (result.proceedsCents > 0) o.onCash?.(result.proceedsCents);
+  for (const [listing, entry] of still) await actOn(o, listing, entry, result);
   o.metrics.listingsActive(o.ledger.activeListings(o.account).length);
   return result;
 }
@@ -88,9 +91,11 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
     return;
   }
   if (decision.action === 'delist_and_sell_back') {
-    o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
-    if (listing.pullId)
-      o.ledger.recordDecision({ pullId: listing.pullId, action: 'sell_back', reason: decision.reason });
+    o.ledger.atomically(() => {
+      o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
+      if (listing.pullId)
+        o.ledger.recordDecision({ pullId: listing.pullId, action: 'sell_back', reason: decision.reason });
+    });
     o.log.info({ card: listing.cardId, reason: decision.reason }, 'delisted to sell back');
     result.delisted++;
     return;
@@ -100,14 +105,16 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
       card_id: listing.cardId,
       price: toUsd(decision.priceCents),
     });
-    o.ledger.recordListingUpdate(listing.listingId, { priceCents: toCents(relisted.price) });
-    if (listing.pullId)
-      o.ledger.recordDecision({
-        pullId: listing.pullId,
-        action: 'reprice',
-        reason: decision.reason,
-        priceCents: decision.priceCents,
-      });
+    o.ledger.atomically(() => {
+      o.ledger.recordListingUpdate(listing.listingId, { priceCents: toCents(relisted.price) });
+      if (listing.pullId)
+        o.ledger.recordDecision({
+          pullId: listing.pullId,
+          action: 'reprice',
+          reason: decision.reason,
+          priceCents: decision.priceCents,
+        });
+    });
     o.log.info({ card: listing.cardId, price: relisted.price, reason: decision.reason }, 'repriced');
     result.repriced++;
   } catch (e) {

@@ -78,6 +78,8 @@ export class PackOpener {
   purchases = 0;
   /** The latest scoring and what the open loop decided from it (read API). */
   lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
+  /** The last look found the kill switch on: the loop sleeps until it changes. */
+  private pausedWait = false;
   /** The stop-loss guard held at the last look (a notification goes out when it starts to). */
   private stopLossOn = false;
 
@@ -89,14 +91,25 @@ export class PackOpener {
     this.pools = undefined;
   }
 
-  /** The open loop: one step (`openOnce`), then sleep until it says to look again. */
+  /**
+   * The open loop: one step (`openOnce`), then sleep until it says to look again. Paused by the
+   * kill switch, it sleeps until the switch changes (a resume by endpoint wakes it at once, the
+   * file's removal at the next check of it: the sell sweep's), looking again at the account
+   * cadence at the latest, instead of polling the switch.
+   */
   async loop(signal: AbortSignal): Promise<void> {
-    const { clock } = this.o;
+    const { clock, killSwitch } = this.o;
     while (!signal.aborted) {
       const until = await this.openOnce();
       if (until === 'stop') return;
       const wake = Math.max(clock.now(), until);
-      if (!(await sleepUntil(clock, wake, signal))) return;
+      const change = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : undefined;
+      try {
+        await sleepUntil(clock, wake, change?.signal ?? signal);
+      } finally {
+        change?.done();
+      }
+      if (signal.aborted) return;
     }
   }
 
@@ -104,6 +117,7 @@ export class PackOpener {
   async openOnce(): Promise<number | 'stop'> {
     const { clock, cadence, strategy, ledger, log, metrics } = this.o;
     const now = clock.now();
+    this.pausedWait = false;
     if (this.o.openingStopped()) return 'stop';
     // An order whose outcome is unknown is settled (by evidence, or its own key) before any new one.
     const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
@@ -115,9 +129,10 @@ export class PackOpener {
       this.noteWait(`order ${doubt.key} in doubt${r.parked ? ' (parked for review)' : ''}: ${r.why}`);
       return r.until;
     }
-    if (this.o.killSwitch?.isPaused()) {
+    this.pausedWait = this.o.killSwitch?.isPaused() === true;
+    if (this.pausedWait) {
       this.noteWait('kill switch is on');
-      return now + cadence.idleMs;
+      return now + cadence.accountMs;
     }
     const account = await this.readAccountIfStale(now);
     const pools = await this.readPoolsIfStale(now);
@@ -214,10 +229,11 @@ export class PackOpener {
   /** Acts on the purchase's answer; an order in doubt is settled by the next step (openOnce). */
   private async afterOutcome(outcome: PurchaseOutcome): Promise<number | 'stop'> {
     const { clock } = this.o;
-    this.o.updateDoubtGauge();
-    if (outcome.status === 'in_doubt') return clock.now();
     if (outcome.status === 'confirmed') {
       this.o.onConfirmed(outcome.confirmed, outcome.response.idempotent_replay === true);
+      // The pulls decided at booking are sold back first; the gauges and the other passes after.
+      await this.o.sell.sellBooked(outcome.confirmed.pulls);
+      this.o.updateDoubtGauge();
       await this.o.sell.process();
       if (outcome.confirmed.recorded)
         await this.o.inDoubt.learnUserId(
@@ -227,6 +243,8 @@ export class PackOpener {
         );
       return this.account ? Math.max(this.account.nextPurchaseAt, clock.now()) : clock.now();
     }
+    this.o.updateDoubtGauge();
+    if (outcome.status === 'in_doubt') return clock.now();
     return this.onFailed(outcome.error);
   }
 

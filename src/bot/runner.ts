@@ -26,10 +26,10 @@ import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import type { AccountBot } from './account-bot.js';
 import { type AccountOverrides, buildAccounts } from './accounts.js';
 import { RunnerView } from './bot-view.js';
+import { ClockBox } from './clock-box.js';
 import { RunnerControl } from './control.js';
 import { dailySummaryLoop } from './daily-summary.js';
 import type { Embedded } from './embedded.js';
-import { ClockBox, resumeEmbedded } from './embedded-resume.js';
 import * as notices from './notices.js';
 
 export interface RunnerOptions extends AccountOverrides {
@@ -168,6 +168,8 @@ export class Runner {
       let baseUrl = config.api.baseUrl;
       let embedded: Embedded | undefined;
       if (config.api.embedded) {
+        // Loaded here only: a bot against a URL never loads the simulator.
+        const { resumeEmbedded } = await import('./embedded-resume.js');
         embedded = await resumeEmbedded(config, ledger, clock, !options.clock, log);
         const started = embedded;
         cleanups.push(async () => {

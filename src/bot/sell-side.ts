@@ -1,6 +1,9 @@
 /**
  * The decision engine's imperative half: every pull is decided the moment it is recorded
  * (`decidePull`), sell-backs go out at once in batches of up to `batchSize`, listings right after.
+ * A pack order's pulls are decided inside the transaction that books them (`decideBooked`, the
+ * executor's hook: one commit), and their sell-back leaves right after it (`sellBooked`), ahead
+ * of any other pass: the path from a pull to its sell-back is that commit and that request.
  * Everything works from the ledger's pull statuses, so a restart picks up exactly where the
  * process stopped: `open` pulls are decided, `sell_pending` sold, `list_pending` listed.
  *
@@ -37,6 +40,8 @@ export class SellSide {
   private readonly received = new Map<string, number>();
   /** Cards whose listing request got no clear answer: delist before listing again. */
   private readonly listingInDoubt = new Set<string>();
+  /** Pulls whose sell-back request this process has on the wire (never sent twice at once). */
+  private readonly selling = new Set<string>();
   private readonly stopwatch: () => number;
   private readonly mutex = new Mutex();
 
@@ -49,11 +54,49 @@ export class SellSide {
     (this.o as { strategy: AccountContext['strategy'] }).strategy = strategy;
   }
 
-  /** Notes when pulls arrived; call right after the order is confirmed. */
+  /**
+   * Notes when pulls arrived; call right after the order is confirmed. A pull already decided at
+   * booking for anything but a sell-back (listed, held) is not timed; sealed packs are held from
+   * the start: never sold back, never timed.
+   */
   markReceived(pulls: readonly PullRow[]): void {
     const t = this.stopwatch();
-    // Sealed packs are held from the start: never sold back, never timed.
-    for (const p of pulls) if (p.kind === 'card') this.received.set(p.pullId, t);
+    for (const p of pulls)
+      if (p.kind === 'card' && (p.status === 'open' || p.status === 'sell_pending'))
+        this.received.set(p.pullId, t);
+  }
+
+  /**
+   * Decides a newly booked order's undecided card pulls. Called by the executor INSIDE the
+   * transaction that books the order, so the pulls and their decisions are one commit (one fsync
+   * on the path to the sell-back, and no window where a crash leaves them undecided). Each row's
+   * `status` is moved to what its decision recorded, so the order's rows stay true to the ledger.
+   */
+  decideBooked(pulls: readonly PullRow[]): void {
+    const now = this.o.clock.now();
+    for (const row of pulls) {
+      if (row.kind !== 'card' || row.status !== 'open') continue;
+      const action = this.decideRow(row, now);
+      (row as { status: PullRow['status'] }).status =
+        action === 'sell_back' ? 'sell_pending' : action === 'list' ? 'list_pending' : 'held';
+    }
+  }
+
+  /**
+   * Sends the sell-back of a just-booked order's pulls decided for it (`decideBooked`) at once,
+   * before any other pass, without waiting for the pass lock (the listing watcher never touches
+   * a pull that is not listed). A pull another pass is selling, or has sold, is left alone.
+   */
+  async sellBooked(pulls: readonly PullRow[]): Promise<void> {
+    const { ledger } = this.o;
+    const batch = pulls.filter(
+      (p) =>
+        p.status === 'sell_pending' &&
+        !this.selling.has(p.pullId) &&
+        ledger.getPull(p.pullId)?.status === 'sell_pending',
+    );
+    for (let i = 0; i < batch.length; i += this.o.batchSize)
+      await this.sellBatch(batch.slice(i, i + this.o.batchSize));
   }
 
   /** Pulls still waiting for their sell-back to be timed (bounded by what awaits a sale). */
@@ -104,32 +147,36 @@ export class SellSide {
 
   /** Decides every undecided card pull (sealed packs are held from the start). */
   decideOpenPulls(): void {
-    const { ledger, strategy, account, log, metrics } = this.o;
     const now = this.o.clock.now();
-    for (const row of ledger.undecidedPulls(account)) {
-      const decision = decisionFor(row, strategy, now);
-      if (row.origin === 'pack' && this.missedWindow(row, now)) {
-        metrics.sellbackWindowMissed();
-        log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
-        this.o.notifier?.notify(notices.windowMissed(account, row, now));
-      }
-      if (decision.action === 'sell_back')
-        ledger.recordDecision({
-          pullId: row.pullId,
-          action: 'sell_back',
-          reason: decision.reason,
-          priceCents: decision.payoutCents,
-        });
-      else if (decision.action === 'list')
-        ledger.recordDecision({
-          pullId: row.pullId,
-          action: 'list',
-          reason: `${row.origin === 'purchase' ? 'bought card, ' : ''}fill ${decision.fill.toFixed(2)}`,
-          priceCents: decision.priceCents,
-        });
-      else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
-      if (decision.action !== 'sell_back') this.received.delete(row.pullId);
+    for (const row of this.o.ledger.undecidedPulls(this.o.account)) this.decideRow(row, now);
+  }
+
+  /** Decides one undecided card pull and records the decision; returns its action. */
+  private decideRow(row: PullRow, now: number): PullDecision['action'] {
+    const { ledger, strategy, account, log, metrics } = this.o;
+    const decision = decisionFor(row, strategy, now);
+    if (row.origin === 'pack' && this.missedWindow(row, now)) {
+      metrics.sellbackWindowMissed();
+      log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
+      this.o.notifier?.notify(notices.windowMissed(account, row, now));
     }
+    if (decision.action === 'sell_back')
+      ledger.recordDecision({
+        pullId: row.pullId,
+        action: 'sell_back',
+        reason: decision.reason,
+        priceCents: decision.payoutCents,
+      });
+    else if (decision.action === 'list')
+      ledger.recordDecision({
+        pullId: row.pullId,
+        action: 'list',
+        reason: `${row.origin === 'purchase' ? 'bought card, ' : ''}fill ${decision.fill.toFixed(2)}`,
+        priceCents: decision.priceCents,
+      });
+    else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
+    if (decision.action !== 'sell_back') this.received.delete(row.pullId);
+    return decision.action;
   }
 
   /**
@@ -146,63 +193,76 @@ export class SellSide {
 
   /** Sells every `sell_pending` pull, soonest window first, in batches. */
   async flushSells(): Promise<void> {
+    const pending = this.o.ledger
+      .pullsAwaitingSale(this.o.account)
+      .filter((p) => !this.selling.has(p.pullId));
+    for (let i = 0; i < pending.length; i += this.o.batchSize)
+      await this.sellBatch(pending.slice(i, i + this.o.batchSize));
+  }
+
+  /** One sell-back request and what its answer books; a retryable failure leaves the pulls pending. */
+  private async sellBatch(batch: readonly PullRow[]): Promise<void> {
     const { ledger, account, api, log, metrics } = this.o;
-    const pending = ledger.pullsAwaitingSale(account);
-    for (let i = 0; i < pending.length; i += this.o.batchSize) {
-      const batch = pending.slice(i, i + this.o.batchSize);
-      const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: p.pullId }));
+    const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: p.pullId }));
+    for (const p of batch) this.selling.add(p.pullId);
+    let response: Awaited<ReturnType<PartnerApi['sellBack']>>;
+    try {
+      const sending = api.sellBack(items);
       const sentAt = this.stopwatch();
       for (const p of batch) {
         const t = this.received.get(p.pullId);
         if (t !== undefined) metrics.decisionLatency(Math.max(0, sentAt - t));
         this.received.delete(p.pullId);
       }
-      let response: Awaited<ReturnType<PartnerApi['sellBack']>>;
-      try {
-        response = await api.sellBack(items);
-      } catch (e) {
-        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-        // Safe to repeat (a pull pays once): the pulls stay sell_pending for the next sweep.
-        log.warn({ code: e.code, items: items.length }, `sell-back failed, will retry: ${e.message}`);
+      response = await sending;
+    } catch (e) {
+      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+      // Safe to repeat (a pull pays once): the pulls stay sell_pending for the next sweep.
+      log.warn({ code: e.code, items: items.length }, `sell-back failed, will retry: ${e.message}`);
+      return;
+    } finally {
+      for (const p of batch) this.selling.delete(p.pullId);
+    }
+    const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
+    // The sales and the balance they leave: one commit.
+    const outcome = ledger.atomically(() => {
+      const booked = ledger.recordSellBack(response.results, { account });
+      ledger.recordBalance(account, toCents(response.remaining_balance), 'sell-back');
+      return booked;
+    });
+    metrics.sellbackPayout(outcome.newlyPaidCents);
+    this.o.onCash?.(outcome.newlyPaidCents);
+    metrics.balance(toCents(response.remaining_balance));
+    for (const r of response.results) {
+      const want = expected.get(r.pull_id);
+      if (r.status === 'failed') {
+        log.warn(
+          { pull: r.pull_id, error: r.error },
+          'sell-back item failed; the pull will be decided again',
+        );
         continue;
       }
-      const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
-      const outcome = ledger.recordSellBack(response.results, { account });
-      metrics.sellbackPayout(outcome.newlyPaidCents);
-      this.o.onCash?.(outcome.newlyPaidCents);
-      metrics.balance(toCents(response.remaining_balance));
-      ledger.recordBalance(account, toCents(response.remaining_balance), 'sell-back');
-      for (const r of response.results) {
-        const want = expected.get(r.pull_id);
-        if (r.status === 'failed') {
-          log.warn(
-            { pull: r.pull_id, error: r.error },
-            'sell-back item failed; the pull will be decided again',
-          );
-          continue;
-        }
-        if (r.status === 'sold' && want !== undefined && toCents(r.payout_amount ?? 0) < want) {
-          metrics.sellbackWindowMissed();
-          log.warn(
-            { pull: r.pull_id, paid: r.payout_amount, expected: toUsd(want) },
-            'sold after the 0.9 window',
-          );
-          const pull = batch.find((p) => p.pullId === r.pull_id);
-          this.o.notifier?.notify(
-            notices.windowMissed(
-              account,
-              { pullId: r.pull_id, name: pull?.name ?? r.pull_id },
-              this.o.clock.now(),
-              {
-                expectedCents: want,
-                paidCents: toCents(r.payout_amount ?? 0),
-              },
-            ),
-          );
-        }
+      if (r.status === 'sold' && want !== undefined && toCents(r.payout_amount ?? 0) < want) {
+        metrics.sellbackWindowMissed();
+        log.warn(
+          { pull: r.pull_id, paid: r.payout_amount, expected: toUsd(want) },
+          'sold after the 0.9 window',
+        );
+        const pull = batch.find((p) => p.pullId === r.pull_id);
+        this.o.notifier?.notify(
+          notices.windowMissed(
+            account,
+            { pullId: r.pull_id, name: pull?.name ?? r.pull_id },
+            this.o.clock.now(),
+            {
+              expectedCents: want,
+              paidCents: toCents(r.payout_amount ?? 0),
+            },
+          ),
+        );
       }
-      log.info({ items: items.length, paid: response.total_paid }, 'sold back');
     }
+    log.info({ items: items.length, paid: response.total_paid }, 'sold back');
   }
 
   private expectedPayout(p: PullRow): number | undefined {
@@ -215,7 +275,9 @@ export class SellSide {
   async flushListings(): Promise<void> {
     const { ledger, account, log } = this.o;
     let refused = 0;
-    for (const pull of ledger.pullsAwaitingListing(account)) {
+    const waiting = ledger.pullsAwaitingListing(account);
+    if (waiting.length === 0) return;
+    for (const pull of waiting) {
       const decision = ledger.decisionsFor(pull.pullId).at(-1);
       const priceCents = decision?.priceCents;
       if (decision?.action !== 'list' || priceCents == null) {

@@ -39,6 +39,8 @@ export class KillSwitch {
   private manualSince: number | undefined;
   private manualBy: { by?: string; note?: string } = {};
   private reported: string | undefined;
+  /** Waiting for the next change (`nextChange`), told once each. */
+  private readonly waiters = new Set<() => void>();
 
   /**
    * @param onChange called with the new status whenever the set of reasons changes (a pause or
@@ -97,8 +99,40 @@ export class KillSwitch {
     if (key !== this.reported) {
       this.reported = key;
       this.onChange?.(s);
+      const waiting = [...this.waiters];
+      this.waiters.clear();
+      for (const w of waiting) w();
     }
     return s;
+  }
+
+  /**
+   * An AbortSignal aborted at the next change of the reasons as a check sees it (a pause or
+   * resume by endpoint at once; the file at the next check of it, e.g. the sell sweep's), or when
+   * `until` aborts: a paused loop sleeps on it instead of polling. `done()` stops watching (call it
+   * once the sleep is over, so a long pause does not pile up watchers).
+   */
+  nextChange(until: AbortSignal): { signal: AbortSignal; done(): void } {
+    const changed = new AbortController();
+    const done = () => {
+      this.waiters.delete(wake);
+      until.removeEventListener('abort', wake);
+    };
+    const wake = () => {
+      done();
+      changed.abort();
+    };
+    if (until.aborted) wake();
+    else {
+      this.waiters.add(wake);
+      until.addEventListener('abort', wake, { once: true });
+    }
+    return { signal: changed.signal, done };
+  }
+
+  /** Loops waiting for a change (tests). */
+  get watchers(): number {
+    return this.waiters.size;
   }
 }
 

@@ -5,8 +5,13 @@
  * 2. a last-step guard rewrites the serialised line, masking any registered secret wherever it
  *    appears (a message, an error text, a URL, a nested field under an unexpected name).
  */
+import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+/** pino-pretty is loaded only for a terminal (or `pretty: always`): a service's JSON logs never need it. */
+const loadPretty = (): typeof PinoPretty =>
+  createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
 
 export type { Logger } from 'pino';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -93,7 +98,7 @@ export function createLogger(config: LoggerConfig = {}): Logger {
     ...(now ? { timestamp: () => `,"time":${now()}` } : {}),
   };
   const stream = usePretty
-    ? pretty({ colorize: isTty, destination: destination as NodeJS.WritableStream, sync: true })
+    ? loadPretty()({ colorize: isTty, destination: destination as NodeJS.WritableStream, sync: true })
     : destination;
   return pino(options, stream as pino.DestinationStream);
 }

@@ -110,6 +110,15 @@ export class Ledger {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
+  /**
+   * Runs `fn` as ONE transaction (one commit, one fsync): the writes it makes through this ledger
+   * nest inside it, and a write that throws rolls back alone when `fn` catches it. Used to book an
+   * order and decide its pulls in the same commit (src/bot/executor.ts).
+   */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
   // ---------------------------------------------------------------- intents.ts: state machine, booking
 
   recordIntent(...a: Parameters<Intents['recordIntent']>) {

@@ -130,6 +130,32 @@ describe('AccountBot scheduler', () => {
     expect(rec.purchases.length).toBeGreaterThan(2);
   });
 
+  it('paused, the open loop looks again at the account cadence, and a resume wakes it at once', async () => {
+    const ks = new KillSwitch(undefined, () => 0);
+    ks.pause();
+    const { clock, bot, rec } = makeBot({ killSwitch: ks });
+    let looks = 0;
+    const openOnce = bot.packs.openOnce.bind(bot.packs);
+    bot.packs.openOnce = () => {
+      looks++;
+      return openOnce();
+    };
+    await bot.start();
+    await driveUntil(clock, START + 30 * MINUTE_MS, 3);
+    // One look at the start and one a minute (CADENCE.accountMs), not one every idleMs (5 s).
+    expect(looks).toBeGreaterThanOrEqual(30);
+    expect(looks).toBeLessThanOrEqual(31);
+    expect(rec.purchases).toEqual([]);
+    // One watch at a time, not one per minute paused.
+    expect(ks.watchers).toBeLessThanOrEqual(1);
+    const resumedAt = clock.now() + 10_000;
+    await driveUntil(clock, resumedAt, 3);
+    ks.resume();
+    await driveUntil(clock, resumedAt + 1000, 3);
+    await bot.stop();
+    expect(rec.purchases[0]).toBe(resumedAt);
+  });
+
   it('a refunded order is re-scored and opened again; nothing is charged twice', async () => {
     const { clock, bot, rec, f, fatal } = makeBot();
     f.market.setFaults({ 'POST /packs/purchase': fault({ error_rate: 1, times: 1 }) });

@@ -57,4 +57,29 @@ describe('KillSwitch', () => {
   ])('the pause of ledger %s is kept in %s', (ledger, file) => {
     expect(endpointPauseFile(ledger)).toBe(file);
   });
+
+  it('nextChange aborts at the next change of reasons, or when its own signal does', () => {
+    const file = join(dir(), 'pause');
+    const ks = new KillSwitch(file, () => 0);
+    ks.status();
+    const stop = new AbortController();
+    const change = ks.nextChange(stop.signal).signal;
+    ks.status(); // nothing changed
+    expect(change.aborted).toBe(false);
+    ks.pause();
+    expect(change.aborted).toBe(true);
+    const again = ks.nextChange(stop.signal).signal;
+    writeFileSync(file, '');
+    expect(again.aborted).toBe(false); // the file is seen at the next check
+    ks.status();
+    expect(again.aborted).toBe(true);
+    // A watch given up (its sleep ended) is forgotten.
+    ks.nextChange(stop.signal).done();
+    expect(ks.watchers).toBe(0);
+    const last = ks.nextChange(stop.signal).signal;
+    stop.abort();
+    expect(last.aborted).toBe(true);
+    expect(ks.watchers).toBe(0);
+    rmSync(file);
+  });
 });
