@@ -1,10 +1,11 @@
 /**
- * The HTTP implementation of `PartnerApi`: `fetch` with an undici Agent as dispatcher, every
+ * The HTTP implementation of `PartnerApi`: global `fetch` with an undici Agent as dispatcher, every
  * request checked before IO, every response checked against its schema, failures typed
  * (errors.ts), retries per retry.ts, pacing per pacing.ts. The API key lives in a private field
  * and goes only into the Authorization header.
  */
 import { inspect } from 'node:util';
+import { Agent } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import {
@@ -54,7 +55,6 @@ import type {
   VaultQuery,
 } from './schemas.js';
 import { transportError } from './transport-errors.js';
-import { Agent, fetchToCall } from './undici-parts.js';
 
 export interface Timeouts {
   /** TCP (and TLS) connect. */
@@ -354,7 +354,7 @@ export class HttpPartnerApi implements PartnerApi {
         signal: deadline.signal,
         dispatcher: this.#agent,
       };
-      response = await fetchToCall()(url, init as unknown as RequestInit);
+      response = await fetch(url, init as unknown as RequestInit);
     } catch (e) {
       clearTimeout(timer);
       this.#report(endpoint, 'transport', started);

@@ -1,8 +1,7 @@
 /**
  * What `packbot run` loads: its static import graph (the built CLI, as users run it) holds none of
  * the other commands' code (backtest, optimize, calibrate, report, record, snapshot), not the
- * simulator (loaded only in embedded mode and dry-run), not pino-pretty (only for a terminal), and
- * of undici only the Agent and fetch.
+ * simulator (loaded only in embedded mode and dry-run), and not pino-pretty (only for a terminal).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +45,7 @@ process.stdout.write(JSON.stringify([...urls, ...cjs]));
 }
 
 describe.skipIf(!built())('packbot run: what it loads', () => {
-  it('loads no other command, no simulator, no pino-pretty and only two parts of undici', () => {
+  it('loads no other command, no simulator, and no pino-pretty', () => {
     const mods = loadedBy(join(ROOT, 'dist/src/cli/run.js'));
     const ours = mods.filter((m) => m.includes('/dist/src/'));
     expect(ours.some((m) => m.endsWith('/dist/src/bot/runner.js'))).toBe(true);
@@ -58,7 +57,5 @@ describe.skipIf(!built())('packbot run: what it loads', () => {
     );
     expect(ours.filter((m) => /\/dist\/src\/bot\/(embedded|paper-market)/.test(m))).toEqual([]);
     expect(mods.filter((m) => m.includes('/node_modules/pino-pretty/'))).toEqual([]);
-    expect(mods.filter((m) => /\/node_modules\/undici\/index\.js$/.test(m))).toEqual([]);
-    expect(mods.some((m) => m.endsWith('/node_modules/undici/lib/dispatcher/agent.js'))).toBe(true);
   });
 });

@@ -12,7 +12,7 @@
  * - Secrets: the URL is used only for the request. Logs name the webhook and the event kind, and an
  *   error by its code, never its message (an undici message can quote the URL).
  */
-import { Agent, fetchToCall } from '../../api/undici-parts.js';
+import { Agent } from 'undici';
 import type { NotifyFormat, WebhookConfig } from '../../config/notify-config.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../logger.js';
@@ -213,7 +213,7 @@ export class WebhookQueue {
         dispatcher: this.agent,
       };
       // The cast: undici 7's Agent and the undici bundled in Node's fetch types differ, not at runtime.
-      const res = await fetchToCall()(this.o.webhook.url(), init as unknown as RequestInit);
+      const res = await fetch(this.o.webhook.url(), init as unknown as RequestInit);
       await res.arrayBuffer().catch(() => undefined);
       if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
       const after = res.status === 429 ? retryAfter(res.headers.get('retry-after')) : undefined;
