@@ -158,6 +158,8 @@ export class WorldPools {
   private readonly mixCum: Float64Array;
   /** The cards: value ids by position, band g's from `off[g]`. */
   private readonly ids: Int32Array;
+  /** Per band: its block of `ids` (made when first handed to the scorers, `sync`). */
+  private readonly bandIds: (Int32Array | undefined)[] = [];
   // Shared by a worker's paths, never written (WorldBands says what each holds):
   private readonly size: Int32Array;
   private readonly off: Int32Array;
@@ -414,14 +416,22 @@ export class WorldPools {
     return id === NO_CARD ? 0 : this.idTerms[2 * (this.valOff[g]! + id)]!;
   }
 
-  /** Gives the pack's scorers the cards of every band that changed since they last had them. */
+  /**
+   * Gives the pack's scorers the cards of every band that changed since they last had them: lent
+   * where they are in `ids` (`viewBand`, no copy); any change bumps the band's version, so a
+   * scorer is handed the band again before it reads it.
+   */
   sync(p: PackState): void {
     const scorers = p.scorers;
     for (let bi = 0; bi < p.nb; bi++) {
       const g = p.b0 + bi;
       if (this.ver[g] === this.synced[g]) continue;
-      for (let i = 0; i < scorers.length; i++)
-        scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
+      let view = this.bandIds[g];
+      if (view === undefined) {
+        view = this.ids.subarray(this.off[g]!, this.off[g]! + this.cap[g]!);
+        this.bandIds[g] = view;
+      }
+      for (let i = 0; i < scorers.length; i++) scorers[i]!.viewBand(bi, view, this.count[g]!);
       this.synced[g] = this.ver[g]!;
     }
   }

@@ -316,6 +316,20 @@ export class IncrementalScorer {
     this.stale[band] = STALE;
   }
 
+  /**
+   * Band `band`'s cards are the `n` value ids at the start of `cards`, read where they are (no
+   * copy): an owner whose band store holds them contiguously (the dynamic market) lends its own
+   * array. The owner must not change them while the scorer may read them, i.e. it hands the band
+   * over again (this or `setBand`) after any change and before the scorer's next row. The scorer
+   * never writes a lent array (a later `addId` copies it first).
+   */
+  viewBand(band: number, cards: Int32Array, n: number): void {
+    this.cards[band] = cards;
+    this.owned[band] = 0;
+    this.count[band] = n;
+    this.stale[band] = STALE;
+  }
+
   private growBand(band: number): void {
     this.own(band, this.cards[band]!.length * 2, true);
   }
