@@ -4,7 +4,8 @@
  * Σ realized², Σ loss share, sold-back count), and `rowFor()` turns them into the same
  * `ScoreRow` as `scorePool` on the equivalent pool body in O(bands) — the decision code is
  * `score.ts`'s own (`rowFromStats`). The owner keeps the cards (as value ids, `valueId`) and hands
- * a band over when it changed (`setBand`); `addId` builds the starting cards.
+ * a band over when it changed (`setBand`, a copy, or `viewBand`, its own array lent); `addId`
+ * builds the starting cards. Clones share band arrays until one writes (copy on first write).
  *
  * The equivalent pool: the view's metadata, `available` and `chase`, and per band the view's odds
  * if the band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such
