@@ -48,7 +48,7 @@ export class ListingResolver {
     /** The world's tick (ms). */
     private readonly tickMs: number,
   ) {
-    this.poolCategory = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? NO_CATEGORY);
+    this.poolCategory = poolCategories(model);
     this.index = drift.index;
   }
 
@@ -179,6 +179,18 @@ export class ListingResolver {
       this.rules,
     );
   }
+}
+
+const poolCategoryCache = new WeakMap<BacktestModel, Int32Array>();
+
+/** Model pool index → its category's slot, built once per model (shared by its paths, never written). */
+function poolCategories(model: BacktestModel): Int32Array {
+  let slots = poolCategoryCache.get(model);
+  if (!slots) {
+    slots = Int32Array.from(model.pools, (p) => CATEGORY_SLOT.get(p.category) ?? NO_CATEGORY);
+    poolCategoryCache.set(model, slots);
+  }
+  return slots;
 }
 
 /** A listed card's value when acquired: a pull's is its basis, a bought card's is recorded apart. */

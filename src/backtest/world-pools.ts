@@ -141,8 +141,8 @@ export class WorldPools {
   /** The bands with pending takes (the first `pendingCount`). */
   private readonly pendingBands: Int32Array;
   private pendingCount = 0;
-  /** Per market band: its count before this tick's restock (`restock`). */
-  private readonly before: Int32Array;
+  /** Per market band: the cards this tick's restock counted into it, their values not yet drawn (`restock`; 0 between ticks). */
+  private readonly added: Int32Array;
   // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
   // WorldStart). This path's own, changed by card changes:
   /** Per band: its number of cards. */
@@ -158,6 +158,8 @@ export class WorldPools {
   private readonly mixCum: Float64Array;
   /** The cards: value ids by position, band g's from `off[g]`. */
   private readonly ids: Int32Array;
+  /** Per band: its block of `ids` (made when first handed to the scorers, `sync`). */
+  private readonly bandIds: (Int32Array | undefined)[] = [];
   // Shared by a worker's paths, never written (WorldBands says what each holds):
   private readonly size: Int32Array;
   private readonly off: Int32Array;
@@ -208,7 +210,7 @@ export class WorldPools {
     });
     this.pending = new Int32Array(w.count.length);
     this.pendingBands = new Int32Array(w.count.length);
-    this.before = new Int32Array(w.count.length);
+    this.added = new Int32Array(w.count.length);
     this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
     this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
     this.packs = tpl.map((t, pi) => {
@@ -414,14 +416,22 @@ export class WorldPools {
     return id === NO_CARD ? 0 : this.idTerms[2 * (this.valOff[g]! + id)]!;
   }
 
-  /** Gives the pack's scorers the cards of every band that changed since they last had them. */
+  /**
+   * Gives the pack's scorers the cards of every band that changed since they last had them: lent
+   * where they are in `ids` (`viewBand`, no copy); any change bumps the band's version, so a
+   * scorer is handed the band again before it reads it.
+   */
   sync(p: PackState): void {
     const scorers = p.scorers;
     for (let bi = 0; bi < p.nb; bi++) {
       const g = p.b0 + bi;
       if (this.ver[g] === this.synced[g]) continue;
-      for (let i = 0; i < scorers.length; i++)
-        scorers[i]!.setBand(bi, this.ids, this.off[g]!, this.count[g]!);
+      let view = this.bandIds[g];
+      if (view === undefined) {
+        view = this.ids.subarray(this.off[g]!, this.off[g]! + this.cap[g]!);
+        this.bandIds[g] = view;
+      }
+      for (let i = 0; i < scorers.length; i++) scorers[i]!.viewBand(bi, view, this.count[g]!);
       this.synced[g] = this.ver[g]!;
     }
   }
@@ -604,36 +614,43 @@ export class WorldPools {
     const packs = this.packs;
     const count = this.count;
     const size = this.size;
-    const before = this.before;
+    const added = this.added;
     for (let pi = 0; pi < packs.length; pi++) {
       const p = packs[pi]!;
       if (p.gap <= 0) continue;
       const b0 = p.b0;
       const nb = p.nb;
-      for (let bi = 0; bi < nb; bi++) before[b0 + bi] = count[b0 + bi]!;
       if (ratePerHour > 0)
         for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
           const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
           if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
           count[b0 + bi] = count[b0 + bi]! + 1;
+          added[b0 + bi] = added[b0 + bi]! + 1;
           p.gap--;
         }
       if (share > 0)
         for (let bi = 0; bi < nb; bi++) {
-          const r = refillCount(bandGap(size[b0 + bi]!, count[b0 + bi]!), share, rng);
-          count[b0 + bi] = count[b0 + bi]! + r;
+          const g = b0 + bi;
+          const r = refillCount(bandGap(size[g]!, count[g]!), share, rng);
+          if (r === 0) continue;
+          count[g] = count[g]! + r;
+          added[g] = added[g]! + r;
           p.gap -= r;
         }
-      for (let bi = 0; bi < nb; bi++) this.addDrawn(p, bi, before[b0 + bi]!);
+      for (let g = b0; g < b0 + nb; g++) {
+        const k = added[g]!;
+        if (k === 0) continue;
+        added[g] = 0;
+        this.addDrawn(p, g - b0, count[g]! - k);
+      }
     }
   }
 
-  /** Band bi of pack p was counted up from `from` cards: the new cards' values, drawn uniformly from its grid. */
+  /** Band bi of pack p was counted up from `from` cards (by one or more): the new cards' values, drawn uniformly from its grid. */
   private addDrawn(p: PackState, bi: number, from: number): void {
     const g = p.b0 + bi;
     const n = this.count[g]!;
     const k = n - from;
-    if (k === 0) return;
     if (!p.ignored) {
       const rng = this.rng;
       const ids = this.ids;

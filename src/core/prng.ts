@@ -11,9 +11,15 @@ export class Rng {
    * through the box (about twice the time of a draw from this array; the same values).
    */
   private readonly s = new Int32Array(4);
-  /** `poisson`'s last mean and its CDF table. */
+  /**
+   * `poisson`'s last two means and their CDF tables (the last used first): a world tick asks for
+   * two means in turn (other users' openings, then each pack's arrivals), so neither is looked up
+   * again by value.
+   */
   private cdfMean = Number.NaN;
   private cdf: Float64Array = EMPTY;
+  private cdfMean2 = Number.NaN;
+  private cdf2: Float64Array = EMPTY;
 
   constructor(seed: number) {
     let s = seed >>> 0;
@@ -98,10 +104,14 @@ export class Rng {
       rest -= 500;
     }
     const u = this.next();
-    // The same mean comes back many times in a row (one per pack each tick): no Map look-up then.
+    // The same means come back every tick (two in turn, see `cdfMean`): no Map look-up then.
     if (rest !== this.cdfMean) {
+      const other = this.cdf;
+      const otherMean = this.cdfMean;
+      this.cdf = rest === this.cdfMean2 ? this.cdf2 : poissonCdf(rest);
       this.cdfMean = rest;
-      this.cdf = poissonCdf(rest);
+      this.cdf2 = other;
+      this.cdfMean2 = otherMean;
     }
     const cdf = this.cdf;
     // The first k whose CDF passes u; the last entry is where the terms underflow to 0.

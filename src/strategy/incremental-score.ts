@@ -4,7 +4,8 @@
  * Σ realized², Σ loss share, sold-back count), and `rowFor()` turns them into the same
  * `ScoreRow` as `scorePool` on the equivalent pool body in O(bands) — the decision code is
  * `score.ts`'s own (`rowFromStats`). The owner keeps the cards (as value ids, `valueId`) and hands
- * a band over when it changed (`setBand`); `addId` builds the starting cards.
+ * a band over when it changed (`setBand`, a copy, or `viewBand`, its own array lent); `addId`
+ * builds the starting cards. Clones share band arrays until one writes (copy on first write).
  *
  * The equivalent pool: the view's metadata, `available` and `chase`, and per band the view's odds
  * if the band holds a card (else 0), `hittable_cards` = its card count, `cards` = its cards. Such
@@ -226,8 +227,14 @@ export class IncrementalScorer {
   private readonly count: Int32Array;
   /** Per band, its values table (shared with clones). */
   private readonly values: BandValues[];
-  /** Per band, the value id of the card at each position. */
+  /**
+   * Per band, the value id of the card at each position. A clone shares its source's arrays until
+   * either writes a band (`own`, copy on first write): the dynamic market clones every scorer per
+   * path and hands each band over whole before it reads it, so most are never copied.
+   */
   private readonly cards: Int32Array[];
+  /** Per band, 1 if `cards[band]` is this scorer's own (else shared with a clone or its source). */
+  private readonly owned: Uint8Array;
   /**
    * Each view's band-bounds and EV-gap check, made at its first row (shared with clones): once per
    * pool, off the hot path. The EV it compares is the cards' EV then, i.e. the snapshot's.
@@ -262,12 +269,16 @@ export class IncrementalScorer {
     this.values = copyOf
       ? copyOf.values
       : template.bands.map((b) => new BandValues(this.table, b.is_consolation, this.priceCents));
-    this.cards = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
+    this.owned = new Uint8Array(n);
     if (copyOf) {
       this.sum.set(copyOf.sum);
       this.stale.set(copyOf.stale);
       this.count.set(copyOf.count);
-      this.cards = copyOf.cards.map((a) => a.slice());
+      this.cards = copyOf.cards.slice();
+      copyOf.owned.fill(0);
+    } else {
+      this.cards = template.bands.map(() => new Int32Array(FIRST_CARDS_ROOM));
+      this.owned.fill(1);
     }
   }
 
@@ -280,6 +291,7 @@ export class IncrementalScorer {
   addId(band: number, id: number): void {
     const n = this.count[band]!;
     if (n === this.cards[band]!.length) this.growBand(band);
+    else if (this.owned[band] === 0) this.own(band, this.cards[band]!.length, true);
     this.cards[band]![n] = id;
     this.count[band] = n + 1;
     this.stale[band] = STALE;
@@ -291,7 +303,12 @@ export class IncrementalScorer {
    * over when it needs a row, instead of every add and removal.
    */
   setBand(band: number, ids: Int32Array, from: number, n: number): void {
-    while (this.cards[band]!.length < n) this.growBand(band);
+    // The band's old cards are all replaced: a shared or too small array is swapped, not copied.
+    let room = this.cards[band]!.length;
+    if (room < n || this.owned[band] === 0) {
+      while (room < n) room *= 2;
+      this.own(band, room, false);
+    }
     const cards = this.cards[band]!;
     for (let i = 0; i < n; i++) cards[i] = ids[from + i]!;
     this.count[band] = n;
@@ -300,11 +317,30 @@ export class IncrementalScorer {
     this.stale[band] = STALE;
   }
 
-  private growBand(band: number): void {
-    const cap = this.cards[band]!.length * 2;
-    const cards = new Int32Array(cap);
-    cards.set(this.cards[band]!);
+  /**
+   * Band `band`'s cards are the `n` value ids at the start of `cards`, read where they are (no
+   * copy): an owner whose band store holds them contiguously (the dynamic market) lends its own
+   * array. The owner must not change them while the scorer may read them, i.e. it hands the band
+   * over again (this or `setBand`) after any change and before the scorer's next row. The scorer
+   * never writes a lent array (a later `addId` copies it first).
+   */
+  viewBand(band: number, cards: Int32Array, n: number): void {
     this.cards[band] = cards;
+    this.owned[band] = 0;
+    this.count[band] = n;
+    this.stale[band] = STALE;
+  }
+
+  private growBand(band: number): void {
+    this.own(band, this.cards[band]!.length * 2, true);
+  }
+
+  /** Band `band`'s cards in an array of this scorer's own of `room` ids (its cards copied if `keep`). */
+  private own(band: number, room: number, keep: boolean): void {
+    const cards = new Int32Array(room);
+    if (keep) cards.set(this.cards[band]!.subarray(0, this.count[band]!));
+    this.cards[band] = cards;
+    this.owned[band] = 1;
   }
 
   /** Band `band`'s sums, taken afresh from its cards' terms (in position order). */

@@ -280,12 +280,42 @@ describe('IncrementalScorer', () => {
       expectSameRow(row, scorePool(pool, s, { balanceCents: 80_000 }), pool, s, 80_000);
   });
 
+  it('a clone and its source share band arrays until either writes (copy on first write)', () => {
+    const s = STRATEGIES[1]![1];
+    const rng = new Rng(5);
+    const tpl = template(1, 25, false);
+    // `source` and `twin` get the same cards; only `source` is cloned, so any write of a clone
+    // into an array it shares would show as a difference between them.
+    const source = new IncrementalScorer(tpl, s);
+    const twin = new IncrementalScorer(tpl, s);
+    const add = (band: number) => {
+      const value = randomValue(rng, band);
+      source.addId(band, source.valueId(band, value));
+      twin.addId(band, twin.valueId(band, value));
+    };
+    for (let k = 0; k < 20; k++) add(k % BANDS.length);
+    const ctx = { balanceCents: 70_000 };
+    const clone = source.clone();
+    expect(clone.rowFor(tpl, ctx)).toEqual(twin.rowFor(tpl, ctx));
+    // The clone overwrites band 1 from its first position, appends to band 0 past its room.
+    const other = Int32Array.from({ length: 6 }, () => clone.valueId(1, randomValue(rng, 1)));
+    clone.setBand(1, other, 0, other.length);
+    for (let k = 0; k < 40; k++) clone.addId(0, clone.valueId(0, randomValue(rng, 0)));
+    expect(clone.rowFor(tpl, ctx)).not.toEqual(twin.rowFor(tpl, ctx));
+    // The source re-reads its bands (an add marks them stale): still the twin's cards.
+    add(0);
+    add(1);
+    expect(source.rowFor(tpl, ctx)).toEqual(twin.rowFor(tpl, ctx));
+  });
+
   it('setBand of the changed bands only gives the rows of a scorer built afresh, and realizedMeanOf their mean', () => {
     const s = STRATEGIES[1]![1];
     const rng = new Rng(11);
     const tpl = template(1, 25, true);
     const empty = new IncrementalScorer(tpl, s);
     const handed = empty.clone(); // clones share the value ids
+    // The same bands lent where they are (`viewBand`, as the dynamic market's sync) instead of copied.
+    const lent = empty.clone();
     // The owner's copy of the cards: ids by position, bands at fixed offsets of one array.
     const room = 64;
     const ids = new Int32Array(BANDS.length * room);
@@ -294,6 +324,7 @@ describe('IncrementalScorer', () => {
     // The owner's running Σ expected realized value per band, for realizedMeanOf.
     const expected = new Float64Array(BANDS.length);
     const ctx = { balanceCents: 60_000 };
+    const blocks = BANDS.map((_, b) => ids.subarray(b * room, (b + 1) * room));
     for (let round = 0; round < 40; round++) {
       const changed = new Set<number>();
       for (let k = 0; k < 12; k++) {
@@ -316,12 +347,14 @@ describe('IncrementalScorer', () => {
       }
       // Only the bands that changed are handed over: the others keep what they had.
       for (const band of changed) handed.setBand(band, ids, band * room, count[band]!);
+      for (const band of changed) lent.viewBand(band, blocks[band]!, count[band]!);
       // The same cards added one by one to a scorer with none.
       const fresh = empty.clone();
       for (let b = 0; b < BANDS.length; b++)
         for (let i = 0; i < count[b]!; i++) fresh.addId(b, ids[b * room + i]!);
       const a = fresh.rowFor(tpl, ctx);
       const got = handed.rowFor(tpl, ctx);
+      expect(lent.rowFor(tpl, ctx)).toEqual(got);
       if (a === null) expect(got).toBeNull();
       else {
         const slots = new SlotScorer(tpl, s);
