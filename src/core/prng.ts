@@ -121,6 +121,39 @@ export class Rng {
     return total + k;
   }
 
+  /** A copy at this point of the stream: from here both draw the same numbers, independently. */
+  clone(): Rng {
+    const copy = Object.assign(Object.create(Rng.prototype) as Rng, this);
+    (copy as unknown as { s: Int32Array }).s = this.s.slice();
+    return copy;
+  }
+
+  /**
+   * Brings an Rng restored from a simulator state saved by an older build (its prototype already
+   * set) to this layout: the words were the fields a, b, c, d, and one CDF table was cached. The
+   * same point of the same stream.
+   */
+  static revive(x: Rng): void {
+    const o = x as unknown as {
+      s?: Int32Array;
+      a?: number;
+      b?: number;
+      c?: number;
+      d?: number;
+      cdfMean2?: number;
+      cdf2?: Float64Array;
+    };
+    if (!(o.s instanceof Int32Array)) {
+      o.s = Int32Array.of(o.a ?? 0, o.b ?? 0, o.c ?? 0, o.d ?? 0);
+      delete o.a;
+      delete o.b;
+      delete o.c;
+      delete o.d;
+    }
+    o.cdfMean2 ??= Number.NaN;
+    o.cdf2 ??= EMPTY;
+  }
+
   /** A derived, independent stream (for per-path or per-subsystem randomness). */
   fork(salt: number): Rng {
     return new Rng((this.nextUint32() ^ Math.imul(salt + 1, 0x9e3779b1)) >>> 0);

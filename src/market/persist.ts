@@ -157,6 +157,7 @@ export function decodeState(
     const cls = CLASSES[name];
     if (!cls) throw new StateMismatchError(`simulator state holds an unknown class '${name}'`);
     Object.setPrototypeOf(obj, cls.prototype);
+    if (cls === Rng) Rng.revive(obj as Rng);
   }
   upgrade(payload.state);
   return { header, state: payload.state, faults: payload.faults };

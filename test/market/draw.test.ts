@@ -38,7 +38,7 @@ function reference(inv: Inventory, pool: PoolState, risk: RiskLevel, now: number
 
 /** A copy of `rng`'s state (the same numbers from here on). */
 function twin(rng: Rng): Rng {
-  return Object.assign(Object.create(Rng.prototype) as Rng, rng);
+  return rng.clone();
 }
 
 /** The tables a pool's draw reads, built afresh from its bands. */
