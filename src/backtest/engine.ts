@@ -9,12 +9,13 @@ import type { Strategy } from '../strategy/strategy-schema.js';
 import { type CardsSetup, cardsSetup } from './cards-setup.js';
 import { DynamicMarket, type DynamicsInput } from './dynamic-market.js';
 import { type BacktestModel, buildModel } from './model.js';
-import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult, runPath } from './path.js';
+import { runPath } from './path.js';
+import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult } from './path-io.js';
 import type { PathMarket } from './path-market.js';
 import { MODEL_FIELDS, MODEL_POOL_FIELDS } from './path-model.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
 
-export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path.js';
+export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path-io.js';
 
 /** Numbers per path of the card rows (0 when cards are not backtested). */
 export function cardWidth(cards: Pick<CardsSetup, 'backtested' | 'categories'> | null | undefined): number {

@@ -12,122 +12,21 @@ import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
 import { decideOpen, type OpenDecision, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
-import type { CardsSetup } from './cards-setup.js';
+import { balanceBucketCents } from './balance-bucket.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
-import { type Listing, NO_POOL, type PathMarket, type RowsPick, type ShopOffer } from './path-market.js';
+import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathOptions, type PathResult } from './path-io.js';
+import { type Listing, NO_POOL, type PathMarket, type RowsPick } from './path-market.js';
 import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { listExit } from './shop.js';
 
-/**
- * Per path, when cards are backtested: cards bought, their prices, fees, listing sales (net of
- * the seller fee), sell-backs, holdings at the end (kept cards at market value, listed ones at
- * their sell-back value), net, and the most cards bought on one UTC day…
- */
-export const CARD_TOTALS = 8;
-/** …then per category of `CardsSetup.categories`: cards bought, outlay (price + fee), value (proceeds + holdings). */
-export const CARD_CATEGORY_FIELDS = 3;
-
-/** One card purchase (`PathOptions.cardLog`, for tests and inspection). */
-export interface CardBuy extends ShopOffer {
-  at: number;
-}
-
 /** The rows a decision gets once it reads none (`rowsNeverRead`). */
 const NO_ROWS: readonly ScoreRow[] = [];
-
-/** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
-const BUCKET = Math.log(1.005);
-export function balanceBucketCents(cents: number): number {
-  if (cents <= 100) return Math.max(0, Math.floor(cents));
-  // Balances move by a few buckets per slot: walk from the last bucket to the one whose interior
-  // (shrunk by 1e-9 relative, far beyond log/exp rounding) holds the balance, by a table of the
-  // formula's own bucket starts. Near an edge, or after a jump, the formula itself answers.
-  let k = lastBucket;
-  for (let steps = 0; k >= 0 && steps < 8; steps++) {
-    const from = bucketStart(k);
-    if (cents <= from * (1 + 1e-9)) {
-      k--;
-      continue;
-    }
-    if (cents >= bucketStart(k + 1) * (1 - 1e-9)) {
-      k++;
-      continue;
-    }
-    lastBucket = k;
-    return Math.floor(from);
-  }
-  k = Math.floor(Math.log(cents) / BUCKET);
-  lastBucket = k;
-  return Math.floor(Math.exp(k * BUCKET));
-}
-let lastBucket = -1;
-/** exp(k · BUCKET), k = 0, 1, …: the bucket starts as the formula computes them, extended on demand. */
-let bucketStarts = new Float64Array(0);
-function bucketStart(k: number): number {
-  if (k >= bucketStarts.length) {
-    const more = new Float64Array(Math.max(k + 1, 2 * bucketStarts.length, 2048));
-    more.set(bucketStarts);
-    for (let i = bucketStarts.length; i < more.length; i++) more[i] = Math.exp(i * BUCKET);
-    bucketStarts = more;
-  }
-  return bucketStarts[k]!;
-}
 
 /** Path i's random stream: a function of (seed, i) only, whatever worker runs it. */
 export function pathRng(seed: number, index: number): Rng {
   return new Rng(seed).fork(index);
-}
-
-export interface PathResult {
-  index: number;
-  /** Equity (cash + holdings at sell-back value), cents, at the start and after each day. */
-  equity: Float64Array;
-  packs: number;
-  spendCents: number;
-  payoutCents: number;
-  listingCents: number;
-  holdingsCents: number;
-  netPnlCents: number;
-  maxDrawdownCents: number;
-  /** Stopped by the stop-loss, or left unable to afford any pack above the reserve. */
-  ruined: boolean;
-  /** Per pool (model.pools order): packs opened, spend and value realized (cents). */
-  poolPacks: Float64Array;
-  poolSpend: Float64Array;
-  poolValue: Float64Array;
-  /** Per pool: Σ over orders of quantity × the realized EV of the row the order was opened on (cents). */
-  poolExpected: Float64Array;
-  /** Purchases per UTC day (index: day since the start's UTC day). */
-  packsByUtcDay: number[];
-  /** Cards (CARD_TOTALS, then CARD_CATEGORY_FIELDS per category); empty when cards are not backtested. */
-  cards: Float64Array;
-  /** Expected vs realized (path-model.ts): MODEL_FIELDS sums, and MODEL_POOL_FIELDS per pool. */
-  model: Float64Array;
-  modelPools: Float64Array;
-}
-
-export interface PathOptions {
-  days: number;
-  seed: number;
-  /** Card buying as the engine set it up (null or absent: the strategy buys no cards). */
-  cards?: CardsSetup | null;
-  /** When given, every card purchase is appended to it. */
-  cardLog?: CardBuy[];
-  /**
-   * Ask the market for rows at every decision, also once none is read (`rowsNeverRead`): for tests
-   * that check that stopping then changes nothing.
-   */
-  readEveryRow?: boolean;
-  /**
-   * Ask `decideOpen` at every slot and after every cash change, as the bot does. By default a
-   * static market's path repeats the last decision where it provably cannot differ (`repeatOpen`
-   * below); this switch is for the test that both give the same orders.
-   */
-  decideEverySlot?: boolean;
-  /** When given, counts the decisions repeated and the waits not asked again (for that test). */
-  skipped?: { repeated: number; waits: number };
 }
 
 export function runPath(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/backtest/engine.js';
-import { type PathResult, runPath } from '../../src/backtest/path.js';
+import { runPath } from '../../src/backtest/path.js';
+import type { PathResult } from '../../src/backtest/path-io.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
 import { account, snapshot, strategy } from './helpers.js';
 

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DynamicsInput } from '../../src/backtest/dynamic-market.js';
 import { Engine } from '../../src/backtest/engine.js';
-import { type CardBuy, runPath } from '../../src/backtest/path.js';
+import { runPath } from '../../src/backtest/path.js';
+import type { CardBuy } from '../../src/backtest/path-io.js';
 import { takeSnapshot } from '../../src/backtest/snapshot.js';
 import { AccountBot } from '../../src/bot/account-bot.js';
 import { VirtualClock } from '../../src/core/clock.js';
