@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { startSimProcess } from '../soak/sim-process.js';
+import { startSimProcess, writeBotConfig } from '../soak/sim-process.js';
 import { AccountBot } from '../src/bot/account-bot.js';
 import { Runner } from '../src/bot/runner.js';
 import { loadBotConfig } from '../src/config/bot-config.js';
@@ -130,33 +130,8 @@ function benchFiles(speedRules: Record<string, number>, strategyEdits: (s: strin
         .replace(/stop_loss_usd: \d+/, 'stop_loss_usd: 100000000'),
     ),
   );
-  const config = (url: string, metricsPort: number) => {
-    const path = join(dir, 'bot.yaml');
-    writeFileSync(
-      path,
-      [
-        'format: packbot.config/v1',
-        'api:',
-        `  base_url: ${url}`,
-        '  key_env: BENCH_SIM_KEY',
-        'accounts:',
-        '  - name: main',
-        `    strategy: ${strategy}`,
-        'store:',
-        `  path: ${join(dir, 'ledger.db')}`,
-        'metrics:',
-        '  enabled: true',
-        `  port: ${metricsPort}`,
-        'log:',
-        '  level: info',
-        '  pretty: never',
-        'control:',
-        `  kill_switch_file: ${join(dir, 'pause')}`,
-        '',
-      ].join('\n'),
-    );
-    return path;
-  };
+  const config = (url: string, metricsPort: number) =>
+    writeBotConfig(dir, { url, keyEnv: 'BENCH_SIM_KEY', strategy, metricsPort });
   return {
     dir,
     world,

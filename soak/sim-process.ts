@@ -5,7 +5,7 @@
  * cards held and released) are read beside the bot's, for information.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ScaledClock } from '../src/core/clock.js';
@@ -109,4 +109,41 @@ export async function startSimProcess(o: {
     await stop();
     throw e;
   }
+}
+
+/**
+ * Writes `dir`/bot.yaml: one account trading `strategy` against the simulator at `url` (its key in
+ * the environment variable `keyEnv`), its ledger and kill-switch file in `dir`, JSON logs, and
+ * metrics on `metricsPort` when given. Returns the file's path.
+ */
+export function writeBotConfig(
+  dir: string,
+  o: { url: string; keyEnv: string; strategy: string; metricsPort?: number },
+): string {
+  const path = join(dir, 'bot.yaml');
+  const metrics =
+    o.metricsPort === undefined ? ['  enabled: false'] : ['  enabled: true', `  port: ${o.metricsPort}`];
+  writeFileSync(
+    path,
+    [
+      'format: packbot.config/v1',
+      'api:',
+      `  base_url: ${o.url}`,
+      `  key_env: ${o.keyEnv}`,
+      'accounts:',
+      '  - name: main',
+      `    strategy: ${o.strategy}`,
+      'store:',
+      `  path: ${join(dir, 'ledger.db')}`,
+      'metrics:',
+      ...metrics,
+      'log:',
+      '  level: info',
+      '  pretty: never',
+      'control:',
+      `  kill_switch_file: ${join(dir, 'pause')}`,
+      '',
+    ].join('\n'),
+  );
+  return path;
 }

@@ -38,7 +38,7 @@ import { Runner } from '../src/bot/runner.js';
 import { loadBotConfig } from '../src/config/bot-config.js';
 import { repoRoot } from '../src/config/json-schemas.js';
 import { type Clock, DAY_MS, HOUR_MS } from '../src/core/clock.js';
-import { type SimProcess, startSimProcess } from './sim-process.js';
+import { type SimProcess, startSimProcess, writeBotConfig } from './sim-process.js';
 import { judge, type Trend, type TrendVerdict, trend } from './trend.js';
 
 export interface SoakOptions {
@@ -202,30 +202,7 @@ function writeSoakConfig(dir: string, url: string): string {
       'max_total_spend_usd: 10000000',
     ),
   );
-  const path = join(dir, 'bot.yaml');
-  writeFileSync(
-    path,
-    [
-      'format: packbot.config/v1',
-      'api:',
-      `  base_url: ${url}`,
-      '  key_env: SOAK_SIM_KEY',
-      'accounts:',
-      '  - name: main',
-      `    strategy: ${strategy}`,
-      'store:',
-      `  path: ${join(dir, 'ledger.db')}`,
-      'metrics:',
-      '  enabled: false',
-      'log:',
-      '  level: info',
-      '  pretty: never',
-      'control:',
-      `  kill_switch_file: ${join(dir, 'pause')}`,
-      '',
-    ].join('\n'),
-  );
-  return path;
+  return writeBotConfig(dir, { url, keyEnv: 'SOAK_SIM_KEY', strategy });
 }
 
 const wallSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
