@@ -106,6 +106,7 @@ export class AccountBot {
       budget: () => this.budget,
       shopMs: o.shopMs ?? 15 * 60_000,
       idleMs: o.cadence.idleMs,
+      pausedMs: o.cadence.accountMs,
       spending: (fn) => this.spending.run(fn),
       readAccount: (now) => this.packs.readAccountIfStale(now),
       // A pack order merely on the wire is not in doubt (the lock below orders the two anyway).

@@ -45,6 +45,8 @@ export interface CardBuyerOptions extends AccountContext {
   /** Pause between two shop pages (polite paging). */
   pageGapMs?: number;
   idleMs: number;
+  /** Paused, the longest sleep before a look again (a resume by the kill switch wakes it first). */
+  pausedMs: number;
   /** Purchases of packs and cards run one at a time (the caps are checked against both). */
   spending: <T>(fn: () => Promise<T>) => Promise<T>;
   /** The account as last read (balance), read again when stale. */
@@ -76,6 +78,8 @@ export class CardBuyer {
   /** Why the loop last waited (logs, the read API). */
   lastWait = '';
   bought = 0;
+  /** The last pass found buying paused: the loop sleeps until the kill switch changes. */
+  private pausedWait = false;
 
   constructor(private readonly o: CardBuyerOptions) {}
 
@@ -96,10 +100,21 @@ export class CardBuyer {
     return this.rows.map((c) => c.row);
   }
 
+  /**
+   * One pass, then sleep until it says to look again. Paused, it sleeps until the kill switch
+   * changes (as the open loop does), looking again at `pausedMs` at the latest (a strategy's own
+   * `kill_switch` changes only by a reload), instead of waking every `idleMs`.
+   */
   async loop(signal: AbortSignal): Promise<void> {
+    const { clock, killSwitch } = this.o;
     while (!signal.aborted) {
       const until = await this.once(signal);
-      if (!(await sleepFor(this.o.clock, Math.max(0, until - this.o.clock.now()), signal))) return;
+      const change = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : undefined;
+      try {
+        await sleepFor(clock, Math.max(0, until - clock.now()), change?.signal ?? signal);
+      } finally {
+        change?.done();
+      }
     }
   }
 
@@ -108,10 +123,14 @@ export class CardBuyer {
     const { clock, strategy } = this.o;
     const now = clock.now();
     const cards = strategy.cards;
+    this.pausedWait = false;
     // An operator may have sold a held needs_review card back since the last pass.
     this.o.metrics.cardsNeedingReview(this.o.ledger.cardsHeldForReview(this.o.account));
     if (!cards.enabled) return this.wait('card buying is off (cards.enabled false)', now + this.o.shopMs);
-    if (this.paused()) return this.wait('kill switch is on', now + this.o.idleMs);
+    if (this.paused()) {
+      this.pausedWait = true;
+      return this.wait('kill switch is on', now + this.o.pausedMs);
+    }
     if (this.o.inDoubt()) return this.wait('an order is in doubt', now + this.o.idleMs);
     if (now < this.stoppedUntil) return this.stoppedUntil;
     if (now < this.rateLimitedUntil) return this.rateLimitedUntil;

@@ -8,7 +8,7 @@ import { CardNoLongerAvailableError, TransportError } from '../../src/api/errors
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { AccountBot } from '../../src/bot/account-bot.js';
 import { renderReport } from '../../src/cli/report.js';
-import { DAY_MS, HOUR_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import type { OrderRow } from '../../src/store/ledger.js';
 import { computeReport } from '../../src/store/report.js';
@@ -342,6 +342,34 @@ describe('card buying on the simulator', () => {
     expect(cardOrders(f)).toHaveLength(0);
     killSwitch.resume();
     await driveUntil(clock, START + 5 * HOUR_MS, SLEEPERS);
+    await bot.stop();
+    expect(fatal).toEqual([]);
+    expect(cardOrders(f).length).toBeGreaterThan(0);
+  });
+
+  it('paused, the card loop looks again at the account cadence, and a resume wakes it at once', async () => {
+    const { f, clock, bot, fatal, killSwitch } = makeBot(shopWorld());
+    killSwitch.pause({ by: 'test' });
+    let looks = 0;
+    const once = bot.cards.once.bind(bot.cards);
+    bot.cards.once = (signal) => {
+      looks++;
+      return once(signal);
+    };
+    await bot.start();
+    await driveUntil(clock, START + 30 * MINUTE_MS, SLEEPERS);
+    // One look at the start and one a minute (CADENCE.accountMs), not one every idleMs (5 s).
+    expect(looks).toBeGreaterThanOrEqual(30);
+    expect(looks).toBeLessThanOrEqual(31);
+    expect(bot.cards.lastWait).toBe('kill switch is on');
+    expect(killSwitch.watchers).toBeLessThanOrEqual(2);
+    const resumedAt = clock.now() + 10_000;
+    await driveUntil(clock, resumedAt, SLEEPERS);
+    const before = looks;
+    killSwitch.resume();
+    await driveUntil(clock, resumedAt + 1000, SLEEPERS);
+    expect(looks).toBeGreaterThan(before);
+    expect(bot.cards.lastWait).not.toBe('kill switch is on');
     await bot.stop();
     expect(fatal).toEqual([]);
     expect(cardOrders(f).length).toBeGreaterThan(0);
