@@ -11,7 +11,7 @@ import type { ConfirmedOrder } from '../store/ledger.js';
 import type { OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import { BudgetTracker } from './budget-state.js';
+import { BudgetTracker, inDoubtCentsOf } from './budget-state.js';
 import { CardBuyer } from './card-buyer.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
@@ -350,10 +350,11 @@ export class AccountBot {
   }
 
   private updateDoubtGauge(): void {
-    const { ledger, metrics, account, clock } = this.o;
+    // Only the unsettled orders: the budget's totals would also walk every held pull.
+    const { ledger, metrics, account } = this.o;
     const open = ledger.unresolvedIntents(account);
     const parked = open.filter((i) => i.parkedAt !== null).length;
-    metrics.ordersInDoubt(open.length, parked, this.budget.totals(clock.now()).inDoubtCents);
+    metrics.ordersInDoubt(open.length, parked, inDoubtCentsOf(open));
   }
 
   // ------------------------------------------------------------------ sell sweep and reconcile

@@ -9,6 +9,7 @@
 import { DAY_MS } from '../core/clock.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { Ledger } from '../store/ledger.js';
+import type { Intent } from '../store/types.js';
 import { worstCaseCents } from '../strategy/budget.js';
 import { LATE_RATE } from '../strategy/listing-model.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
@@ -21,6 +22,19 @@ export interface SpendTotals {
   markedPnlCents: number;
   /** The worst case of the orders not settled yet (strategy/budget.ts `worstCaseCents`). */
   inDoubtCents: number;
+}
+
+/** The worst case of orders not settled yet (strategy/budget.ts `worstCaseCents`), summed. */
+export function inDoubtCentsOf(intents: readonly Intent[]): number {
+  let sum = 0;
+  for (const i of intents)
+    sum += worstCaseCents({
+      operation: i.operation,
+      unitPriceCents: i.unitPriceCents,
+      quantity: Number(i.body.quantity ?? 1),
+      attempts: i.attempts,
+    });
+  return sum;
 }
 
 export class BudgetTracker {
@@ -60,14 +74,6 @@ export class BudgetTracker {
 
   totals(now: number): SpendTotals {
     this.catchUp();
-    let inDoubt = 0;
-    for (const i of this.ledger.unresolvedIntents(this.account))
-      inDoubt += worstCaseCents({
-        operation: i.operation,
-        unitPriceCents: i.unitPriceCents,
-        quantity: Number(i.body.quantity ?? 1),
-        attempts: i.attempts,
-      });
     let held = 0;
     for (const p of this.ledger.holdings(this.account))
       held +=
@@ -78,7 +84,7 @@ export class BudgetTracker {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
       markedPnlCents: this.cashBack + held - this.spentTotal,
-      inDoubtCents: inDoubt,
+      inDoubtCents: inDoubtCentsOf(this.ledger.unresolvedIntents(this.account)),
     };
   }
 }
