@@ -127,9 +127,8 @@ export class SellSide {
   async delistUnwanted(): Promise<number> {
     const { ledger, account, log } = this.o;
     let n = 0;
-    for (const listing of ledger.activeListings(account)) {
-      const pull = listing.pullId ? ledger.getPull(listing.pullId) : undefined;
-      if (!pull || !['held', 'sell_pending'].includes(pull.status)) continue;
+    // One query, not a pull read per active listing: this runs before every sell pass.
+    for (const listing of ledger.unwantedListings(account)) {
       try {
         await this.delistQuietly(listing.cardId);
       } catch (e) {
@@ -138,7 +137,7 @@ export class SellSide {
         continue;
       }
       ledger.recordListingUpdate(listing.listingId, { delisted: true });
-      log.info({ card: listing.cardId, next: pull.status }, 'delisted on request');
+      log.info({ card: listing.cardId, next: listing.pullStatus }, 'delisted on request');
       n++;
     }
     if (n > 0) this.o.metrics.listingsActive(ledger.activeListings(account).length);

@@ -226,6 +226,14 @@ export class Holdings extends LedgerPart {
     return account === undefined ? rows : rows.filter((l) => l.account === account);
   }
 
+  /** Active listings of `account` whose pull is now held or to be sold back, with that status. */
+  unwantedListings(account: string): (ListingRow & { pullStatus: 'held' | 'sell_pending' })[] {
+    const rows = this.stmts.unwantedListings.all() as (ListingRow & {
+      pullStatus: 'held' | 'sell_pending';
+    })[];
+    return rows.filter((l) => l.account === account);
+  }
+
   activeListingForCard(cardId: string): ListingRow | undefined {
     return this.stmts.activeListingForCard.get(cardId) as ListingRow | undefined;
   }

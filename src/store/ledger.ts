@@ -251,6 +251,10 @@ export class Ledger {
     return this.parts.holdings.activeListings(...a);
   }
 
+  unwantedListings(...a: Parameters<Holdings['unwantedListings']>) {
+    return this.parts.holdings.unwantedListings(...a);
+  }
+
   activeListingForCard(...a: Parameters<Holdings['activeListingForCard']>) {
     return this.parts.holdings.activeListingForCard(...a);
   }

@@ -133,6 +133,12 @@ export function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?)`),
     activeListings: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE state = 'active'
       ORDER BY created_at`),
+    // Active listings whose pull an operator decided otherwise (held, or to be sold back).
+    unwantedListings: db.prepare(`SELECT ${LISTING_COLS},
+      (SELECT status FROM pulls WHERE pulls.pull_id = listings.pull_id) AS pullStatus
+      FROM listings WHERE state = 'active'
+      AND pull_id IN (SELECT pull_id FROM pulls WHERE status IN ('held', 'sell_pending'))
+      ORDER BY created_at`),
     activeListingForCard: db.prepare(`SELECT ${LISTING_COLS} FROM listings
       WHERE card_id = ? AND state = 'active'`),
     insertBalance: db.prepare(`INSERT INTO balances (account, balance_cents, source, at)

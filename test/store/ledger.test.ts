@@ -211,6 +211,24 @@ describe('Ledger (in memory)', () => {
     expect(ledger.getPull('pull-co-1a')?.status).toBe('sold');
   });
 
+  it('finds the active listings whose pull was decided otherwise since, in one read', () => {
+    confirmTwo();
+    confirmTwo('key-00000002', 'co-2');
+    for (const [pullId, listingId, cardId] of [
+      ['pull-co-1a', 'L1', 'card-co-1a'],
+      ['pull-co-2a', 'L2', 'card-co-2a'],
+    ] as const) {
+      ledger.recordDecision({ pullId, action: 'list', reason: 'above threshold', priceCents: 2400 });
+      ledger.recordListing({ listingId, cardId, priceCents: 2400 });
+    }
+    expect(ledger.unwantedListings('main')).toEqual([]);
+    ledger.recordDecision({ pullId: 'pull-co-2a', action: 'hold', reason: 'operator control: keep' });
+    expect(ledger.unwantedListings('main').map((l) => [l.listingId, l.pullStatus])).toEqual([['L2', 'held']]);
+    expect(ledger.unwantedListings('other')).toEqual([]);
+    ledger.recordListingUpdate('L2', { delisted: true });
+    expect(ledger.unwantedListings('main')).toEqual([]);
+  });
+
   it('lists holdings: open, pending, listed and held pulls, not sold ones', () => {
     confirmTwo();
     confirmTwo('key-00000002', 'co-2');
