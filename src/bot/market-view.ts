@@ -10,6 +10,7 @@ import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import { type ScoreRow, scorePools } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
+import type { PoolCardInterner } from './card-interner.js';
 
 export interface AccountView {
   balanceCents: number;
@@ -44,8 +45,23 @@ export interface PoolsRead {
   listPriceCents: Map<string, number>;
 }
 
-/** Reads every pool the strategy could open (available packs, its risk levels), with the pack list. */
-export async function readPools(api: PartnerApi, strategy: Strategy): Promise<PoolsRead> {
+/**
+ * Reads every pool the strategy could open (available packs, its risk levels), with the pack list.
+ * With `interner`, cards equal to ones it keeps are shared (a long-running reader's memory).
+ */
+export async function readPools(
+  api: PartnerApi,
+  strategy: Strategy,
+  interner?: PoolCardInterner,
+): Promise<PoolsRead> {
+  try {
+    return await readAll(api, strategy, interner);
+  } finally {
+    interner?.endRead();
+  }
+}
+
+async function readAll(api: PartnerApi, strategy: Strategy, interner?: PoolCardInterner): Promise<PoolsRead> {
   const pools: PackPool[] = [];
   const maxQuantity = new Map<string, number>();
   const listPriceCents = new Map<string, number>();
@@ -60,7 +76,8 @@ export async function readPools(api: PartnerApi, strategy: Strategy): Promise<Po
       listPriceCents.set(`${category}/${pack.pack_type}`, toCents(pack.price));
       for (const risk of pack.risk_levels) {
         if (!(risk_levels as readonly string[]).includes(risk)) continue;
-        pools.push(await api.getPackPool({ pack_type: pack.pack_type, category, risk_level: risk }));
+        const pool = await api.getPackPool({ pack_type: pack.pack_type, category, risk_level: risk });
+        pools.push(interner ? interner.pool(pool) : pool);
       }
     }
   }

@@ -23,6 +23,7 @@ import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { BudgetTracker, SpendTotals } from './budget-state.js';
+import { PoolCardInterner } from './card-interner.js';
 import type { AccountContext } from './context.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
 import type { InDoubtResolver, Resolution } from './in-doubt.js';
@@ -80,6 +81,8 @@ export class PackOpener {
   lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
   /** The last look found the kill switch on: the loop sleeps until it changes. */
   private pausedWait = false;
+  /** Pool cards held once across risk levels and reads. */
+  private readonly poolCards = new PoolCardInterner();
   /** The stop-loss guard held at the last look (a notification goes out when it starts to). */
   private stopLossOn = false;
 
@@ -299,7 +302,7 @@ export class PackOpener {
   private async readPoolsIfStale(now: number) {
     if (this.pools && now < this.pools.readAt + this.o.cadence.poolsMs) return this.pools;
     try {
-      const read = await readPools(this.o.api, this.o.strategy);
+      const read = await readPools(this.o.api, this.o.strategy, this.poolCards);
       this.pools = { ...read, readAt: this.o.clock.now() };
       return this.pools;
     } catch (e) {
