@@ -231,20 +231,40 @@ export class PathModel {
 
   /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */
   listed(l: Listing): void {
-    const v = this.plans.value[l.plan]!;
+    // By index: the array keeps its length from order to order (no resizing per order).
+    this.pendingListings[this.currentListings] = l;
+    this.listedPlan(l.plan, l.listedAt);
+  }
+
+  /**
+   * `listed` by the listing's plan and time (a caller that keeps its listings in typed arrays;
+   * it then gives the listings their order's slot from `closeOrder`).
+   */
+  listedPlan(plan: number, listedAt: number): void {
+    const v = this.plans.value[plan]!;
     const c = this.current;
     this.add(LIST, 1, c);
     this.add(LIST + 1, v * this.mean, c);
     // The spread of the mark process at the age the listing will have when the path ends.
-    this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
-    // By index: the array keeps its length from order to order (no resizing per order).
-    this.pendingListings[this.currentListings++] = l;
+    this.add(LIST + 3, v * v * this.curve.markAt(this.end - listedAt).variance, c);
+    this.currentListings++;
   }
 
   /** The current order's pulls are all booked: an order with listings is followed until they end. */
   orderDone(): void {
+    const n = this.currentListings;
+    const slot = this.closeOrder();
+    for (let k = 0; k < n; k++) this.pendingListings[k]!.modelOrder = slot;
+  }
+
+  /**
+   * `orderDone` for a caller that keeps its listings itself: the slot of the order, which its
+   * listings carry (-1: the order listed nothing).
+   */
+  closeOrder(): number {
+    let slot = -1;
     if (this.currentListings > 0) {
-      const slot = this.freeSlots.pop() ?? this.orders.length;
+      slot = this.freeSlots.pop() ?? this.orders.length;
       const o = this.orders[slot];
       const sums = this.current;
       if (o) {
@@ -256,15 +276,21 @@ export class PathModel {
         this.orders.push({ sums, running: this.currentListings, seq: this.booked });
         this.current = SPARE_SUMS.pop() ?? new Float64Array(FIGURE_FIELDS);
       }
-      for (let k = 0; k < this.currentListings; k++) this.pendingListings[k]!.modelOrder = slot;
     }
     this.booked++;
     this.currentListings = 0;
+    return slot;
   }
 
   /** A listing that ended within the path, paying `amountCents`. */
   ended(l: Listing, amountCents: number): void {
     const slot = l.modelOrder;
+    this.endedIn(slot, l.pool, amountCents);
+    if (slot >= 0) l.modelOrder = -1;
+  }
+
+  /** `ended` by the listing's order slot (-1: none) and pool. */
+  endedIn(slot: number, pool: number, amountCents: number): void {
     const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, amountCents, sums);
@@ -272,26 +298,28 @@ export class PathModel {
     this.add(TOTAL + 1, amountCents, sums);
     this.add(FLOOR_TOTAL, amountCents, sums);
     this.add(RESOLVED, 1, sums);
-    if (o) {
-      l.modelOrder = -1;
-      if (--o.running === 0) this.freeSlots.push(slot);
-    }
-    const p = l.pool * MODEL_POOL_FIELDS;
+    if (o && --o.running === 0) this.freeSlots.push(slot);
+    const p = pool * MODEL_POOL_FIELDS;
     this.pools[p + 2]! += 1;
     this.pools[p + 5]! += amountCents;
   }
 
   /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
   open(l: Listing, sellBackCents: number): void {
-    const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
-    const o = l.modelOrder >= 0 ? this.orders[l.modelOrder]! : undefined;
+    this.openIn(l.modelOrder, l.pool, l.plan, l.listedAt, sellBackCents);
+  }
+
+  /** `open` by the listing's order slot (-1: none), pool, plan and time. */
+  openIn(slot: number, pool: number, plan: number, listedAt: number, sellBackCents: number): void {
+    const mark = this.plans.value[plan]! * this.curve.markAt(this.end - listedAt).mark;
+    const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, mark, sums);
     this.add(FLOOR_LIST, sellBackCents, sums);
     this.add(TOTAL + 1, mark, sums);
     this.add(FLOOR_TOTAL, sellBackCents, sums);
     this.add(OPEN, 1, sums);
-    const p = l.pool * MODEL_POOL_FIELDS;
+    const p = pool * MODEL_POOL_FIELDS;
     this.pools[p + 3]! += 1;
     this.pools[p + 5]! += mark;
   }

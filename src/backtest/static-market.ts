@@ -167,17 +167,18 @@ export class StaticMarket implements PathMarket {
 
   list(l: Listing, now: number, rng: Rng): void {
     const plans = this.model.plans;
-    const fill = plans.fill[l.plan]!;
-    const d = this.maxDaysMs;
-    const u = rng.next();
-    if (u < fill) {
-      // Constant hazard with P(sold within max_days) = fill; the time is drawn given that it sells.
-      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / this.cache.logMiss[l.plan]!;
-      l.eventAt = now + Math.min(d, Math.max(0, at));
+    const after = listingSoldAfter(
+      plans.fill[l.plan]!,
+      this.cache.logMiss[l.plan]!,
+      this.maxDaysMs,
+      rng.next(),
+    );
+    if (after >= 0) {
+      l.eventAt = now + after;
       l.outcome = 'sold';
       l.amountCents = plans.sale[l.plan]!;
     } else {
-      l.eventAt = now + d;
+      l.eventAt = now + this.maxDaysMs;
       l.outcome = 'sold_back';
       l.amountCents = plans.fallback[l.plan]!;
     }
@@ -186,4 +187,15 @@ export class StaticMarket implements PathMarket {
   holdValue(l: Listing): number {
     return this.model.plans.fallback[l.plan]!;
   }
+}
+
+/**
+ * When a static listing sells (ms after listing), from one uniform `u`, or -1 when it does not
+ * within `maxDaysMs` (then it is delisted and sold back at `maxDaysMs`): a constant hazard with
+ * P(sold within max_days) = `fill`, the time drawn given that it sells (`logMiss`: log(1 − fill)).
+ */
+export function listingSoldAfter(fill: number, logMiss: number, maxDaysMs: number, u: number): number {
+  if (!(u < fill)) return -1;
+  const at = fill >= 1 ? u * maxDaysMs : (maxDaysMs * Math.log(1 - u)) / logMiss;
+  return Math.min(maxDaysMs, Math.max(0, at));
 }
