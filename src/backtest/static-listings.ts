@@ -24,8 +24,8 @@ export class StaticListings {
   private spare = new Int32Array(this.capacity);
   private spareCount = 0;
   /** The current order's listings, for their slot once the order is booked. */
-  private recent = new Int32Array(16);
-  private recentCount = 0;
+  recent = new Int32Array(16);
+  recentCount = 0;
 
   /** A new path: no listing. */
   clear(): void {

@@ -15,20 +15,27 @@ import type { DrawParts, Listing, PathMarket, RowsPick } from './path-market.js'
 import { addDrawn, newDrawParts } from './path-model.js';
 import { ACT_LIST } from './pull-plans.js';
 
+/** A balance bucket's rows and their pick. */
+export interface BucketRows {
+  rows: readonly ScoreRow[];
+  pick: RowsPick;
+}
+
 /**
  * What every static path of a worker shares: the rows per balance bucket (they depend on the
  * balance only through sizing), and per pool its draw table and the parts of its distribution.
  */
 export class StaticRowsCache {
-  private readonly cache = new Map<number, readonly ScoreRow[]>();
-  /** Per balance bucket, the rows' pick (`RowsPick`), interned: equal picks are one object. */
-  private readonly picks = new Map<number, RowsPick>();
+  /** Per balance bucket, its rows and their pick (`RowsPick`, interned: equal picks are one object). */
+  private readonly cache = new Map<number, BucketRows>();
   private readonly interned = new Map<string, RowsPick>();
   private readonly bodies;
   /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
   readonly draws: readonly (LabelledAlias | null)[];
   /** Per plan, log(1 − fill) of its listing (the fill time's scale; 0 for a plan that is not listed). */
   readonly logMiss: Float64Array;
+  /** Per plan, 1 when its amount (sold back or held) is whole and nonnegative (`PathModel.resolvedSums`). */
+  readonly wholeAmount: Uint8Array;
   /**
    * Per pool, the sell-back and held parts of its (fixed) distribution: summed once, in atom
    * order (the sums an order's promise reads; an order would otherwise walk every atom).
@@ -47,24 +54,25 @@ export class StaticRowsCache {
     this.logMiss = new Float64Array(plans.size);
     for (let j = 0; j < plans.size; j++)
       if (plans.action[j] === ACT_LIST) this.logMiss[j] = Math.log(1 - plans.fill[j]!);
+    this.wholeAmount = new Uint8Array(plans.size);
+    for (let j = 0; j < plans.size; j++) {
+      const a = plans.amount[j]!;
+      this.wholeAmount[j] = Number.isInteger(a) && a >= 0 ? 1 : 0;
+    }
   }
 
-  get(balanceCents: number): readonly ScoreRow[] {
-    let rows = this.cache.get(balanceCents);
-    if (!rows) {
-      rows = scorePools(this.bodies, this.model.strategy, {
+  /** The rows of balance bucket `balanceCents` and their pick, scored on first use. */
+  get(balanceCents: number): BucketRows {
+    let hit = this.cache.get(balanceCents);
+    if (!hit) {
+      const rows = scorePools(this.bodies, this.model.strategy, {
         balanceCents,
         maxQuantity: this.model.maxQuantity,
       });
-      this.cache.set(balanceCents, rows);
-      this.picks.set(balanceCents, this.intern(pickOf(rows)));
+      hit = { rows, pick: this.intern(pickOf(rows)) };
+      this.cache.set(balanceCents, hit);
     }
-    return rows;
-  }
-
-  /** The pick of the rows of bucket `balanceCents` (after `get` of it). */
-  pick(balanceCents: number): RowsPick {
-    return this.picks.get(balanceCents)!;
+    return hit;
   }
 
   private intern(p: RowsPick): RowsPick {
@@ -140,8 +148,9 @@ export class StaticMarket implements PathMarket {
     // A path asks at every slot and its bucket moves every few orders: the last answer first.
     if (balanceCents !== this.lastBalance) {
       this.lastBalance = balanceCents;
-      this.lastRows = this.cache.get(balanceCents);
-      this.lastRowsPick = this.cache.pick(balanceCents);
+      const hit = this.cache.get(balanceCents);
+      this.lastRows = hit.rows;
+      this.lastRowsPick = hit.pick;
     }
     return this.lastRows;
   }

@@ -33,6 +33,7 @@ export class StaticPaths {
   private readonly maxDaysMs: number;
   private readonly listings = new StaticListings();
   private readonly out = new Int32Array(10);
+  private daily = new Float64Array(0);
 
   constructor(
     private readonly model: BacktestModel,
@@ -71,13 +72,17 @@ export class StaticPaths {
     const fill = plans.fill;
     const sale = plans.sale;
     const logMiss = cache.logMiss;
+    const wholeAmount = cache.wholeAmount;
 
     const equity = new Float64Array(days + 1);
     const poolPacks = new Float64Array(nPools);
     const poolSpend = new Float64Array(nPools);
     const poolValue = new Float64Array(nPools);
     const poolExpected = new Float64Array(nPools);
-    const packsByUtcDay: number[] = [];
+    // Packs per UTC day in a typed array (a growing holey array costs a transition per day).
+    if (this.daily.length < days + 2) this.daily = new Float64Array(days + 2);
+    const daily = this.daily;
+    daily.fill(0);
     let utcDay = 0;
     const out = this.out;
     const ls = this.listings;
@@ -197,8 +202,9 @@ export class StaticPaths {
         const bucket = balanceBucketCents(cash);
         if (bucket !== lastBalance) {
           lastBalance = bucket;
-          lastRows = cache.get(bucket);
-          lastRowsPick = cache.pick(bucket);
+          const hit = cache.get(bucket);
+          lastRows = hit.rows;
+          lastRowsPick = hit.pick;
         }
         rows = lastRows;
       }
@@ -272,20 +278,19 @@ export class StaticPaths {
       poolPacks[pi] = poolPacks[pi]! + qty;
       poolSpend[pi] = poolSpend[pi]! + cost;
       poolExpected[pi] = poolExpected[pi]! + qty * d.realizedEvCents;
-      pm.order(
-        pi,
-        qty,
-        d.realizedEvCents,
-        repeated ? pick!.sdCents : rowSdCents(rows, d),
-        cost,
-        cache.parts[pi]!,
-      );
-      packsByUtcDay[utcDay] = (packsByUtcDay[utcDay] ?? 0) + qty;
+      daily[utcDay]! += qty;
       state.packsLeftToday -= qty;
       state.spentTodayCents += cost;
       state.spentTotalCents += cost;
       state.lastPurchaseAt = t;
       state.nextPurchaseAt = t + minGap;
+      // The pulls, with the sums `PathModel.resolvedPulls` would take of them; the model's sums of
+      // the order after them (each of its fields gets the same terms in the same order).
+      let sold = 0;
+      let kept = 0;
+      let sellSum = 0;
+      let heldSum = 0;
+      let whole = 1;
       ls.startOrder();
       for (let k = 0; k < qty; k++) {
         const j = out[k]!;
@@ -294,17 +299,27 @@ export class StaticPaths {
           const a = amount[j]!;
           cash += a;
           payout += a;
+          sold++;
+          sellSum += a;
+          whole &= wholeAmount[j]!;
         } else if (act === ACT_HOLD) {
-          sealedWorth += amount[j]!;
+          const a = amount[j]!;
+          sealedWorth += a;
+          kept++;
+          heldSum += a;
+          whole &= wholeAmount[j]!;
         } else if (act === ACT_LIST) {
           const after = listingSoldAfter(fill[j]!, logMiss[j]!, maxDaysMs, rng.next());
           if (after >= 0) ls.add(pi, j, t, t + after, sale[j]!, 1);
           else ls.add(pi, j, t, t + maxDaysMs, fallback[j]!, 0);
           listedHold += fallback[j]!;
-          pm.listedPlan(j, t);
         }
       }
-      pm.resolvedPulls(pi, out, qty, poolValue);
+      const listed = ls.recentCount;
+      const sd = repeated ? pick!.sdCents : rowSdCents(rows, d);
+      pm.order(pi, qty, d.realizedEvCents, sd, cost, cache.parts[pi]!, listed > 0);
+      for (let k = 0; k < listed; k++) pm.listedPlan(ls.plan[ls.recent[k]!]!, t);
+      pm.resolvedSums(pi, sold, kept, sellSum, heldSum, whole === 1, out, qty, poolValue);
       ls.endOrder(pm.closeOrder());
       const eq = cash + sealedWorth + listedHold;
       if (eq > peak) peak = eq;
@@ -326,6 +341,9 @@ export class StaticPaths {
     const finalEquity = cash + holdingsCents;
     if (peak - finalEquity > maxDd) maxDd = peak - finalEquity;
     for (let i = 0; i < nPools; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
+    // As the general loop has it: an entry for each day with an order, holes elsewhere.
+    const packsByUtcDay: number[] = [];
+    for (let k = 0; k <= utcDay; k++) if (daily[k]! > 0) packsByUtcDay[k] = daily[k]!;
     return {
       index,
       equity,
