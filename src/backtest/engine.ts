@@ -61,6 +61,12 @@ export class Engine {
 
   /** Runs path `index`: a function of (spec, index) only. */
   runPath(index: number): PathResult {
+    if (this.staticPaths) return this.staticPaths.runOwn(index, this.spec.days, this.spec.seed);
+    return this.runPathShared(index);
+  }
+
+  /** `runPath`, whose result's arrays may be reused by the next path (read at once). */
+  runPathShared(index: number): PathResult {
     if (this.staticPaths) return this.staticPaths.run(index, this.spec.days, this.spec.seed);
     return runPath(this.model, this.marketFor(index), index, {
       days: this.spec.days,
@@ -118,7 +124,7 @@ export function runChunk(
   let count = 0;
   for (let i = from; i < to; i += step) {
     if (stop?.()) break;
-    const r = engine.runPath(i);
+    const r = engine.runPathShared(i);
     const k = count;
     totals.set(
       [

@@ -118,6 +118,19 @@ export class PathModel {
     this.mean = this.curve.mean;
   }
 
+  /**
+   * A new path, the sums of the last one cleared (after its `finish`): a caller running many
+   * paths keeps one model instead of making its typed arrays per path.
+   */
+  reset(): void {
+    this.totals.fill(0);
+    this.pools.fill(0);
+    this.currentListings = 0;
+    this.orders.length = 0;
+    this.freeSlots.length = 0;
+    this.booked = 0;
+  }
+
   /** Adds `x` to field `i` of the path and of `order`'s own sums. */
   private add(i: number, x: number, order: Float64Array): void {
     this.totals[i]! += x;

@@ -15,6 +15,9 @@ import type { DrawParts, Listing, PathMarket, RowsPick } from './path-market.js'
 import { addDrawn, newDrawParts } from './path-model.js';
 import { ACT_LIST } from './pull-plans.js';
 
+/** Entries of the direct-mapped table of balance buckets (a power of two). */
+const SLOTS = 1024;
+
 /** A balance bucket's rows and their pick. */
 export interface BucketRows {
   rows: readonly ScoreRow[];
@@ -28,6 +31,8 @@ export interface BucketRows {
 export class StaticRowsCache {
   /** Per balance bucket, its rows and their pick (`RowsPick`, interned: equal picks are one object). */
   private readonly cache = new Map<number, BucketRows>();
+  private readonly slotKeys = new Float64Array(SLOTS).fill(Number.NaN);
+  private readonly slotRows: BucketRows[] = [];
   private readonly interned = new Map<string, RowsPick>();
   private readonly bodies;
   /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
@@ -63,6 +68,9 @@ export class StaticRowsCache {
 
   /** The rows of balance bucket `balanceCents` and their pick, scored on first use. */
   get(balanceCents: number): BucketRows {
+    // A slot's bucket is asked at every order: a direct-mapped table in front of the map.
+    const slot = balanceCents & (SLOTS - 1);
+    if (this.slotKeys[slot] === balanceCents) return this.slotRows[slot]!;
     let hit = this.cache.get(balanceCents);
     if (!hit) {
       const rows = scorePools(this.bodies, this.model.strategy, {
@@ -72,6 +80,8 @@ export class StaticRowsCache {
       hit = { rows, pick: this.intern(pickOf(rows)) };
       this.cache.set(balanceCents, hit);
     }
+    this.slotKeys[slot] = balanceCents;
+    this.slotRows[slot] = hit;
     return hit;
   }
 

@@ -14,7 +14,7 @@ import { balanceBucketCents } from './balance-bucket.js';
 import type { BacktestModel } from './model.js';
 import { pathRng, rowSdCents } from './path.js';
 import type { PathResult } from './path-io.js';
-import type { RowsPick } from './path-market.js';
+import type { DrawParts, RowsPick } from './path-market.js';
 import { PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { StaticListings } from './static-listings.js';
@@ -34,6 +34,14 @@ export class StaticPaths {
   private readonly listings = new StaticListings();
   private readonly out = new Int32Array(10);
   private daily = new Float64Array(0);
+  private equity = new Float64Array(0);
+  private readonly poolPacks: Float64Array;
+  private readonly poolSpend: Float64Array;
+  private readonly poolValue: Float64Array;
+  private readonly poolExpected: Float64Array;
+  private pm: PathModel | null = null;
+  private readonly parts: readonly DrawParts[];
+  private pmEnd = Number.NaN;
 
   constructor(
     private readonly model: BacktestModel,
@@ -48,8 +56,41 @@ export class StaticPaths {
     this.cheapest = cheapest;
     this.cheapestPool = cheapestPool;
     this.maxDaysMs = model.strategy.sell.list.max_days * DAY_MS;
+    // Copies of the pools' draw parts made here, with their final numbers: `PathModel.order`
+    // reads them at every order, and the market's own objects change shape as they are summed.
+    this.parts = cache.parts.map((p) => ({
+      sellMean: p.sellMean,
+      sellM2: p.sellM2,
+      heldMean: p.heldMean,
+      heldM2: p.heldM2,
+    }));
+    const nPools = model.pools.length;
+    this.poolPacks = new Float64Array(nPools);
+    this.poolSpend = new Float64Array(nPools);
+    this.poolValue = new Float64Array(nPools);
+    this.poolExpected = new Float64Array(nPools);
   }
 
+  /** `run` with arrays of its own: the result stays valid after the next path. */
+  runOwn(index: number, days: number, seed: number): PathResult {
+    const r = this.run(index, days, seed);
+    const copy = (a: Float64Array) => a.slice();
+    return {
+      ...r,
+      equity: copy(r.equity),
+      poolPacks: copy(r.poolPacks),
+      poolSpend: copy(r.poolSpend),
+      poolValue: copy(r.poolValue),
+      poolExpected: copy(r.poolExpected),
+      model: copy(r.model),
+      modelPools: copy(r.modelPools),
+    };
+  }
+
+  /**
+   * Runs path `index`. The result's arrays belong to this runner and are overwritten by the next
+   * path (a chunk copies them at once; `runOwn` for a result to keep).
+   */
   run(index: number, days: number, seed: number): PathResult {
     const model = this.model;
     const cache = this.cache;
@@ -74,11 +115,17 @@ export class StaticPaths {
     const logMiss = cache.logMiss;
     const wholeAmount = cache.wholeAmount;
 
-    const equity = new Float64Array(days + 1);
-    const poolPacks = new Float64Array(nPools);
-    const poolSpend = new Float64Array(nPools);
-    const poolValue = new Float64Array(nPools);
-    const poolExpected = new Float64Array(nPools);
+    // The result's arrays and the model serve every path of this runner (`run`'s contract).
+    if (this.equity.length !== days + 1) this.equity = new Float64Array(days + 1);
+    const equity = this.equity;
+    const poolPacks = this.poolPacks;
+    const poolSpend = this.poolSpend;
+    const poolValue = this.poolValue;
+    const poolExpected = this.poolExpected;
+    poolPacks.fill(0);
+    poolSpend.fill(0);
+    poolValue.fill(0);
+    poolExpected.fill(0);
     // Packs per UTC day in a typed array (a growing holey array costs a transition per day).
     if (this.daily.length < days + 2) this.daily = new Float64Array(days + 2);
     const daily = this.daily;
@@ -87,7 +134,11 @@ export class StaticPaths {
     const out = this.out;
     const ls = this.listings;
     ls.clear();
-    const pm = new PathModel(strategy, nPools, plans, end);
+    if (this.pm === null || this.pmEnd !== end) {
+      this.pm = new PathModel(strategy, nPools, plans, end);
+      this.pmEnd = end;
+    } else this.pm.reset();
+    const pm = this.pm;
 
     const state: OpenState = {
       balanceCents: startCash,
@@ -317,7 +368,7 @@ export class StaticPaths {
       }
       const listed = ls.recentCount;
       const sd = repeated ? pick!.sdCents : rowSdCents(rows, d);
-      pm.order(pi, qty, d.realizedEvCents, sd, cost, cache.parts[pi]!, listed > 0);
+      pm.order(pi, qty, d.realizedEvCents, sd, cost, this.parts[pi]!, listed > 0);
       for (let k = 0; k < listed; k++) pm.listedPlan(ls.plan[ls.recent[k]!]!, t);
       pm.resolvedSums(pi, sold, kept, sellSum, heldSum, whole === 1, out, qty, poolValue);
       ls.endOrder(pm.closeOrder());
