@@ -1,6 +1,6 @@
 /**
  * A static path's open listings in typed arrays (static-path.ts): per listing its pool, plan,
- * listing time, end, what the end pays, whether it sold, and its order's slot in the path model;
+ * listing time, what its end pays, whether it sold, and its order's slot in the path model;
  * ordered by their end in a binary min-heap of listing numbers that makes exactly the moves of
  * `ListingHeap` (listing-heap.ts), so listings ending at the same instant end in the same order
  * as the general loop's (the drawdown and the model's sums see them in that order). Numbers of
@@ -11,13 +11,14 @@ export class StaticListings {
   pool = new Int32Array(this.capacity);
   plan = new Int32Array(this.capacity);
   listedAt = new Float64Array(this.capacity);
-  endAt = new Float64Array(this.capacity);
   amount = new Float64Array(this.capacity);
   /** 1: the listing sells; 0: it is delisted and sold back. */
   sold = new Uint8Array(this.capacity);
   /** The path model's slot of the order it came from (-1: none). */
   slot = new Int32Array(this.capacity);
   private heap = new Int32Array(this.capacity);
+  /** The end of each heap entry, by heap position. */
+  private key = new Float64Array(this.capacity);
   size = 0;
   /** Listing numbers never used yet start at `used`; ended ones wait in `spare`. */
   private used = 0;
@@ -37,7 +38,7 @@ export class StaticListings {
 
   /** The earliest end, Infinity when none. */
   nextAt(): number {
-    return this.size > 0 ? this.endAt[this.heap[0]!]! : Number.POSITIVE_INFINITY;
+    return this.size > 0 ? this.key[0]! : Number.POSITIVE_INFINITY;
   }
 
   /** Listing number of the h-th entry in heap order (sums over all of them go in this order). */
@@ -72,7 +73,6 @@ export class StaticListings {
     this.pool[l] = pool;
     this.plan[l] = plan;
     this.listedAt[l] = at;
-    this.endAt[l] = endAt;
     this.amount[l] = amount;
     this.sold[l] = sold;
     this.slot[l] = -1;
@@ -82,40 +82,45 @@ export class StaticListings {
       this.recent = r;
     }
     this.recent[this.recentCount++] = l;
-    // ListingHeap.push: sift up while the parent ends strictly later.
+    // ListingHeap.push: sift up while the parent ends strictly later. Each entry's end sits
+    // beside it in `key` (the same comparisons without a look-up through the listing number).
     const a = this.heap;
-    const end = this.endAt;
+    const key = this.key;
     let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (end[a[parent]!]! <= endAt) break;
+      if (key[parent]! <= endAt) break;
       a[i] = a[parent]!;
+      key[i] = key[parent]!;
       i = parent;
     }
     a[i] = l;
+    key[i] = endAt;
   }
 
   /** Removes the listing that ends first and returns its number (the heap must not be empty). */
   pop(): number {
     // ListingHeap.pop: the last entry sifted down from the root.
     const a = this.heap;
-    const end = this.endAt;
+    const key = this.key;
     const top = a[0]!;
     const n = --this.size;
     if (n > 0) {
       const last = a[n]!;
-      const lastEnd = end[last]!;
+      const lastEnd = key[n]!;
       let i = 0;
       for (;;) {
         const left = 2 * i + 1;
         if (left >= n) break;
         const right = left + 1;
-        const child = right < n && end[a[right]!]! < end[a[left]!]! ? right : left;
-        if (end[a[child]!]! >= lastEnd) break;
+        const child = right < n && key[right]! < key[left]! ? right : left;
+        if (key[child]! >= lastEnd) break;
         a[i] = a[child]!;
+        key[i] = key[child]!;
         i = child;
       }
       a[i] = last;
+      key[i] = lastEnd;
     }
     return top;
   }
@@ -140,13 +145,13 @@ export class StaticListings {
     this.pool = i32(this.pool);
     this.plan = i32(this.plan);
     this.listedAt = f64(this.listedAt);
-    this.endAt = f64(this.endAt);
     this.amount = f64(this.amount);
     const sold = new Uint8Array(n);
     sold.set(this.sold);
     this.sold = sold;
     this.slot = i32(this.slot);
     this.heap = i32(this.heap);
+    this.key = f64(this.key);
     this.spare = i32(this.spare);
     this.capacity = n;
   }
