@@ -102,6 +102,9 @@ export class PathModel {
   private readonly orders: OrderSums[] = [];
   private readonly freeSlots: number[] = [];
   private booked = 0;
+  /** Whether the order being booked keeps its own sums (`order`), and its cost. */
+  private tracked = true;
+  private costCents = 0;
 
   constructor(
     strategy: Strategy,
@@ -115,13 +118,30 @@ export class PathModel {
     this.mean = this.curve.mean;
   }
 
+  /**
+   * A new path, the sums of the last one cleared (after its `finish`): a caller running many
+   * paths keeps one model instead of making its typed arrays per path.
+   */
+  reset(): void {
+    this.totals.fill(0);
+    this.pools.fill(0);
+    this.currentListings = 0;
+    this.orders.length = 0;
+    this.freeSlots.length = 0;
+    this.booked = 0;
+  }
+
   /** Adds `x` to field `i` of the path and of `order`'s own sums. */
   private add(i: number, x: number, order: Float64Array): void {
     this.totals[i]! += x;
     order[i]! += x;
   }
 
-  /** An order of `packs` packs of pool `pool`, opened on a row (cents per pack), costing `costCents`. */
+  /**
+   * An order of `packs` packs of pool `pool`, opened on a row (cents per pack), costing
+   * `costCents`. `tracked` false: the order lists none of its pulls (known before its pulls are
+   * booked), so nothing will read its own sums and only the path's are kept.
+   */
   order(
     pool: number,
     packs: number,
@@ -129,22 +149,42 @@ export class PathModel {
     sdCents: number,
     costCents: number,
     parts: DrawParts,
+    tracked = true,
   ) {
-    const c = this.current;
-    c.fill(0);
     this.currentListings = 0;
-    this.add(ORDERS, 1, c);
-    this.add(PACKS, packs, c);
+    this.tracked = tracked;
+    this.costCents = costCents;
     const expected = packs * realizedEvCents - costCents;
     const variance = packs * sdCents * sdCents;
-    this.add(TOTAL, expected, c);
-    this.add(TOTAL + 1, -costCents, c);
-    this.add(TOTAL + 2, variance, c);
-    this.add(FLOOR_TOTAL, -costCents, c);
-    this.add(SELL + 1, packs * parts.sellMean, c);
-    this.add(SELL + 3, packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2), c);
-    this.add(HELD + 1, packs * parts.heldMean, c);
-    this.add(HELD + 3, packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2), c);
+    const sellPart = packs * parts.sellMean;
+    const sellVariance = packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2);
+    const heldPart = packs * parts.heldMean;
+    const heldVariance = packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2);
+    const t = this.totals;
+    t[ORDERS]! += 1;
+    t[PACKS]! += packs;
+    t[TOTAL]! += expected;
+    t[TOTAL + 1]! += -costCents;
+    t[TOTAL + 2]! += variance;
+    t[FLOOR_TOTAL]! += -costCents;
+    t[SELL + 1]! += sellPart;
+    t[SELL + 3]! += sellVariance;
+    t[HELD + 1]! += heldPart;
+    t[HELD + 3]! += heldVariance;
+    if (tracked) {
+      const c = this.current;
+      c.fill(0);
+      c[ORDERS]! += 1;
+      c[PACKS]! += packs;
+      c[TOTAL]! += expected;
+      c[TOTAL + 1]! += -costCents;
+      c[TOTAL + 2]! += variance;
+      c[FLOOR_TOTAL]! += -costCents;
+      c[SELL + 1]! += sellPart;
+      c[SELL + 3]! += sellVariance;
+      c[HELD + 1]! += heldPart;
+      c[HELD + 3]! += heldVariance;
+    }
     const o = pool * MODEL_POOL_FIELDS;
     const p = this.pools;
     p[o]! += 1;
@@ -157,10 +197,7 @@ export class PathModel {
   /**
    * The current order's pulls `out[0..got)` that were sold back at once or held (plans ACT_SELL,
    * ACT_HOLD), resolved at their plans' amounts, added to the model's sums and to `poolValue[pool]`
-   * (the path's value realized per pool), as if pull by pull in order. Counts are small whole
-   * numbers, exact in any order. The amounts go in as one sum per field when that is exact (whole
-   * amounts and sums, far below 2^53: every partial sum is then exact in both orders), else one by
-   * one in pull order, as floating sums must.
+   * (the path's value realized per pool), as if pull by pull in order.
    */
   resolvedPulls(pool: number, out: Int32Array, got: number, poolValue: Float64Array): void {
     const plans = this.plans;
@@ -184,46 +221,88 @@ export class PathModel {
         whole &&= Number.isInteger(a) && a >= 0;
       }
     }
+    this.resolvedSums(pool, sold, kept, sellSum, heldSum, whole, out, got, poolValue);
+  }
+
+  /**
+   * `resolvedPulls` from the pulls' counts and sums (sold back: `sold`, Σ `sellSum`; held: `kept`,
+   * Σ `heldSum`, each summed in pull order; `whole`: every such amount whole and nonnegative).
+   * Counts are small whole numbers, exact in any order. The amounts go in as one sum per field
+   * when that is exact (whole amounts and sums, far below 2^53: every partial sum is then exact in
+   * both orders), else one by one in pull order, as floating sums must.
+   */
+  resolvedSums(
+    pool: number,
+    sold: number,
+    kept: number,
+    sellSum: number,
+    heldSum: number,
+    whole: boolean,
+    out: Int32Array,
+    got: number,
+    poolValue: Float64Array,
+  ): void {
     if (sold + kept === 0) return;
+    const tracked = this.tracked;
     const c = this.current;
     const t = this.totals;
     const p = this.pools;
     const o = pool * MODEL_POOL_FIELDS;
-    this.add(SELL, sold, c);
-    this.add(HELD, kept, c);
-    this.add(RESOLVED, sold + kept, c);
+    t[SELL]! += sold;
+    t[HELD]! += kept;
+    t[RESOLVED]! += sold + kept;
+    if (tracked) {
+      c[SELL]! += sold;
+      c[HELD]! += kept;
+      c[RESOLVED]! += sold + kept;
+    }
     p[o + 2]! += sold + kept;
     const all = sellSum + heldSum;
+    // An untracked order's own sums would be those `order` starts (0, and −cost twice).
+    const cost = -this.costCents;
     if (
       whole &&
       all <= WHOLE_LIMIT &&
       wholeBelow(t[SELL + 2]!) &&
-      wholeBelow(c[SELL + 2]!) &&
+      wholeBelow(tracked ? c[SELL + 2]! : 0) &&
       wholeBelow(t[HELD + 2]!) &&
-      wholeBelow(c[HELD + 2]!) &&
+      wholeBelow(tracked ? c[HELD + 2]! : 0) &&
       wholeBelow(t[TOTAL + 1]!) &&
-      wholeBelow(c[TOTAL + 1]!) &&
+      wholeBelow(tracked ? c[TOTAL + 1]! : cost) &&
       wholeBelow(t[FLOOR_TOTAL]!) &&
-      wholeBelow(c[FLOOR_TOTAL]!) &&
+      wholeBelow(tracked ? c[FLOOR_TOTAL]! : cost) &&
       wholeBelow(p[o + 5]!) &&
       wholeBelow(poolValue[pool]!)
     ) {
-      if (sold > 0) this.add(SELL + 2, sellSum, c);
-      if (kept > 0) this.add(HELD + 2, heldSum, c);
-      this.add(TOTAL + 1, all, c);
-      this.add(FLOOR_TOTAL, all, c);
+      if (sold > 0) t[SELL + 2]! += sellSum;
+      if (kept > 0) t[HELD + 2]! += heldSum;
+      t[TOTAL + 1]! += all;
+      t[FLOOR_TOTAL]! += all;
+      if (tracked) {
+        if (sold > 0) c[SELL + 2]! += sellSum;
+        if (kept > 0) c[HELD + 2]! += heldSum;
+        c[TOTAL + 1]! += all;
+        c[FLOOR_TOTAL]! += all;
+      }
       p[o + 5]! += all;
       poolValue[pool]! += all;
       return;
     }
+    const plans = this.plans;
     for (let k = 0; k < got; k++) {
       const j = out[k]!;
       const act = plans.action[j];
       if (act !== ACT_SELL && act !== ACT_HOLD) continue;
       const a = plans.amount[j]!;
-      this.add(act === ACT_HOLD ? HELD + 2 : SELL + 2, a, c);
-      this.add(TOTAL + 1, a, c);
-      this.add(FLOOR_TOTAL, a, c);
+      const at = act === ACT_HOLD ? HELD + 2 : SELL + 2;
+      t[at]! += a;
+      t[TOTAL + 1]! += a;
+      t[FLOOR_TOTAL]! += a;
+      if (tracked) {
+        c[at]! += a;
+        c[TOTAL + 1]! += a;
+        c[FLOOR_TOTAL]! += a;
+      }
       p[o + 5]! += a;
       poolValue[pool]! += a;
     }
@@ -231,20 +310,40 @@ export class PathModel {
 
   /** A pull of the current order, listed (`l.plan`, `l.listedAt`): compared with the listing life. */
   listed(l: Listing): void {
-    const v = this.plans.value[l.plan]!;
+    // By index: the array keeps its length from order to order (no resizing per order).
+    this.pendingListings[this.currentListings] = l;
+    this.listedPlan(l.plan, l.listedAt);
+  }
+
+  /**
+   * `listed` by the listing's plan and time (a caller that keeps its listings in typed arrays;
+   * it then gives the listings their order's slot from `closeOrder`).
+   */
+  listedPlan(plan: number, listedAt: number): void {
+    const v = this.plans.value[plan]!;
     const c = this.current;
     this.add(LIST, 1, c);
     this.add(LIST + 1, v * this.mean, c);
     // The spread of the mark process at the age the listing will have when the path ends.
-    this.add(LIST + 3, v * v * this.curve.markAt(this.end - l.listedAt).variance, c);
-    // By index: the array keeps its length from order to order (no resizing per order).
-    this.pendingListings[this.currentListings++] = l;
+    this.add(LIST + 3, v * v * this.curve.markAt(this.end - listedAt).variance, c);
+    this.currentListings++;
   }
 
   /** The current order's pulls are all booked: an order with listings is followed until they end. */
   orderDone(): void {
+    const n = this.currentListings;
+    const slot = this.closeOrder();
+    for (let k = 0; k < n; k++) this.pendingListings[k]!.modelOrder = slot;
+  }
+
+  /**
+   * `orderDone` for a caller that keeps its listings itself: the slot of the order, which its
+   * listings carry (-1: the order listed nothing).
+   */
+  closeOrder(): number {
+    let slot = -1;
     if (this.currentListings > 0) {
-      const slot = this.freeSlots.pop() ?? this.orders.length;
+      slot = this.freeSlots.pop() ?? this.orders.length;
       const o = this.orders[slot];
       const sums = this.current;
       if (o) {
@@ -256,15 +355,21 @@ export class PathModel {
         this.orders.push({ sums, running: this.currentListings, seq: this.booked });
         this.current = SPARE_SUMS.pop() ?? new Float64Array(FIGURE_FIELDS);
       }
-      for (let k = 0; k < this.currentListings; k++) this.pendingListings[k]!.modelOrder = slot;
     }
     this.booked++;
     this.currentListings = 0;
+    return slot;
   }
 
   /** A listing that ended within the path, paying `amountCents`. */
   ended(l: Listing, amountCents: number): void {
     const slot = l.modelOrder;
+    this.endedIn(slot, l.pool, amountCents);
+    if (slot >= 0) l.modelOrder = -1;
+  }
+
+  /** `ended` by the listing's order slot (-1: none) and pool. */
+  endedIn(slot: number, pool: number, amountCents: number): void {
     const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, amountCents, sums);
@@ -272,26 +377,28 @@ export class PathModel {
     this.add(TOTAL + 1, amountCents, sums);
     this.add(FLOOR_TOTAL, amountCents, sums);
     this.add(RESOLVED, 1, sums);
-    if (o) {
-      l.modelOrder = -1;
-      if (--o.running === 0) this.freeSlots.push(slot);
-    }
-    const p = l.pool * MODEL_POOL_FIELDS;
+    if (o && --o.running === 0) this.freeSlots.push(slot);
+    const p = pool * MODEL_POOL_FIELDS;
     this.pools[p + 2]! += 1;
     this.pools[p + 5]! += amountCents;
   }
 
   /** A listing still running at the path's end: the model's mark at its age, or its sell-back offer. */
   open(l: Listing, sellBackCents: number): void {
-    const mark = this.plans.value[l.plan]! * this.curve.markAt(this.end - l.listedAt).mark;
-    const o = l.modelOrder >= 0 ? this.orders[l.modelOrder]! : undefined;
+    this.openIn(l.modelOrder, l.pool, l.plan, l.listedAt, sellBackCents);
+  }
+
+  /** `open` by the listing's order slot (-1: none), pool, plan and time. */
+  openIn(slot: number, pool: number, plan: number, listedAt: number, sellBackCents: number): void {
+    const mark = this.plans.value[plan]! * this.curve.markAt(this.end - listedAt).mark;
+    const o = slot >= 0 ? this.orders[slot]! : undefined;
     const sums = o?.sums ?? this.current;
     this.add(LIST + 2, mark, sums);
     this.add(FLOOR_LIST, sellBackCents, sums);
     this.add(TOTAL + 1, mark, sums);
     this.add(FLOOR_TOTAL, sellBackCents, sums);
     this.add(OPEN, 1, sums);
-    const p = l.pool * MODEL_POOL_FIELDS;
+    const p = pool * MODEL_POOL_FIELDS;
     this.pools[p + 3]! += 1;
     this.pools[p + 5]! += mark;
   }

@@ -15,20 +15,32 @@ import type { DrawParts, Listing, PathMarket, RowsPick } from './path-market.js'
 import { addDrawn, newDrawParts } from './path-model.js';
 import { ACT_LIST } from './pull-plans.js';
 
+/** Entries of the direct-mapped table of balance buckets (a power of two). */
+const SLOTS = 1024;
+
+/** A balance bucket's rows and their pick. */
+export interface BucketRows {
+  rows: readonly ScoreRow[];
+  pick: RowsPick;
+}
+
 /**
  * What every static path of a worker shares: the rows per balance bucket (they depend on the
  * balance only through sizing), and per pool its draw table and the parts of its distribution.
  */
 export class StaticRowsCache {
-  private readonly cache = new Map<number, readonly ScoreRow[]>();
-  /** Per balance bucket, the rows' pick (`RowsPick`), interned: equal picks are one object. */
-  private readonly picks = new Map<number, RowsPick>();
+  /** Per balance bucket, its rows and their pick (`RowsPick`, interned: equal picks are one object). */
+  private readonly cache = new Map<number, BucketRows>();
+  private readonly slotKeys = new Float64Array(SLOTS).fill(Number.NaN);
+  private readonly slotRows: BucketRows[] = [];
   private readonly interned = new Map<string, RowsPick>();
   private readonly bodies;
   /** Per pool, its alias table drawing plan indexes (`PullPlans`) directly; null: nothing to draw. */
   readonly draws: readonly (LabelledAlias | null)[];
   /** Per plan, log(1 − fill) of its listing (the fill time's scale; 0 for a plan that is not listed). */
   readonly logMiss: Float64Array;
+  /** Per plan, 1 when its amount (sold back or held) is whole and nonnegative (`PathModel.resolvedSums`). */
+  readonly wholeAmount: Uint8Array;
   /**
    * Per pool, the sell-back and held parts of its (fixed) distribution: summed once, in atom
    * order (the sums an order's promise reads; an order would otherwise walk every atom).
@@ -47,24 +59,30 @@ export class StaticRowsCache {
     this.logMiss = new Float64Array(plans.size);
     for (let j = 0; j < plans.size; j++)
       if (plans.action[j] === ACT_LIST) this.logMiss[j] = Math.log(1 - plans.fill[j]!);
+    this.wholeAmount = new Uint8Array(plans.size);
+    for (let j = 0; j < plans.size; j++) {
+      const a = plans.amount[j]!;
+      this.wholeAmount[j] = Number.isInteger(a) && a >= 0 ? 1 : 0;
+    }
   }
 
-  get(balanceCents: number): readonly ScoreRow[] {
-    let rows = this.cache.get(balanceCents);
-    if (!rows) {
-      rows = scorePools(this.bodies, this.model.strategy, {
+  /** The rows of balance bucket `balanceCents` and their pick, scored on first use. */
+  get(balanceCents: number): BucketRows {
+    // A slot's bucket is asked at every order: a direct-mapped table in front of the map.
+    const slot = balanceCents & (SLOTS - 1);
+    if (this.slotKeys[slot] === balanceCents) return this.slotRows[slot]!;
+    let hit = this.cache.get(balanceCents);
+    if (!hit) {
+      const rows = scorePools(this.bodies, this.model.strategy, {
         balanceCents,
         maxQuantity: this.model.maxQuantity,
       });
-      this.cache.set(balanceCents, rows);
-      this.picks.set(balanceCents, this.intern(pickOf(rows)));
+      hit = { rows, pick: this.intern(pickOf(rows)) };
+      this.cache.set(balanceCents, hit);
     }
-    return rows;
-  }
-
-  /** The pick of the rows of bucket `balanceCents` (after `get` of it). */
-  pick(balanceCents: number): RowsPick {
-    return this.picks.get(balanceCents)!;
+    this.slotKeys[slot] = balanceCents;
+    this.slotRows[slot] = hit;
+    return hit;
   }
 
   private intern(p: RowsPick): RowsPick {
@@ -140,8 +158,9 @@ export class StaticMarket implements PathMarket {
     // A path asks at every slot and its bucket moves every few orders: the last answer first.
     if (balanceCents !== this.lastBalance) {
       this.lastBalance = balanceCents;
-      this.lastRows = this.cache.get(balanceCents);
-      this.lastRowsPick = this.cache.pick(balanceCents);
+      const hit = this.cache.get(balanceCents);
+      this.lastRows = hit.rows;
+      this.lastRowsPick = hit.pick;
     }
     return this.lastRows;
   }
@@ -167,17 +186,18 @@ export class StaticMarket implements PathMarket {
 
   list(l: Listing, now: number, rng: Rng): void {
     const plans = this.model.plans;
-    const fill = plans.fill[l.plan]!;
-    const d = this.maxDaysMs;
-    const u = rng.next();
-    if (u < fill) {
-      // Constant hazard with P(sold within max_days) = fill; the time is drawn given that it sells.
-      const at = fill >= 1 ? u * d : (d * Math.log(1 - u)) / this.cache.logMiss[l.plan]!;
-      l.eventAt = now + Math.min(d, Math.max(0, at));
+    const after = listingSoldAfter(
+      plans.fill[l.plan]!,
+      this.cache.logMiss[l.plan]!,
+      this.maxDaysMs,
+      rng.next(),
+    );
+    if (after >= 0) {
+      l.eventAt = now + after;
       l.outcome = 'sold';
       l.amountCents = plans.sale[l.plan]!;
     } else {
-      l.eventAt = now + d;
+      l.eventAt = now + this.maxDaysMs;
       l.outcome = 'sold_back';
       l.amountCents = plans.fallback[l.plan]!;
     }
@@ -186,4 +206,15 @@ export class StaticMarket implements PathMarket {
   holdValue(l: Listing): number {
     return this.model.plans.fallback[l.plan]!;
   }
+}
+
+/**
+ * When a static listing sells (ms after listing), from one uniform `u`, or -1 when it does not
+ * within `maxDaysMs` (then it is delisted and sold back at `maxDaysMs`): a constant hazard with
+ * P(sold within max_days) = `fill`, the time drawn given that it sells (`logMiss`: log(1 − fill)).
+ */
+export function listingSoldAfter(fill: number, logMiss: number, maxDaysMs: number, u: number): number {
+  if (!(u < fill)) return -1;
+  const at = fill >= 1 ? u * maxDaysMs : (maxDaysMs * Math.log(1 - u)) / logMiss;
+  return Math.min(maxDaysMs, Math.max(0, at));
 }
