@@ -188,6 +188,10 @@ export class DynamicMarket implements PathMarket {
     return this.rescorer.rows(balanceCents, now);
   }
 
+  rowsAsLast(balanceCents: number, now: number): readonly ScoreRow[] {
+    return this.rescorer.rowsAsLast(balanceCents, now);
+  }
+
   rowsUnread(now: number): void {
     this.rescorer.unread(now);
     this.poolsIdle = true;
