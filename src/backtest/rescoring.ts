@@ -201,6 +201,11 @@ export class Rescorer {
     return total;
   }
 
+  /** Whether rows were made on this path (else `rowsAsLast` makes them). */
+  get hasRows(): boolean {
+    return this.rowsCache !== null;
+  }
+
   /**
    * The rows as last made, for a decision that reads none of their numbers (no pack can be opened
    * now whatever they say, `rowNumbersUnread`): no pack is rescored, the rescore interval moves as
