@@ -188,7 +188,8 @@ export class DynamicMarket implements PathMarket {
 
   /**
    * The packs' ticks up to the last one `advance` passed (the hour's other-user openings, then
-   * arrivals and refill; see `advance`), for a read of the packs: rows, our orders.
+   * arrivals and refill; see `advance`), then their cards made known (`WorldPools.settle`), for a
+   * read of the packs: rows, our orders.
    */
   private settle(): void {
     if (this.poolsIdle) return;
@@ -202,6 +203,7 @@ export class DynamicMarket implements PathMarket {
       world.restock(this.dyn.restock_cards_per_hour_per_pack, dtHours);
       this.packsTick += this.tickMs;
     }
+    world.settle();
   }
 
   rows(balanceCents: number, now: number): readonly ScoreRow[] {

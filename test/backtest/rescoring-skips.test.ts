@@ -6,8 +6,8 @@
  * row and reads rows at every decision give the same path results, and the same open rows and
  * actions at every decision where both read rows (the skipping one's are a prefix: it stops).
  * A decision that can open nothing whatever the rows (`rowNumbersUnread`) reads the rows as last
- * made (`rowsAsLast`): the rows the next decision reads are then fresher, so its paths are the
- * same in law, not path by path (checked on paired paths below).
+ * made (`rowsAsLast`): the rows the next decision reads are then fresher, and the world's cards
+ * are drawn when read, so its paths are the same in law, not path by path (checked below).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -173,7 +173,6 @@ describe('rows as last made while nothing can be opened (sim snapshot)', () => {
       const engine = new Engine({ snapshot, strategy, days: DAYS, seed: SEED, market: 'dynamic' });
       let builtLast = 0;
       let builtDue = 0;
-      let same = 0;
       const diffs: Record<'packs' | 'net' | 'spend', number[]> = { packs: [], net: [], spend: [] };
       for (let i = 0; i < n; i++) {
         const opts = { days: DAYS, seed: SEED, cards: engine.cards };
@@ -183,14 +182,11 @@ describe('rows as last made while nothing can be opened (sim snapshot)', () => {
         const b = runPath(engine.model, new Rescoring(due), i, opts);
         builtLast += last.rescorer.rowsBuilt;
         builtDue += due.rescorer.rowsBuilt;
-        if (a.netPnlCents === b.netPnlCents && a.packs === b.packs) same++;
         diffs.packs.push(a.packs - b.packs);
         diffs.net.push(a.netPnlCents - b.netPnlCents);
         diffs.spend.push(a.spendCents - b.spendCents);
       }
       expect(builtLast).toBeLessThan(0.7 * builtDue);
-      // Most paths do not move at all: the world's stream is the same, only a row's freshness differs.
-      expect(same).toBeGreaterThan(n / 3);
       for (const d of Object.values(diffs)) {
         const mean = d.reduce((x, y) => x + y, 0) / n;
         const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1));
