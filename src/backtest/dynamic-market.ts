@@ -99,6 +99,13 @@ export class DynamicMarket implements PathMarket {
   /** When the next tick is due (ms). */
   private nextTick: number;
   /**
+   * When the packs' next tick is due (ms; at most `nextTick`): the packs take their ticks when
+   * something reads them (`settle`), not in `advance`, so the ticks after the last read of a path
+   * are never drawn. They have their own random stream, and nothing but our orders (each made
+   * after a read) changes them between reads, so when they move does not change how.
+   */
+  private packsTick: number;
+  /**
    * Scratch reused by every order (no allocation per order): `open`'s pulls so far as (id, band)
    * pairs, to put back if the order fails (band NO_BAND: the chase).
    */
@@ -129,6 +136,7 @@ export class DynamicMarket implements PathMarket {
     this.start = model.startMs;
     this.listings = new ListingResolver(model, this.rules, this.dyn, this.drift, this.start, this.tickMs);
     this.nextTick = this.start + this.tickMs;
+    this.packsTick = this.nextTick;
     if (cards?.backtested) {
       const shop = new Shop(model.snapshot, model.strategy, this.dyn, this.drift, seed, pathIndex);
       this.shopWorld = shop;
@@ -163,19 +171,13 @@ export class DynamicMarket implements PathMarket {
    * drift. Between ticks the world's pools stand still (our own pulls still take cards at once).
    * The simulator applies openings and arrivals at exponential times instead; counts per hour
    * have the same Poisson law, only their order within the hour differs (docs/backtest.md).
+   * The packs' part of a tick is drawn when they are next read (`settle`), the rest here.
    */
   advance(now: number): void {
     const step = this.tickMs;
     const dtHours = step / HOUR_MS;
     while (this.nextTick <= now) {
       const at = this.nextTick;
-      if (!this.poolsIdle) {
-        this.world.otherOpenings(
-          poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, this.world.rng),
-          at,
-        );
-        this.world.restock(this.dyn.restock_cards_per_hour_per_pack, dtHours);
-      }
       this.shopWorld?.othersBuy(dtHours);
       const k = Math.round((at - this.start) / step);
       this.drift.moveTo(k);
@@ -184,8 +186,35 @@ export class DynamicMarket implements PathMarket {
     }
   }
 
+  /**
+   * The packs' ticks up to the last one `advance` passed (the hour's other-user openings, then
+   * arrivals and refill; see `advance`), then their cards made known (`WorldPools.settle`), for a
+   * read of the packs: rows, our orders.
+   */
+  private settle(): void {
+    if (this.poolsIdle) return;
+    const dtHours = this.tickMs / HOUR_MS;
+    const world = this.world;
+    while (this.packsTick < this.nextTick) {
+      world.otherOpenings(
+        poissonCount(this.dyn.others_pack_openings_per_hour, dtHours, world.rng),
+        this.packsTick,
+      );
+      world.restock(this.dyn.restock_cards_per_hour_per_pack, dtHours);
+      this.packsTick += this.tickMs;
+    }
+    world.settle();
+  }
+
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    this.settle();
     return this.rescorer.rows(balanceCents, now);
+  }
+
+  rowsAsLast(balanceCents: number, now: number): readonly ScoreRow[] {
+    // The first rows of a path are made afresh (`rowsAsLast` then calls `rows`).
+    if (!this.rescorer.hasRows) this.settle();
+    return this.rescorer.rowsAsLast(balanceCents, now);
   }
 
   rowsUnread(now: number): void {
@@ -195,6 +224,7 @@ export class DynamicMarket implements PathMarket {
 
   /** The pull law `open` draws from now: the chase, else a band by live odds, a card uniformly. */
   drawParts(pool: number, now: number, out: DrawParts): void {
+    this.settle();
     this.world.drawParts(pool, now, out, this.model.plans);
   }
 
@@ -203,6 +233,7 @@ export class DynamicMarket implements PathMarket {
   }
 
   open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number {
+    this.settle();
     const world = this.world;
     const pi = world.poolPack[pool]!;
     const p = world.packs[pi];

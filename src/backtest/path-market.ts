@@ -62,6 +62,13 @@ export interface PathMarket {
    * The market keeps the cadence `rows` gives `nextRefreshAt` and builds no row.
    */
   rowsUnread(now: number): void;
+  /**
+   * The rows as last made, not rescored, for a decision that reads no row's numbers, at most
+   * whether some row is open (`rowNumbersUnread`: no pack can be opened now). The market keeps
+   * the cadence `rows` gives `nextRefreshAt`, and the next `rows` rescores as if due. Absent: the
+   * path calls `rows`.
+   */
+  rowsAsLast?(balanceCents: number, now: number): readonly ScoreRow[];
   /** When rows should be looked at again even if nothing of ours changed (Infinity: never). */
   nextRefreshAt(now: number): number;
   /**

@@ -10,7 +10,13 @@ import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
-import { decideOpen, type OpenDecision, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
+import {
+  decideOpen,
+  type OpenDecision,
+  type OpenState,
+  rowNumbersUnread,
+  rowsNeverRead,
+} from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
 import { ListingHeap } from './listing-heap.js';
@@ -349,6 +355,9 @@ export function runPath(
     if (!rowsDone && !opts.readEveryRow && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
     let rows: readonly ScoreRow[] = NO_ROWS;
     if (rowsDone) market.rowsUnread(t);
+    // No pack can be opened now whatever the rows say: the dynamic market does not rescore for it.
+    else if (market.rowsAsLast && !opts.readEveryRow && rowNumbersUnread(state, strategy, cheapestPool, t))
+      rows = market.rowsAsLast(balanceBucketCents(cash), t);
     else rows = market.rows(balanceBucketCents(cash), t);
     const pick = repeatable ? market.lastPick!() : null;
     const repeated = repeatable && !rowsDone && repeatOpen(pick, t);

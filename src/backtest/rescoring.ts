@@ -34,6 +34,12 @@ export class Rescorer {
   proveWaits = true;
   /** Rows made afresh so far (a statistic for tests and profiles). */
   rowsBuilt = 0;
+  /**
+   * Rows were handed out as last made (`rowsAsLast`) since the last rescore: the next `rows`
+   * rescores as if due, so a decision after a stretch when nothing could be opened reads the
+   * pools as they are, not as they were when it began.
+   */
+  private catchUp = false;
   /** `unread` was called: no row may be asked for again (the packs may have stopped moving). */
   private retired = false;
   /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
@@ -59,8 +65,9 @@ export class Rescorer {
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
-    const due = now >= this.rowsAt + this.rescoreMs;
+    const due = this.catchUp || now >= this.rowsAt + this.rescoreMs;
     if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
+    this.catchUp = false;
     let changed = this.rowsCache === null;
     const ctx = { balanceCents, maxQuantity: this.model.maxQuantity };
     for (const p of this.packs) {
@@ -192,6 +199,26 @@ export class Rescorer {
     for (let r = 0; r < p.t.pools.length; r++)
       total += pullEv(pc, chaseCents, p.odds[r]!, this.count, this.sum, p.b0, p.nb);
     return total;
+  }
+
+  /** Whether rows were made on this path (else `rowsAsLast` makes them). */
+  get hasRows(): boolean {
+    return this.rowsCache !== null;
+  }
+
+  /**
+   * The rows as last made, for a decision that reads none of their numbers (no pack can be opened
+   * now whatever they say, `rowNumbersUnread`): no pack is rescored, the rescore interval moves as
+   * `rows` would move it (so the decision times stay the bot's), and the next `rows` rescores as if
+   * due. Rows made while nothing can be opened would only be read, if at all, by the first decision
+   * after it, and then up to `rescore_minutes` old: that decision reads them fresh instead.
+   */
+  rowsAsLast(balanceCents: number, now: number): readonly ScoreRow[] {
+    if (this.rowsCache === null) return this.rows(balanceCents, now);
+    if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
+    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
+    this.catchUp = true;
+    return this.rowsCache;
   }
 
   /**

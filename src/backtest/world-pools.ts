@@ -3,9 +3,10 @@
  * laid out as world-layout.ts says), changed by our pulls, other users' openings, card arrivals
  * and the simulator's band refill, with a chase that is gone once hit. Each event's law is
  * src/strategy/market-laws.ts's; this keeps the data and the loops (docs/backtest.md,
- * "Performance design"): a tick's openings are drawn from their joint law and their cards taken
- * band by band, its arrivals and refill counted before the new cards' values are drawn band by
- * band. The tick that drives these is the dynamic market's (dynamic-market.ts).
+ * "Performance design"): a tick's openings are drawn from their joint law, each only as a take
+ * of a known card or a new one, its arrivals and refill only counted; which known cards left and
+ * the new cards' values are drawn band by band when the packs are read (`settle`). The tick that
+ * drives these is the dynamic market's (dynamic-market.ts), at the next read.
  */
 import { toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
@@ -72,13 +73,17 @@ export class WorldPools {
   private othersChase = new Int32Array(0);
   /** Per market band: its pack (index into `packs`). */
   private readonly bandPack: Int32Array;
-  /** Per market band: cards other users' openings took from it and that are not yet drawn (`takeDrawn`). */
-  private readonly pending: Int32Array;
-  /** The bands with pending takes (the first `pendingCount`). */
-  private readonly pendingBands: Int32Array;
-  private pendingCount = 0;
-  /** Per market band: the cards this tick's restock counted into it, their values not yet drawn (`restock`; 0 between ticks). */
-  private readonly added: Int32Array;
+  /**
+   * Cards are known (a value id in `ids`) or not yet (`settle`): between two reads of the world,
+   * per market band, `taken` of its known cards went to other users, which ones not yet drawn,
+   * and `fresh` new cards (arrivals, refill) are counted whose values are not drawn yet; `count`
+   * is always the band's live count. The bands with either (the first `queuedCount`, flagged).
+   */
+  private readonly taken: Int32Array;
+  private readonly fresh: Int32Array;
+  private readonly queued: Int32Array;
+  private readonly isQueued: Uint8Array;
+  private queuedCount = 0;
   // Every pack's bands, one entry per band of all packs (pack p's at p.b0 … p.b0 + p.nb − 1, see
   // WorldStart). This path's own, changed by card changes:
   /** Per band: its number of cards. */
@@ -144,9 +149,10 @@ export class WorldPools {
     w.packs.forEach((st, pi) => {
       this.bandPack.fill(pi, st.b0, st.b0 + tpl[pi]!.bands.length);
     });
-    this.pending = new Int32Array(w.count.length);
-    this.pendingBands = new Int32Array(w.count.length);
-    this.added = new Int32Array(w.count.length);
+    this.taken = new Int32Array(w.count.length);
+    this.fresh = new Int32Array(w.count.length);
+    this.queued = new Int32Array(w.count.length);
+    this.isQueued = new Uint8Array(w.count.length);
     this.poolPack = new Int32Array(model.pools.length).fill(NO_PACK);
     this.poolRisk = new Int32Array(model.pools.length).fill(NO_RISK_LEVEL);
     this.packs = tpl.map((t, pi) => {
@@ -436,13 +442,13 @@ export class WorldPools {
    * `n` other users' openings at `at`, one after the other by the law of one opening (pack by
    * popularity among those open to them, the chase, then risk level and band: one draw from
    * their joint law, `othersOpeningShares`). Which card of its band an opening takes (uniformly)
-   * changes no other opening's law, so the cards are drawn band by band at the end (`takeDrawn`);
-   * only a take that empties a band (or a chase hit) changes the law, and is applied at once.
+   * changes no other opening's law: only whether it is a known card or a new one is drawn now,
+   * which known card when the world is next read (`settle`). A take that empties a band (or a
+   * chase hit) changes the law (`liveChange`, `hitChase` mark it).
    */
   otherOpenings(n: number, at: number): void {
     const rng = this.rng;
     const count = this.count;
-    const pending = this.pending;
     for (let i = 0; i < n; i++) {
       if (this.openDirty || at >= this.openValidUntil) this.refreshOthers(at);
       const alias = this.othersAlias;
@@ -450,56 +456,30 @@ export class WorldPools {
       const e = alias.draw(rng);
       const g = this.othersBand[e]!;
       if (g !== NO_BAND) {
-        const k = pending[g]! + 1;
-        pending[g] = k;
-        if (k === 1) this.pendingBands[this.pendingCount++] = g;
-        // The band's last card: taken now, the law changes (`liveChange` marks it).
-        if (k === count[g]) this.takeDrawn(g);
+        const p = this.packs[this.bandPack[g]!]!;
+        const k = count[g]!;
+        // A uniform card of the band: one of its known ones, or one of its new ones.
+        if (!p.ignored) {
+          if (rng.int(k) < k - this.fresh[g]!) this.taken[g] = this.taken[g]! + 1;
+          else this.fresh[g] = this.fresh[g]! - 1;
+          this.queue(g);
+        }
+        count[g] = k - 1;
+        if (k <= this.size[g]!) p.gap++;
+        p.changes++;
+        p.cardCount--;
+        if (k === 1) this.liveChange(p, g - p.b0, -1);
         continue;
       }
       const c = this.othersChase[e]!;
       if (c !== NO_PACK) this.hitChase(this.packs[c]!);
     }
-    for (let j = 0; j < this.pendingCount; j++) this.takeDrawn(this.pendingBands[j]!);
-    this.pendingCount = 0;
   }
 
-  /** The cards other users' openings took from band g and not yet drawn: each uniformly, one after the other. */
-  private takeDrawn(g: number): void {
-    const k = this.pending[g]!;
-    if (k === 0) return;
-    this.pending[g] = 0;
-    const p = this.packs[this.bandPack[g]!]!;
-    const n0 = this.count[g]!;
-    let n = n0;
-    if (p.ignored) n -= k;
-    else {
-      const rng = this.rng;
-      const ids = this.ids;
-      const terms = this.idTerms;
-      const at = this.off[g]!;
-      const vo = this.valOff[g]!;
-      let value = 0;
-      let expected = 0;
-      for (let j = 0; j < k; j++) {
-        const pos = rng.int(n);
-        n--;
-        const id = ids[at + pos]!;
-        ids[at + pos] = ids[at + n]!;
-        value += terms[2 * (vo + id)]!;
-        expected += terms[2 * (vo + id) + 1]!;
-      }
-      this.ver[g] = this.ver[g]! + 1;
-      this.sum[g] = this.sum[g]! - value;
-      // Back to an exact zero when the band empties: the running sum never drifts far.
-      this.esum[g] = n === 0 ? 0 : this.esum[g]! - expected;
-    }
-    this.count[g] = n;
-    const size = this.size[g]!;
-    p.gap += bandGap(size, n) - bandGap(size, n0);
-    p.changes += k;
-    p.cardCount -= k;
-    if (n === 0) this.liveChange(p, g - p.b0, -1);
+  private queue(g: number): void {
+    if (this.isQueued[g] === 1) return;
+    this.isQueued[g] = 1;
+    this.queued[this.queuedCount++] = g;
   }
 
   /**
@@ -507,9 +487,9 @@ export class WorldPools {
    * `ratePerHour` · dt, each into a band drawn in proportion to the band's gap; arrivals to a full
    * pack are lost, as in the simulator's `arrival`), then the simulator's band refill
    * (src/market/dynamics.ts `restock`: each band regains the share 1 − e^(−rate·dt) of its gap,
-   * rounded stochastically, so the backtest restocks as fast as `packbot sim`). Bands are counted
-   * first; the new cards' values (uniform on the band's grid, independent of everything else) are
-   * drawn band by band at the end.
+   * rounded stochastically, so the backtest restocks as fast as `packbot sim`). Only counted: the
+   * new cards' values (uniform on the band's grid, independent of everything else) are drawn when
+   * the world is next read, for the cards still there (`settle`).
    */
   restock(ratePerHour: number, dtHours: number): void {
     const share = refillShare(this.dyn.restock_fraction_per_hour, dtHours);
@@ -517,54 +497,77 @@ export class WorldPools {
     const packs = this.packs;
     const count = this.count;
     const size = this.size;
-    const added = this.added;
+    const fresh = this.fresh;
     for (let pi = 0; pi < packs.length; pi++) {
       const p = packs[pi]!;
       if (p.gap <= 0) continue;
       const b0 = p.b0;
       const nb = p.nb;
+      const cards = p.cardCount;
       if (ratePerHour > 0)
         for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
           const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
           if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
-          count[b0 + bi] = count[b0 + bi]! + 1;
-          added[b0 + bi] = added[b0 + bi]! + 1;
-          p.gap--;
+          this.added(p, b0 + bi, 1);
         }
       if (share > 0)
-        for (let bi = 0; bi < nb; bi++) {
-          const g = b0 + bi;
+        for (let g = b0; g < b0 + nb; g++) {
           const r = refillCount(bandGap(size[g]!, count[g]!), share, rng);
-          if (r === 0) continue;
-          count[g] = count[g]! + r;
-          added[g] = added[g]! + r;
-          p.gap -= r;
+          if (r > 0) this.added(p, g, r);
         }
-      for (let g = b0; g < b0 + nb; g++) {
-        const k = added[g]!;
-        if (k === 0) continue;
-        added[g] = 0;
-        this.addDrawn(p, g - b0, count[g]! - k);
-      }
+      p.changes += p.cardCount - cards;
+      if (!p.ignored) for (let g = b0; g < b0 + nb; g++) if (fresh[g]! > 0) this.queue(g);
     }
   }
 
-  /** Band bi of pack p was counted up from `from` cards (by one or more): the new cards' values, drawn uniformly from its grid. */
-  private addDrawn(p: PackState, bi: number, from: number): void {
-    const g = p.b0 + bi;
+  /** `k` new cards counted into market band g of pack p (their values drawn by `settle`). */
+  private added(p: PackState, g: number, k: number): void {
     const n = this.count[g]!;
-    const k = n - from;
-    if (!p.ignored) {
-      const rng = this.rng;
-      const ids = this.ids;
-      const terms = this.idTerms;
+    this.count[g] = n + k;
+    if (!p.ignored) this.fresh[g] = this.fresh[g]! + k;
+    p.gap -= k;
+    p.cardCount += k;
+    if (n === 0) this.liveChange(p, g - p.b0, 1);
+  }
+
+  /**
+   * Makes every card known, for a read of the world (rows, our orders): per band, the known cards
+   * other users took since the last read, each uniform among the known ones left, and the values
+   * of the new cards still there, each uniform on the band's grid. The same law as drawing each
+   * card when it is taken or arrives: known cards are alike to the draws in between (only counts
+   * steer them), and a new card's value is independent of everything, so whether a take hit a
+   * known or a new card is all that had to be drawn at once.
+   */
+  settle(): void {
+    const rng = this.rng;
+    const ids = this.ids;
+    const terms = this.idTerms;
+    for (let q = 0; q < this.queuedCount; q++) {
+      const g = this.queued[q]!;
+      this.isQueued[g] = 0;
+      const k = this.taken[g]!;
+      const m = this.fresh[g]!;
+      this.taken[g] = 0;
+      this.fresh[g] = 0;
+      if (k === 0 && m === 0) continue;
+      const n = this.count[g]!;
       const at = this.off[g]!;
       const vo = this.valOff[g]!;
-      const go = this.gridOff[g]!;
-      const gl = this.gridLen[g]!;
       let value = 0;
       let expected = 0;
-      for (let j = from; j < n; j++) {
+      // The known cards are ids[at .. at + n + k − m): k of them leave (the last takes the place).
+      let left = n + k - m;
+      for (let j = 0; j < k; j++) {
+        const pos = rng.int(left);
+        left--;
+        const id = ids[at + pos]!;
+        ids[at + pos] = ids[at + left]!;
+        value -= terms[2 * (vo + id)]!;
+        expected -= terms[2 * (vo + id) + 1]!;
+      }
+      const go = this.gridOff[g]!;
+      const gl = this.gridLen[g]!;
+      for (let j = left; j < n; j++) {
         const id = this.gridId[go + rng.int(gl)]!;
         ids[at + j] = id;
         value += terms[2 * (vo + id)]!;
@@ -572,11 +575,10 @@ export class WorldPools {
       }
       this.ver[g] = this.ver[g]! + 1;
       this.sum[g] = this.sum[g]! + value;
-      this.esum[g] = this.esum[g]! + expected;
+      // Back to an exact zero when the band empties: the running sum never drifts far.
+      this.esum[g] = n === 0 ? 0 : this.esum[g]! + expected;
     }
-    p.changes += k;
-    p.cardCount += k;
-    if (from === 0) this.liveChange(p, bi, 1);
+    this.queuedCount = 0;
   }
 
   /** A card an order took goes back when the order fails (band NO_BAND: the chase, given back). */

@@ -77,6 +77,27 @@ export function rowsNeverRead(state: OpenState, strategy: Strategy, cheapestCent
   return total < cheapestCents && daily > total;
 }
 
+/**
+ * Whether `decideOpen`'s answer at `now` reads no row's numbers, at most whether some row is open:
+ * a budget guard blocks (the answer is its wait), the day's packs are used up, the rate limit or
+ * the strategy's cool-down holds (a wait until it lifts), or the spend headroom is below the
+ * cheapest pool's price (`cheapestCents`; every budget price is at least its pool's, so no open
+ * row affords a pack and the answer is the limiting guard's wait, or "no pack meets the strategy"
+ * when no row is open). A backtest then decides on the rows it last made instead of rescoring.
+ */
+export function rowNumbersUnread(
+  state: OpenState,
+  strategy: Strategy,
+  cheapestCents: Cents,
+  now: number,
+): boolean {
+  if (budgetBlock(state, strategy) !== null || state.packsLeftToday <= 0) return true;
+  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt) return true;
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown) return true;
+  return spendHeadroom(state, strategy).cents < cheapestCents;
+}
+
 export function decideOpen(
   state: OpenState,
   rows: readonly ScoreRow[],

@@ -5,6 +5,9 @@
  * snapshot, over many paths and strategies, the skipping market and one that rebuilds every due
  * row and reads rows at every decision give the same path results, and the same open rows and
  * actions at every decision where both read rows (the skipping one's are a prefix: it stops).
+ * A decision that can open nothing whatever the rows (`rowNumbersUnread`) reads the rows as last
+ * made (`rowsAsLast`): the rows the next decision reads are then fresher, and the world's cards
+ * are drawn when read, so its paths are the same in law, not path by path (checked below).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -124,4 +127,71 @@ describe('rescoring skips only what cannot change a decision (sim snapshot)', ()
     }
     if (name === 'kill switch') expect(builtSkipping).toBe(0);
   });
+});
+
+/** The dynamic market without `rowsAsLast`: every decision rescores as due. */
+class Rescoring implements PathMarket {
+  constructor(readonly inner: DynamicMarket) {}
+  get shop() {
+    return this.inner.shop;
+  }
+  advance(now: number): void {
+    this.inner.advance(now);
+  }
+  rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    return this.inner.rows(balanceCents, now);
+  }
+  rowsUnread(now: number): void {
+    this.inner.rowsUnread(now);
+  }
+  nextRefreshAt(now: number): number {
+    return this.inner.nextRefreshAt(now);
+  }
+  open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number {
+    return this.inner.open(pool, qty, now, rng, out);
+  }
+  drawParts(pool: number, now: number, out: DrawParts): void {
+    this.inner.drawParts(pool, now, out);
+  }
+  list(l: Listing, now: number, rng: Rng): void {
+    this.inner.list(l, now, rng);
+  }
+  holdValue(l: Listing, now: number): number {
+    return this.inner.holdValue(l, now);
+  }
+}
+
+describe('rows as last made while nothing can be opened (sim snapshot)', () => {
+  // `chase` spends most of a path under its stop-loss, `balanced` days under its daily cap.
+  it.each([
+    ['balanced', shipped('balanced')],
+    ['chase', shipped('chase')],
+  ])(
+    '%s: fewer rows, the same paths in law (paired differences within 4 standard errors)',
+    (_n, strategy) => {
+      const n = 80;
+      const engine = new Engine({ snapshot, strategy, days: DAYS, seed: SEED, market: 'dynamic' });
+      let builtLast = 0;
+      let builtDue = 0;
+      const diffs: Record<'packs' | 'net' | 'spend', number[]> = { packs: [], net: [], spend: [] };
+      for (let i = 0; i < n; i++) {
+        const opts = { days: DAYS, seed: SEED, cards: engine.cards };
+        const last = new DynamicMarket(engine.model, SEED, i, undefined, engine.cards);
+        const due = new DynamicMarket(engine.model, SEED, i, undefined, engine.cards);
+        const a = runPath(engine.model, last, i, opts);
+        const b = runPath(engine.model, new Rescoring(due), i, opts);
+        builtLast += last.rescorer.rowsBuilt;
+        builtDue += due.rescorer.rowsBuilt;
+        diffs.packs.push(a.packs - b.packs);
+        diffs.net.push(a.netPnlCents - b.netPnlCents);
+        diffs.spend.push(a.spendCents - b.spendCents);
+      }
+      expect(builtLast).toBeLessThan(0.7 * builtDue);
+      for (const d of Object.values(diffs)) {
+        const mean = d.reduce((x, y) => x + y, 0) / n;
+        const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1));
+        expect(Math.abs(mean)).toBeLessThanOrEqual((4 * sd) / Math.sqrt(n) + 1e-9);
+      }
+    },
+  );
 });

@@ -4,6 +4,7 @@ import {
   decideOpen,
   type OpenState,
   openStateFromAccount,
+  rowNumbersUnread,
   rowsNeverRead,
 } from '../../src/strategy/decide-open.js';
 import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
@@ -305,5 +306,72 @@ describe('rowsNeverRead', () => {
       }
     }
     expect(checked).toBeGreaterThan(500);
+  });
+});
+
+describe('rowNumbersUnread', () => {
+  // The cheapest pool here costs 10 USD (good, meh); dear costs 400.
+  const cheapest = 1000;
+  const cool = strategy({
+    sell: { list: { fill: linearFill } },
+    open: { max_quantity: 5, cooldown_seconds: 120 },
+  });
+  it.each([
+    ['fresh budget', state(), s, false],
+    ['stop-loss hit', state({ markedPnlCents: -100_000 }), s, true],
+    ['operator kill switch', state({ killSwitch: true }), s, true],
+    ["the day's packs used up", state({ packsLeftToday: 0 }), s, true],
+    ['rate limit', state({ nextPurchaseAt: NOW + 1 }), s, true],
+    ['cool-down', state({ lastPurchaseAt: NOW - 60_000 }), cool, true],
+    ['cool-down over', state({ lastPurchaseAt: NOW - 120_000 }), cool, false],
+    ['daily headroom one cheapest price', state({ spentTodayCents: 49_000 }), s, false],
+    ['daily headroom below the cheapest price', state({ spentTodayCents: 49_001 }), s, true],
+    ['balance just above the reserve', state({ balanceCents: 10_999 }), s, true],
+  ])('%s', (_name, st, strat, unread) => {
+    expect(rowNumbersUnread(st, strat, cheapest, NOW)).toBe(unread);
+  });
+
+  it('when true, decideOpen waits, until the same time for any rows alike in having an open row', () => {
+    let seed = 11;
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    // Grouped by whether some row is open: the only thing of the rows the answer may read.
+    const groups: ScoreRow[][][] = [
+      [[], [meh]],
+      [[good], [dear], [good, dear, meh], [meh, dear]],
+    ];
+    let checked = 0;
+    let opened = 0;
+    for (let k = 0; k < 3000; k++) {
+      const strat = rand() < 0.3 ? cool : s;
+      const st = state({
+        spentTotalCents: Math.floor(rand() * 500_000),
+        spentTodayCents: 45_000 + Math.floor(rand() * 5_000),
+        balanceCents: 8_000 + Math.floor(rand() * 20_000),
+        markedPnlCents: -Math.floor(rand() * 110_000),
+        packsLeftToday: rand() < 0.1 ? 0 : 100,
+        nextPurchaseAt: NOW - 1 + (rand() < 0.1 ? 30_000 : 0),
+        lastPurchaseAt: rand() < 0.5 ? NOW - Math.floor(rand() * 240_000) : null,
+      });
+      if (!rowNumbersUnread(st, strat, cheapest, NOW)) {
+        if (decideOpen(st, [good], strat, NOW).action === 'open') opened++;
+        continue;
+      }
+      checked++;
+      for (const group of groups) {
+        const first = decideOpen(st, group[0]!, strat, NOW);
+        expect(first.action).toBe('wait');
+        // The same wait and `until` (a wait's reason may name the best wait row: no path reads it).
+        const until = first.action === 'wait' ? first.until : 'open';
+        for (const rows of group) {
+          const d = decideOpen(st, rows, strat, NOW);
+          expect(d.action === 'wait' ? d.until : 'open').toBe(until);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+    expect(opened).toBeGreaterThan(100);
   });
 });
