@@ -7,13 +7,16 @@
  * environment), puts all of them in one directory that belongs to this run alone: other runs on the
  * same machine cannot make this check flaky, and whatever is left is removed with the directory.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export default function setup(): () => void {
   const previous = process.env.TMPDIR;
   const root = mkdtempSync(join(tmpdir(), 'packbot-test-'));
+  // mkdtemp makes it 0700; a test that runs the bot as another user (test/deploy/container-tree)
+  // needs to reach its directory inside, as it could in /tmp.
+  chmodSync(root, 0o755);
   process.env.TMPDIR = root;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
