@@ -198,8 +198,19 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
   const rng = new Rng(o.seed);
   // A run with the `cards` family has a shop, and its bot buys from it in every round.
   const cards = o.scenarios.includes('cards');
-  const sim = await startSim(writeWorld(dir, cards), o.seed);
-  const proxy = await startFaultProxy(sim.url, o.seed);
+  // Until the try below owns them, a failed start still stops what started and removes the directory.
+  const removeDir = () => {
+    if (!o.keep) rmSync(dir, { recursive: true, force: true });
+  };
+  const sim = await startSim(writeWorld(dir, cards), o.seed).catch((e: unknown) => {
+    removeDir();
+    throw e;
+  });
+  const proxy = await startFaultProxy(sim.url, o.seed).catch(async (e: unknown) => {
+    await sim.stop();
+    removeDir();
+    throw e;
+  });
   const admin = new SimAdmin(sim.url, KEY);
   // Spend caps bind from the middle of the run on (see capsAfter): before, orders flow freely;
   // after, any order past the caps is overspend, whatever the faults.
@@ -320,6 +331,6 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     }
     await proxy.close();
     await sim.stop();
-    if (!o.keep) rmSync(dir, { recursive: true, force: true });
+    removeDir();
   }
 }

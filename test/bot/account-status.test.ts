@@ -3,10 +3,8 @@
  * `packbot status` describe the same account with the same fields and the same pauses, the
  * stop-loss included (the offline status used to miss it).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AccountBot } from '../../src/bot/account-bot.js';
 import { RunnerView } from '../../src/bot/bot-view.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
@@ -14,8 +12,11 @@ import { ledgerStatus } from '../../src/cli/status.js';
 import type { BotConfig } from '../../src/config/bot-config.js';
 import { StatusResponse } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { PACK } from './card-world.js';
 import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 /** A pack worth less than its price (5-9 USD for 10): every order is a loss. */
 const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } } as Parameters<typeof testWorld>[0]);
@@ -30,7 +31,7 @@ describe('account status', () => {
     const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
     expect((await ex.open({ body, unitPriceCents: 1000 })).status).toBe('confirmed');
 
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-status-'));
+    const dir = tempDir('packbot-status-');
     const killSwitch = new KillSwitch(join(dir, 'PAUSE'), () => f.clock.now());
     const bot = new AccountBot({ ...contextOf(f), cadence: CADENCE, batchSize: 10, onFatal: () => {} });
     const online = new RunnerView({

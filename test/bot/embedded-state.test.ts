@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { adoptLegacyState, embeddedStatePath } from '../../src/bot/embedded.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
+
+afterEach(removeTempDirs);
 
 describe('embedded simulator state file', () => {
   it.each([
@@ -15,7 +17,7 @@ describe('embedded simulator state file', () => {
   });
 
   it('adopts the old shared name once, when it is the only state in the directory', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-state-'));
+    const dir = tempDir('packbot-state-');
     writeFileSync(join(dir, 'embedded-sim.state'), 'old');
     const a = embeddedStatePath(join(dir, 'a.db'));
     expect(adoptLegacyState(a)).toBe(join(dir, 'embedded-sim.state'));
@@ -26,7 +28,7 @@ describe('embedded simulator state file', () => {
   });
 
   it('leaves the old file alone when the ledger already has its own', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-state-'));
+    const dir = tempDir('packbot-state-');
     writeFileSync(join(dir, 'embedded-sim.state'), 'old');
     writeFileSync(join(dir, 'a.sim-state'), 'new');
     expect(adoptLegacyState(join(dir, 'a.sim-state'))).toBeUndefined();

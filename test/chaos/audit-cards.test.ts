@@ -4,7 +4,7 @@
  * problem, sale by sale.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type AuditInput, audit } from '../../chaos/audit.js';
 import { ACCOUNT, chaosWorld, FRESH_WINDOW_MS, KEY } from '../../chaos/setup.js';
 import type { CardPurchaseResponse } from '../../src/api/schemas.js';
@@ -14,7 +14,9 @@ import { SimClock } from '../../src/market/sim-clock.js';
 import { parseWorld } from '../../src/market/world.js';
 import { boughtCardFromResponse, boughtCardPull } from '../../src/store/bought-card.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { tempDir } from '../e2e/helpers.js';
+import { removeTempDirs, tempDir } from '../e2e/helpers.js';
+
+afterEach(removeTempDirs);
 
 async function world() {
   const clock = new SimClock();

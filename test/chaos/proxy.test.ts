@@ -13,7 +13,9 @@ import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { parseWorld } from '../../src/market/world.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { tempDir } from '../e2e/helpers.js';
+import { removeTempDirs, tempDir } from '../e2e/helpers.js';
+
+afterAll(removeTempDirs);
 
 describe('fault proxy', () => {
   const clock = new SimClock();

@@ -1,12 +1,14 @@
 /** The chaos CLI's flags (exit 2, a clear message, nothing run) and the seeded round plan. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditResult } from '../../chaos/audit.js';
 import { main, parseSeeds, totalLine } from '../../chaos/run.js';
 import { planRound, SCENARIOS } from '../../chaos/scenarios.js';
 import { Rng } from '../../src/core/prng.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
+
+afterEach(removeTempDirs);
 
 describe('npm run chaos flags', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -68,7 +70,7 @@ describe('npm run chaos flags', () => {
   });
 
   it('refuses to keep files in a directory that already holds some', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-chaos-keep-'));
+    const dir = tempDir('packbot-chaos-keep-');
     writeFileSync(join(dir, 'ledger.db'), '');
     expect(await usage(['--keep', dir])).toMatch(/the directory is not empty/);
   });

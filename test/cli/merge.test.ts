@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { worldSnapshot } from '../backtest/world-snapshot.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { runCli } from './run-cli.js';
+
+afterEach(removeTempDirs);
 
 describe('packbot backtest --shard and packbot merge', () => {
   it('two shards on worker threads merge into the unsharded JSON', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'merge-'));
+    const dir = tempDir('merge-');
     const snap = join(dir, 'snap.json');
     writeFileSync(snap, JSON.stringify(await worldSnapshot()));
     const common = [

@@ -14,8 +14,10 @@ import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { devKeys } from '../../src/market/world.js';
 import { driveUntil, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { generousStrategy, tempDir, writeConfig } from '../e2e/helpers.js';
+import { generousStrategy, removeTempDirs, tempDir, writeConfig } from '../e2e/helpers.js';
 import { runCli } from './run-cli.js';
+
+afterAll(removeTempDirs);
 
 const TOKEN = 'operator-test-token-0123456789';
 

@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { worldSnapshot } from '../backtest/world-snapshot.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { runCli } from './run-cli.js';
+
+afterEach(removeTempDirs);
 
 describe('packbot optimize', () => {
   it('writes best.yaml that validates, trials.json and a self-contained HTML report', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opt-'));
+    const dir = tempDir('opt-');
     const snap = join(dir, 'snap.json');
     writeFileSync(snap, JSON.stringify(await worldSnapshot()));
     const out = join(dir, 'out');
@@ -49,7 +51,7 @@ describe('packbot optimize', () => {
   });
 
   it('rejects a bad space file naming file, line and field, exit 2', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opt-'));
+    const dir = tempDir('opt-');
     const space = join(dir, 'space.yaml');
     writeFileSync(
       space,

@@ -1,9 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ScoreRow } from '../../src/strategy/score.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { runCli } from './run-cli.js';
+
+afterAll(removeTempDirs);
 
 const SNAP = 'test/fixtures/snapshot-hand.json';
 const HAND = 'test/fixtures/strategy-hand.yaml';
@@ -136,7 +139,7 @@ describe('packbot score on a pool that prices its pack at 0', () => {
 });
 
 describe('packbot score --cards', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'packbot-cards-'));
+  const dir = tempDir('packbot-cards-');
   const strategyFile = join(dir, 'cards.yaml');
   writeFileSync(
     strategyFile,

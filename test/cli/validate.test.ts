@@ -1,6 +1,9 @@
 import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { runCli } from './run-cli.js';
+
+afterEach(removeTempDirs);
 
 const shipped = [
   ...readdirSync('strategies')
@@ -69,9 +72,8 @@ describe('packbot validate', () => {
       /:2:1: open: Unrecognized key: "min_ev_ratoi"|:3:3: open/,
     ],
   ])('rejects %s', async (_n, text, message) => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(`${tmpdir()}/packbot-validate-`);
+    const { writeFileSync } = await import('node:fs');
+    const dir = tempDir('packbot-validate-');
     const file = `${dir}/bad.yaml`;
     writeFileSync(file, text);
     const { code, stderr } = await runCli(['validate', file]);
@@ -89,10 +91,9 @@ describe('packbot validate', () => {
 
 describe('packbot validate CONFIG checks the files the config references', () => {
   it('reports a bad strategy and a bad world with their own file:line:column', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-validate-'));
+    const dir = tempDir('packbot-validate-');
     writeFileSync(join(dir, 's.yaml'), 'format: packbot.strategy/v1\nsell:\n  list:\n    markup: 3\n');
     writeFileSync(join(dir, 'w.yaml'), 'format: packbot.world/v1\nname: 7\n');
     const config = join(dir, 'bot.yaml');
@@ -108,10 +109,9 @@ describe('packbot validate CONFIG checks the files the config references', () =>
   });
 
   it('does not need the API key variable to be set', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { join, resolve } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-validate-'));
+    const dir = tempDir('packbot-validate-');
     const config = join(dir, 'bot.yaml');
     writeFileSync(
       config,

@@ -3,12 +3,14 @@
  * the four services, declares its volumes, mounts only files that exist, and the bot's mounted
  * config is valid where the image puts it (/app/config, beside the shipped strategies and world).
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadBotConfig } from '../../src/config/bot-config.js';
-import { ROOT, tempDir } from '../e2e/helpers.js';
+import { ROOT, removeTempDirs, tempDir } from '../e2e/helpers.js';
+
+afterEach(removeTempDirs);
 
 const DEPLOY = join(ROOT, 'deploy');
 
@@ -89,6 +91,5 @@ describe('deploy/compose.yaml', () => {
     expect(config.metrics.allowedHosts).toContain('packbot');
     expect(config.accounts[0]!.strategyPath).toBe(join(app, 'strategies/balanced.yaml'));
     expect(config.api.embedded).toBe(true);
-    rmSync(app, { recursive: true, force: true });
   });
 });

@@ -22,7 +22,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../e2e/helpers.js';
-import { built, startBot } from '../e2e/process.js';
+import { built, startBot, stopBots } from '../e2e/process.js';
 
 /** package-lock.json paths (`node_modules/a`, `node_modules/a/node_modules/b`) not only for dev. */
 function productionPackages(): { path: string; optional: boolean }[] {
@@ -118,6 +118,7 @@ describe.skipIf(!built())('the container tree (Dockerfile runtime stage, no engi
       // The ledger, its lock and the simulator's state live on the volume, and nothing else.
       expect(readdirSync(data)).toEqual(expect.arrayContaining(['packbot.db', 'packbot.sim-state']));
     } finally {
+      await stopBots();
       execFileSync('chmod', ['-R', 'u+w', root]);
       rmSync(root, { recursive: true, force: true });
     }

@@ -5,12 +5,12 @@
  * `CI=true`, the file fails instead).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeConfig } from '../e2e/helpers.js';
-import { type BotProcess, built, startBot } from '../e2e/process.js';
+import { removeTempDirs, tempDir, writeConfig } from '../e2e/helpers.js';
+import { type BotProcess, built, startBot, stopBots } from '../e2e/process.js';
 import { requireProgram, run } from './programs.js';
 import { ALERTS_PATH, alertRules, exportedNames } from './promql.js';
 
@@ -57,11 +57,16 @@ describe.skipIf(!needed)('a running bot under the real Prometheus tools', () => 
   });
 
   afterAll(async () => {
-    if (bot && bot.child.exitCode === null) {
-      bot.child.kill('SIGTERM');
-      expect((await bot.exit).code).toBe(0);
+    try {
+      if (bot && bot.child.exitCode === null) {
+        bot.child.kill('SIGTERM');
+        expect((await bot.exit).code).toBe(0);
+      }
+    } finally {
+      // Also when the bot did not stop cleanly: killed, then its directory removed.
+      await stopBots();
+      removeTempDirs();
     }
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it.skipIf(!promtool)('promtool check metrics prints nothing for /metrics', async () => {

@@ -22,7 +22,9 @@ import {
   StatusResponse,
 } from '../../src/obs/api-schemas.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { BALANCED, tempDir, writeConfig } from './helpers.js';
+import { BALANCED, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterAll(removeTempDirs);
 
 const TOKEN = 'api-test-token-0123456789';
 const SLEEPERS = 3;

@@ -18,7 +18,9 @@ import { highestPriceCents } from '../../src/strategy/card-score.js';
 import { StrategyFile } from '../../src/strategy/strategy-schema.js';
 import { shopWorld } from '../bot/card-world.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock } from '../bot/helpers.js';
-import { ROOT, tempDir, writeConfig } from './helpers.js';
+import { ROOT, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterAll(removeTempDirs);
 
 const SNIPER = join(ROOT, 'strategies/shop-sniper.yaml');
 /** open, sweep, reconcile and the card loop. */

@@ -5,9 +5,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { DESIGN_METRICS, tempDir, writeConfig } from './helpers.js';
-import { built, startBot } from './process.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DESIGN_METRICS, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+import { built, startBot, stopBots } from './process.js';
+
+afterEach(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 const KEY = 'sk_sim_full';
 

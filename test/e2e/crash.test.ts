@@ -11,8 +11,13 @@ import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { KEY, testWorld } from '../bot/helpers.js';
-import { generousStrategy, tempDir, writeConfig } from './helpers.js';
-import { built, startBot } from './process.js';
+import { generousStrategy, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+import { built, startBot, stopBots } from './process.js';
+
+afterAll(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 describe.skipIf(!built())('crash safety with SIGKILL', () => {
   const clock = new SimClock();

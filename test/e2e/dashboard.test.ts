@@ -13,8 +13,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OrdersResponse, StatusResponse } from '../../src/obs/api-schemas.js';
 import { programMissing } from '../deploy/programs.js';
 import { until } from '../until.js';
-import { generousStrategy, ROOT, tempDir, writeConfig } from './helpers.js';
-import { type BotProcess, built, startBot } from './process.js';
+import { generousStrategy, ROOT, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+import { type BotProcess, built, startBot, stopBots } from './process.js';
+
+afterAll(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'dashboard-test-token-0123456789';

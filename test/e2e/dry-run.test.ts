@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import nock from 'nock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isPartnerApiError } from '../../src/api/errors.js';
 import { ENDPOINTS, type Operation } from '../../src/api/partner-api.js';
 import type { PaperMarket } from '../../src/bot/paper-market.js';
@@ -16,7 +16,9 @@ import { toCents } from '../../src/core/money.js';
 import { Market } from '../../src/market/market.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { generousStrategy, tempDir, writeConfig } from './helpers.js';
+import { generousStrategy, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const BASE = 'https://partner.example.com';
 const PREFIX = '/api/partner/v1';

@@ -7,9 +7,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
-import { tempDir, writeConfig } from './helpers.js';
-import { type BotProcess, built, startBot } from './process.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir, writeConfig } from './helpers.js';
+import { type BotProcess, built, startBot, stopBots } from './process.js';
+
+afterEach(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 interface Snapshot {
   orders: { checkout_id: string; created_at: number }[];

@@ -1,11 +1,13 @@
 /** A metrics/control server reachable beyond loopback without a control token is warned about. */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { LogSink, START } from '../bot/helpers.js';
-import { tempDir, writeConfig } from './helpers.js';
+import { removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const WARNING = /^metrics server listens beyond loopback without a control token/;
 

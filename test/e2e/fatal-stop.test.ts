@@ -4,7 +4,7 @@
  * for the service (GETs answered by a simulated market): the simulator cannot revoke a scope.
  */
 import nock from 'nock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError, isPartnerApiError } from '../../src/api/errors.js';
 import { ENDPOINTS, type Operation } from '../../src/api/partner-api.js';
 import { Runner } from '../../src/bot/runner.js';
@@ -13,7 +13,9 @@ import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { generousStrategy, tempDir, writeConfig } from './helpers.js';
+import { generousStrategy, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const BASE = 'https://partner.example.com';
 const PREFIX = '/api/partner/v1';

@@ -1,13 +1,16 @@
 /** End-to-end fixtures: a config file in a temp directory pointing at a simulator over HTTP. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { removeTempDirs, tempDir as scratchDir } from '../temp-dirs.js';
+
+export { removeTempDirs };
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BALANCED = join(ROOT, 'strategies/balanced.yaml');
 
+/** A new directory under the temp directory, removed by `removeTempDirs()` (../temp-dirs.ts). */
 export function tempDir(prefix = 'packbot-e2e-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return scratchDir(prefix);
 }
 
 export interface ConfigOptions {

@@ -13,7 +13,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { loadWorld } from '../../src/config/world-file.js';
@@ -27,7 +27,9 @@ import { MODEL_PARTS, modelGap, modelJson } from '../../src/strategy/model-gap.j
 import { driveUntil, KEY, LogSink, START, TrackingClock } from '../bot/helpers.js';
 import { requireProgram, run as runProgram } from '../deploy/programs.js';
 import { alertRules } from '../deploy/promql.js';
-import { BALANCED, ROOT, tempDir, writeConfig } from './helpers.js';
+import { BALANCED, ROOT, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const promtool = requireProgram('promtool', 'evaluating PackbotModelDrift on the exported series');
 

@@ -5,14 +5,16 @@
  * shares it), so the backoff passes in simulated time.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { driveUntil, LogSink, START, TrackingClock } from '../bot/helpers.js';
 import { type Receiver, startReceiver } from '../obs/notify/receiver.js';
 import { until } from '../until.js';
-import { tempDir, writeConfig } from './helpers.js';
+import { removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const SLEEPERS = 3;
 const TOKEN = 'hooktoken_0123456789abcdef';

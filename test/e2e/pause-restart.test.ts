@@ -2,12 +2,14 @@
  * An endpoint pause is an operator's decision: it survives a restart of the bot (kept beside the
  * ledger) and shows as `packbot_paused{reason="endpoint"} 1` until resumed.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { LogSink, START } from '../bot/helpers.js';
-import { tempDir, writeConfig } from './helpers.js';
+import { removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const TOKEN = 'tok_0123456789abcdef';
 

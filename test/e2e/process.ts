@@ -16,6 +16,26 @@ export interface BotProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills (SIGKILL) every process `startBot` started that is still running and waits for each to exit:
+ * a test that failed midway leaves its bot running, and the bot must not outlive the test nor write
+ * into a directory being removed. Call it in `afterEach` (or `afterAll` for a bot shared by the file)
+ * before `removeTempDirs`.
+ */
+export async function stopBots(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      running.delete(child);
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+}
+
 export interface StartOptions {
   /** Another install's `bin/packbot.js` (test/deploy runs the image's tree). */
   bin?: string;
@@ -37,6 +57,8 @@ export function startBot(
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
     ...(options.gid !== undefined ? { gid: options.gid } : {}),
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const lines: string[] = [];
   const stderr: string[] = [];
   const waiters: { test: (m: string) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];

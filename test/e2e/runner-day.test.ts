@@ -15,7 +15,9 @@ import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { BALANCED, DESIGN_METRICS, tempDir, writeConfig } from './helpers.js';
+import { BALANCED, DESIGN_METRICS, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterAll(removeTempDirs);
 
 const SLEEPERS = 3; // open, sweep and reconcile loops of the one account
 

@@ -5,14 +5,16 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { UserInputError } from '../../src/core/errors.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { driveUntil, LogSink, START, TrackingClock } from '../bot/helpers.js';
-import { ROOT, tempDir, writeConfig } from './helpers.js';
+import { ROOT, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterEach(removeTempDirs);
 
 const KEYS = `keys:
   - name: sim-nosell

@@ -13,7 +13,9 @@ import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { devKeys } from '../../src/market/world.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
-import { generousStrategy, tempDir, writeConfig } from './helpers.js';
+import { generousStrategy, removeTempDirs, tempDir, writeConfig } from './helpers.js';
+
+afterAll(removeTempDirs);
 
 const ALT_KEY = 'sk_sim_second_account';
 

@@ -5,9 +5,14 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { tempDir } from './helpers.js';
-import { built, startBot } from './process.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from './helpers.js';
+import { built, startBot, stopBots } from './process.js';
+
+afterEach(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 describe.skipIf(!built())('validation before side effects (child process)', () => {
   it.each([

@@ -5,9 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { tempDir, writeConfig } from './helpers.js';
-import { built, startBot } from './process.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir, writeConfig } from './helpers.js';
+import { built, startBot, stopBots } from './process.js';
+
+afterEach(async () => {
+  await stopBots();
+  removeTempDirs();
+});
 
 describe.skipIf(!built())('one writer per ledger (child processes)', () => {
   it('refuses a second bot on the same ledger; report still works', async () => {

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { endpointPauseFile, KillSwitch, type PauseStatus } from '../../src/obs/kill-switch.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'packbot-ks-'));
+afterEach(removeTempDirs);
+
+const dir = () => tempDir('packbot-ks-');
 
 describe('KillSwitch', () => {
   it('an endpoint pause survives a restart; resume clears it for good', () => {

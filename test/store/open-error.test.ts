@@ -1,7 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { VirtualClock } from '../../src/core/clock.js';
@@ -10,6 +9,9 @@ import { LedgerOpenError, ledgerOpenError } from '../../src/store/open-error.js'
 import { LogSink, START } from '../bot/helpers.js';
 import { runCli } from '../cli/run-cli.js';
 import { writeConfig } from '../e2e/helpers.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
+
+afterEach(removeTempDirs);
 
 const err = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -41,7 +43,7 @@ describe('ledgerOpenError', () => {
 
 describe('a corrupt ledger', () => {
   const corrupt = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'packbot-corrupt-'));
+    const dir = tempDir('packbot-corrupt-');
     writeFileSync(join(dir, 'ledger.db'), 'not a database '.repeat(100));
     return dir;
   };

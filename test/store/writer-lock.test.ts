@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireWriterLock, LedgerLockedError, type WriterLock } from '../../src/store/writer-lock.js';
+import { removeTempDirs, tempDir } from '../temp-dirs.js';
 
 const held: WriterLock[] = [];
 afterEach(() => {
   for (const l of held.splice(0)) l.release();
+  removeTempDirs();
 });
 const BUILT = resolve(import.meta.dirname, '../../dist/src/store/writer-lock.js');
-const dir = () => mkdtempSync(join(tmpdir(), 'packbot-lock-'));
+const dir = () => tempDir('packbot-lock-');
 
 describe('writer lock', () => {
   it('refuses a second writer, naming the ledger and the holder, and changes nothing', () => {
@@ -55,14 +57,18 @@ describe('writer lock', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    await new Promise<void>((r, reject) => {
-      child.stdout.once('data', () => r());
-      child.once('exit', () => reject(new Error('the lock holder exited early')));
-    });
-    expect(() => acquireWriterLock(ledger)).toThrow(/process \d+ on/);
     const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    try {
+      await new Promise<void>((r, reject) => {
+        child.stdout.once('data', () => r());
+        child.once('exit', () => reject(new Error('the lock holder exited early')));
+      });
+      expect(() => acquireWriterLock(ledger)).toThrow(/process \d+ on/);
+    } finally {
+      // Also when the test failed: the holder never ends by itself.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    }
     held.push(acquireWriterLock(ledger));
   });
 });
