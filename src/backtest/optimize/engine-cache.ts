@@ -25,6 +25,8 @@ export interface PathJobResult {
   totals: Float64Array;
   /** Time spent running the paths, without building the engine (ms): schedules, never results. */
   ms: number;
+  /** Time spent building the engine for this job (0: it was held). */
+  buildMs: number;
   /** Candidates whose engines were dropped to make room for this one. */
   evicted: number[];
 }
@@ -73,6 +75,8 @@ export class EngineCache {
 
   run(job: PathJob, stop?: () => boolean): PathJobResult {
     const evicted: number[] = [];
+    const held = this.engines.has(job.cand);
+    const tb = performance.now();
     const engine = this.get(job.cand, evicted);
     const t0 = performance.now();
     const r = runChunk(engine, job.from, job.to, stop);
@@ -82,6 +86,7 @@ export class EngineCache {
       count: r.count,
       totals: r.totals,
       ms: performance.now() - t0,
+      buildMs: held ? 0 : t0 - tb,
       evicted,
     };
   }

@@ -44,6 +44,15 @@ export interface Batch {
   filler?: { jobs: PathJob[]; store: (r: PathJobResult) => void };
 }
 
+/** Where a search's time went, for benchmarks (never part of a result). */
+export interface PoolStats {
+  /** Per batch (rung, out-of-sample check): wall time and each thread's time in jobs (ms). */
+  batches: { jobs: number; wallMs: number; busyMs: number[] }[];
+  /** Engines built, and the time spent building them (ms, all threads). */
+  builds: number;
+  buildMs: number;
+}
+
 interface Thread {
   worker: Worker;
   /** Jobs sent and not answered, in order (a worker answers in order). */
@@ -57,6 +66,7 @@ export class EvalPool {
   private readonly stopFlag: Int32Array;
   /** Per candidate: ms and paths run, for the scheduler's estimates. */
   private readonly cost = new Map<number, { ms: number; paths: number }>();
+  readonly stats: PoolStats = { batches: [], builds: 0, buildMs: 0 };
   private onResult: ((t: number, r: PathJobResult) => void) | null = null;
   private failure: Error | null = null;
   private onFailure: ((e: Error) => void) | null = null;
@@ -110,6 +120,10 @@ export class EvalPool {
   }
 
   private record(r: PathJobResult): void {
+    if (r.buildMs > 0) {
+      this.stats.builds++;
+      this.stats.buildMs += r.buildMs;
+    }
     const c = this.cost.get(r.cand);
     if (c) {
       c.ms += r.ms;
@@ -140,11 +154,15 @@ export class EvalPool {
       // One thread: no idle time to fill; the filler is left for later.
       for (const job of batch.jobs) {
         if (this.stopped()) break;
-        batch.store(this.local.run(job, () => this.stopped()));
+        const r = this.local.run(job, () => this.stopped());
+        this.record(r);
+        batch.store(r);
         await new Promise<void>((r) => setImmediate(r));
       }
       return batch.filler?.jobs ?? [];
     }
+    const t0 = performance.now();
+    const busyMs = this.threads.map(() => 0);
     const sched = this.scheduler(batch);
     const filler = new Set(batch.filler?.jobs ?? []);
     await new Promise<void>((resolve, reject) => {
@@ -169,6 +187,7 @@ export class EvalPool {
         const t = this.threads[i]!;
         const sent = t.inFlight.shift()!;
         for (const c of r.evicted) t.holds.delete(c);
+        busyMs[i]! += r.ms + r.buildMs;
         this.record(r);
         sent.store(r);
         pump(t, i);
@@ -177,6 +196,7 @@ export class EvalPool {
       for (let i = 0; i < this.threads.length; i++) pump(this.threads[i]!, i);
       if (idle()) finish();
     });
+    this.stats.batches.push({ jobs: batch.jobs.length, wallMs: performance.now() - t0, busyMs });
     return sched.leftoverFiller();
   }
 

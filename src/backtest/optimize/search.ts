@@ -18,7 +18,7 @@ import { Engine, type MarketKind, TOTALS } from '../engine.js';
 import { strategyMisfit } from '../strategy-fit.js';
 import { type Candidate, sampleCandidates } from './candidates.js';
 import { type Figures, figures, type PathMetrics, pairedDifference } from './metrics.js';
-import { EvalPool, type PathJob, type PathJobResult } from './pool.js';
+import { EvalPool, type PathJob, type PathJobResult, type PoolStats } from './pool.js';
 
 export const OPTIMIZE_FORMAT = 'packbot.optimize/v1';
 
@@ -46,6 +46,8 @@ export interface OptimizeOptions {
   labels?: { strategy?: string; snapshot?: string; space?: string };
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** Called once at the end with where the time went (benchmarks). */
+  onStats?: (s: PoolStats) => void;
   now?: () => number;
 }
 
@@ -294,6 +296,7 @@ export async function runOptimize(opts: OptimizeOptions): Promise<OptimizeResult
       evaluated_paths: done,
     };
   } finally {
+    opts.onStats?.(pool.stats);
     await pool.close();
   }
 }
