@@ -85,6 +85,7 @@ describe('optimize: the batch scheduler', () => {
   it('leaves the filler it did not hand out', () => {
     const filler = jobsOf([0], 3);
     const s = new BatchScheduler([], { threads: 2, holds: () => false, costPerPath: () => 1, filler });
+    expect(s.next(0, false)).toBeNull(); // filling not allowed: nothing else to hold up
     expect(s.next(0)).toEqual(filler[0]);
     expect(s.leftoverFiller()).toEqual(filler.slice(1));
     expect(s.next(1)).toBeNull();

@@ -167,9 +167,12 @@ export class EvalPool {
     const filler = new Set(batch.filler?.jobs ?? []);
     await new Promise<void>((resolve, reject) => {
       const idle = () => this.threads.every((t) => t.inFlight.length === 0);
+      // Whether another thread still runs the batch's own jobs (filler only fills that wait).
+      const othersBusy = (i: number) =>
+        this.threads.some((t, k) => k !== i && t.inFlight.some((f) => !filler.has(f.job)));
       const pump = (t: Thread, i: number) => {
         while (t.inFlight.length < IN_FLIGHT && !this.stopped()) {
-          const job = sched.next(i);
+          const job = sched.next(i, t.inFlight.length === 0 && othersBusy(i));
           if (!job) break;
           t.inFlight.push({ job, store: filler.has(job) && fillerStore ? fillerStore : batch.store });
           t.holds.add(job.cand);

@@ -80,8 +80,13 @@ export class BatchScheduler {
     }
   }
 
-  /** The next job for `thread`, or null when it has nothing useful left to do in this batch. */
-  next(thread: number): PathJob | null {
+  /**
+   * The next job for `thread`, or null when it has nothing useful left to do in this batch.
+   * `fill`: whether a filler job may be given (the caller allows one only while another thread
+   * still runs the batch's own jobs and this one has nothing in flight, so filling never holds up
+   * the batch by more than one job).
+   */
+  next(thread: number, fill = true): PathJob | null {
     const cur = this.current[thread];
     if (cur && remaining(cur) > 0) return cur.jobs[cur.head++]!;
     const started = this.own[thread]!.shift() ?? this.shared.shift() ?? this.takeUnstarted(thread);
@@ -89,7 +94,9 @@ export class BatchScheduler {
       this.current[thread] = started;
       return started.jobs[started.head++]!;
     }
-    return this.steal(thread) ?? this.filler[this.fillerNext++] ?? null;
+    const stolen = this.steal(thread);
+    if (stolen || !fill || this.fillerNext >= this.filler.length) return stolen;
+    return this.filler[this.fillerNext++]!;
   }
 
   /** Filler jobs not handed out (to run as ordinary jobs later). */
