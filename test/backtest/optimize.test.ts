@@ -56,8 +56,20 @@ describe('packbot optimize: the search', () => {
     expect(JSON.parse(trialsJson(a)).candidates).toHaveLength(7);
     expect(terminalTable(a)).toContain('base');
     // Same seed: the same result, whatever the number of workers.
-    const b = await runOptimize(await opts({ workers: 2 }));
+    let builds = 0;
+    const b = await runOptimize(
+      await opts({
+        workers: 2,
+        onStats: (st) => {
+          builds = st.builds;
+        },
+      }),
+    );
     expect(strip(b)).toEqual(strip(a));
+    // Engines live across rungs: each candidate is built at most once per worker.
+    const valid = a.candidates.filter((t) => t.status === 'evaluated').length;
+    expect(builds).toBeGreaterThanOrEqual(valid);
+    expect(builds).toBeLessThanOrEqual(2 * valid);
     const c = await runOptimize(await opts({ seed: 4 }));
     expect(c.candidates[1]!.params).not.toEqual(a.candidates[1]!.params);
   });

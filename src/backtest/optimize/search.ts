@@ -18,7 +18,7 @@ import { Engine, type MarketKind, TOTALS } from '../engine.js';
 import { strategyMisfit } from '../strategy-fit.js';
 import { type Candidate, sampleCandidates } from './candidates.js';
 import { type Figures, figures, type PathMetrics, pairedDifference } from './metrics.js';
-import { EvalPool, type PathJob, type PathJobResult } from './pool.js';
+import { EvalPool, type PathJob, type PathJobResult, type PoolStats } from './pool.js';
 
 export const OPTIMIZE_FORMAT = 'packbot.optimize/v1';
 
@@ -46,6 +46,8 @@ export interface OptimizeOptions {
   labels?: { strategy?: string; snapshot?: string; space?: string };
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** Called once at the end with where the time went (benchmarks). */
+  onStats?: (s: PoolStats) => void;
   now?: () => number;
 }
 
@@ -144,66 +146,72 @@ export async function runOptimize(opts: OptimizeOptions): Promise<OptimizeResult
     ...(opts.balanceUsd !== undefined ? { balanceUsd: opts.balanceUsd } : {}),
     ...(opts.dynamics !== undefined ? { dynamics: opts.dynamics } : {}),
   };
-  const startCents = new Engine({ ...spec, strategy: opts.base }).model.startBalanceCents;
-  const params = resolveParams(opts.space);
-  const cands: Candidate[] = sampleCandidates(opts.base, params, opts.trials, opts.seed, opts.snapshot);
-  const valid = cands.filter((c) => c.strategy).map((c) => c.id);
-  const plan = schedule(valid.length, opts.paths, eta, finalists);
-  const metrics = new Map<number, PathMetrics>();
-  const have = new Map<number, number>();
-  const figs = new Map<number, Figures>();
-  const lastRung = new Map<number, number>();
-
-  const pool = new EvalPool({
-    spec,
-    strategies: cands.map((c) => c.strategy ?? null),
-    workers: opts.workers,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
+  // Workers start now: their start-up overlaps the candidates' sampling below.
+  const pool = new EvalPool({ spec, workers: opts.workers, ...(opts.signal ? { signal: opts.signal } : {}) });
   let done = 0;
   let total = 0;
-  const rungDelta = (r: number) => plan.paths[r]! - (r > 0 ? plan.paths[r - 1]! : 0);
-  const plannedAfter = (r: number) => {
-    let t = 2 * oos;
-    for (let k = r + 1; k < plan.counts.length; k++) t += (plan.counts[k]! + 1) * rungDelta(k);
-    return t;
-  };
-  const runJobs = async (jobs: PathJob[], into: Map<number, PathMetrics>, offset: number, stage: string) => {
-    const store = (r: PathJobResult) => {
-      const m = into.get(r.cand)!;
+  let stage = '';
+  const metrics = new Map<number, PathMetrics>();
+  const oosMetrics = new Map<number, PathMetrics>();
+  const into =
+    (m: Map<number, PathMetrics>, offset: number) =>
+    (r: PathJobResult): void => {
+      const pm = m.get(r.cand)!;
       for (let k = 0; k < r.count; k++) {
         const i = r.from - offset + k;
-        m.net[i] = r.totals[k * TOTALS + 5]!;
-        m.drawdown[i] = r.totals[k * TOTALS + 6]!;
-        m.ruined[i] = r.totals[k * TOTALS + 7]! ? 1 : 0;
+        pm.net[i] = r.totals[k * TOTALS + 5]!;
+        pm.drawdown[i] = r.totals[k * TOTALS + 6]!;
+        pm.ruined[i] = r.totals[k * TOTALS + 7]! ? 1 : 0;
       }
       done += r.count;
       opts.onProgress?.({ done, total, stage });
     };
-    await pool.run(jobs, store);
-    if (opts.signal?.aborted) throw new OptimizeAborted();
-  };
   const jobsFor = (ids: number[], from: (id: number) => number, to: number): PathJob[] => {
     const jobs: PathJob[] = [];
     for (const cand of ids)
       for (let a = from(cand); a < to; a += chunk) jobs.push({ cand, from: a, to: Math.min(to, a + chunk) });
     return jobs;
   };
+  const pathsOf = (jobs: PathJob[]) => jobs.reduce((s, j) => s + j.to - j.from, 0);
 
-  const rungs: OptimizeResult['rungs'] = [];
   try {
+    const startCents = new Engine({ ...spec, strategy: opts.base }).model.startBalanceCents;
+    const params = resolveParams(opts.space);
+    const cands: Candidate[] = sampleCandidates(opts.base, params, opts.trials, opts.seed, opts.snapshot);
+    pool.setStrategies(cands.map((c) => c.strategy ?? null));
+    const valid = cands.filter((c) => c.strategy).map((c) => c.id);
+    const plan = schedule(valid.length, opts.paths, eta, finalists);
+    const have = new Map<number, number>();
+    const figs = new Map<number, Figures>();
+    const lastRung = new Map<number, number>();
+    const rungDelta = (r: number) => plan.paths[r]! - (r > 0 ? plan.paths[r - 1]! : 0);
+    // The base's out-of-sample paths are needed whatever the search finds: they fill the time a
+    // worker would idle at the end of a rung (stored by path, so the figures are the same).
+    oosMetrics.set(0, newMetrics(oos, startCents));
+    let baseOos = jobsFor([0], () => opts.paths, opts.paths + oos);
+    const plannedAfter = (r: number) => {
+      let t = oos + pathsOf(baseOos);
+      for (let k = r + 1; k < plan.counts.length; k++) t += (plan.counts[k]! + 1) * rungDelta(k);
+      return t;
+    };
+    const runBatch = async (jobs: PathJob[], store: (r: PathJobResult) => void, withFiller: boolean) => {
+      const left = await pool.run({
+        jobs,
+        store,
+        ...(withFiller ? { filler: { jobs: baseOos, store: into(oosMetrics, opts.paths) } } : {}),
+      });
+      if (withFiller) baseOos = left;
+      if (opts.signal?.aborted) throw new OptimizeAborted();
+    };
+    const rungs: OptimizeResult['rungs'] = [];
     let active = valid;
     for (let r = 0; r < plan.counts.length; r++) {
       const p = plan.paths[r]!;
       for (const id of active) if (!metrics.has(id)) metrics.set(id, newMetrics(opts.paths, startCents));
       const jobs = jobsFor(active, (id) => have.get(id) ?? 0, p);
-      total = done + jobs.reduce((s, j) => s + j.to - j.from, 0) + plannedAfter(r);
-      await runJobs(
-        jobs,
-        metrics,
-        0,
-        `rung ${r + 1}/${plan.counts.length}: ${active.length} candidates x ${p} paths`,
-      );
+      total = done + pathsOf(jobs) + plannedAfter(r);
+      stage = `rung ${r + 1}/${plan.counts.length}: ${active.length} candidates x ${p} paths`;
+      await runBatch(jobs, into(metrics, 0), true);
       for (const id of active) {
         have.set(id, p);
         figs.set(id, figures(metrics.get(id)!, p, opts.space));
@@ -214,22 +222,26 @@ export async function runOptimize(opts: OptimizeOptions): Promise<OptimizeResult
       if (!last && !promoted.includes(0)) promoted.push(0);
       promoted.sort((a, b) => a - b);
       rungs.push({ paths: p, candidates: active, promoted });
-      if (!last) active = promoted;
+      if (!last) {
+        active = promoted;
+        pool.retain(active);
+      }
     }
     const finalRung = rungs[rungs.length - 1]!;
     const winner = rank(finalRung.candidates, figs)[0] ?? 0;
 
     // Out of sample: the paths after every index the search used, same seed, same engine.
-    const oosMetrics = new Map<number, PathMetrics>();
     const pair = winner === 0 ? [0] : [0, winner];
-    for (const id of pair) oosMetrics.set(id, newMetrics(oos, startCents));
-    total = done + pair.length * oos;
-    await runJobs(
-      jobsFor(pair, () => opts.paths, opts.paths + oos),
-      oosMetrics,
-      opts.paths,
-      `out of sample: ${pair.length === 1 ? 'the base' : 'winner and base'} x ${oos} fresh paths`,
-    );
+    pool.retain(pair);
+    if (winner !== 0) oosMetrics.set(winner, newMetrics(oos, startCents));
+    const oosJobs = [
+      ...(winner === 0 ? [] : jobsFor([winner], () => opts.paths, opts.paths + oos)),
+      ...baseOos,
+    ];
+    baseOos = [];
+    total = done + pathsOf(oosJobs);
+    stage = `out of sample: ${pair.length === 1 ? 'the base' : 'winner and base'} x ${oos} fresh paths`;
+    await runBatch(oosJobs, into(oosMetrics, opts.paths), false);
     const oosBase = figures(oosMetrics.get(0)!, oos, opts.space);
     const oosWinner = winner === 0 ? oosBase : figures(oosMetrics.get(winner)!, oos, opts.space);
     const diff =
@@ -284,6 +296,7 @@ export async function runOptimize(opts: OptimizeOptions): Promise<OptimizeResult
       evaluated_paths: done,
     };
   } finally {
+    opts.onStats?.(pool.stats);
     await pool.close();
   }
 }
