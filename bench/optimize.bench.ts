@@ -66,7 +66,7 @@ const bench: Benchmark = {
       { name: 'optimize baseline: balanced path, 1 thread', value: `${perPathMs.toFixed(2)} ms/path` },
       {
         name: `optimize ${TRIALS} x ${PATHS} x 30 d, 2 workers`,
-        value: `${wallS.toFixed(0)} s, ${r.evaluated_paths} paths`,
+        value: `${wallS.toFixed(1)} s, ${r.evaluated_paths} paths`,
         ratio: wallS / idealS,
         goal: '< 30 s (ratio: info)',
         ok: wallS < 30,
