@@ -46,9 +46,11 @@ function readOf(rows: readonly ScoreRow[]): string {
     .join('\n');
 }
 
-/** The dynamic market, recording what every `rows` gives. */
-class Recording implements PathMarket {
-  readonly reads: string[] = [];
+/**
+ * The dynamic market behind the `PathMarket` interface without its optional `rowsAsLast`: every
+ * decision that reads rows gets them as due (subclasses record or override a method).
+ */
+class Delegating implements PathMarket {
   constructor(readonly inner: DynamicMarket) {}
   get shop() {
     return this.inner.shop;
@@ -57,9 +59,7 @@ class Recording implements PathMarket {
     this.inner.advance(now);
   }
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
-    const rows = this.inner.rows(balanceCents, now);
-    this.reads.push(`${now} ${balanceCents}\n${readOf(rows)}`);
-    return rows;
+    return this.inner.rows(balanceCents, now);
   }
   rowsUnread(now: number): void {
     this.inner.rowsUnread(now);
@@ -78,6 +78,16 @@ class Recording implements PathMarket {
   }
   holdValue(l: Listing, now: number): number {
     return this.inner.holdValue(l, now);
+  }
+}
+
+/** The dynamic market, recording what every `rows` gives. */
+class Recording extends Delegating {
+  readonly reads: string[] = [];
+  override rows(balanceCents: number, now: number): readonly ScoreRow[] {
+    const rows = this.inner.rows(balanceCents, now);
+    this.reads.push(`${now} ${balanceCents}\n${readOf(rows)}`);
+    return rows;
   }
 }
 
@@ -130,36 +140,7 @@ describe('rescoring skips only what cannot change a decision (sim snapshot)', ()
 });
 
 /** The dynamic market without `rowsAsLast`: every decision rescores as due. */
-class Rescoring implements PathMarket {
-  constructor(readonly inner: DynamicMarket) {}
-  get shop() {
-    return this.inner.shop;
-  }
-  advance(now: number): void {
-    this.inner.advance(now);
-  }
-  rows(balanceCents: number, now: number): readonly ScoreRow[] {
-    return this.inner.rows(balanceCents, now);
-  }
-  rowsUnread(now: number): void {
-    this.inner.rowsUnread(now);
-  }
-  nextRefreshAt(now: number): number {
-    return this.inner.nextRefreshAt(now);
-  }
-  open(pool: number, qty: number, now: number, rng: Rng, out: Int32Array): number {
-    return this.inner.open(pool, qty, now, rng, out);
-  }
-  drawParts(pool: number, now: number, out: DrawParts): void {
-    this.inner.drawParts(pool, now, out);
-  }
-  list(l: Listing, now: number, rng: Rng): void {
-    this.inner.list(l, now, rng);
-  }
-  holdValue(l: Listing, now: number): number {
-    return this.inner.holdValue(l, now);
-  }
-}
+class Rescoring extends Delegating {}
 
 describe('rows as last made while nothing can be opened (sim snapshot)', () => {
   // `chase` spends most of a path under its stop-loss, `balanced` days under its daily cap.
