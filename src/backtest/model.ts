@@ -88,6 +88,33 @@ function quantityLookup(snapshot: SnapshotFile): (category: string, packType: st
   return (category, packType) => map.get(category)?.get(packType);
 }
 
+/** A pool body's pull distribution and its alias table (both null when it cannot produce a pull). */
+interface PoolDraws {
+  dist: PullDistribution | null;
+  alias: AliasTable | null;
+}
+
+/**
+ * By pool body: they depend on the body alone and are never written, so the engines a worker
+ * builds from one snapshot object (one per candidate in a search) share them.
+ */
+const drawsByBody = new WeakMap<PackPool, PoolDraws>();
+
+function poolDraws(body: PackPool): PoolDraws {
+  let d = drawsByBody.get(body);
+  if (!d) {
+    let dist: PullDistribution | null = null;
+    try {
+      dist = pullDistribution(body);
+    } catch (e) {
+      if (!(e instanceof EmptyPoolError)) throw e;
+    }
+    d = { dist, alias: dist ? new AliasTable(dist.prob) : null };
+    drawsByBody.set(body, d);
+  }
+  return d;
+}
+
 export function buildModel(
   snapshot: SnapshotFile,
   strategy: Strategy,
@@ -101,12 +128,7 @@ export function buildModel(
   for (const body of snapshot.pools) {
     const key = poolKey(body.category, body.pack_type, body.risk_level);
     if (poolIndex.has(key)) continue; // a duplicate pool body: the first one recorded wins
-    let dist: PullDistribution | null = null;
-    try {
-      dist = pullDistribution(body);
-    } catch (e) {
-      if (!(e instanceof EmptyPoolError)) throw e;
-    }
+    const { dist, alias } = poolDraws(body);
     const atomPlan = new Int32Array(dist?.size ?? 0);
     if (dist)
       for (let i = 0; i < dist.size; i++)
@@ -122,7 +144,7 @@ export function buildModel(
       risk: body.risk_level,
       priceCents: toCents(body.price),
       dist,
-      alias: dist ? new AliasTable(dist.prob) : null,
+      alias,
       atomPlan,
       row: dist ? scorePool(body, strategy, { maxQuantity }) : null,
     });

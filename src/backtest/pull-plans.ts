@@ -33,11 +33,21 @@ export class PullPlans {
   /** Value at pull, cents (rounded as the API would report it). */
   value = new Float64Array(this.capacity);
   private readonly index = new Map<number, number>();
+  /**
+   * The offer's two deadlines as the API writes them: the same for every pull of this model, so
+   * formatted once (formatting them per plan was a visible part of building an engine).
+   */
+  private readonly offerEnds: OfferEnds;
 
   constructor(
     private readonly strategy: Strategy,
     private readonly now: number,
-  ) {}
+  ) {
+    this.offerEnds = {
+      fresh: iso(freshEnds(now, SPEC_SELL_BACK_RULES)),
+      late: iso(lockEnds(now, SPEC_SELL_BACK_RULES)),
+    };
+  }
 
   /** Index of the plan for a card (`sealed` false) or a sealed pack worth `valueCents`. */
   planFor(valueCents: number, sealed: boolean): number {
@@ -54,7 +64,7 @@ export class PullPlans {
     const i = this.size++;
     const cents = roundHalfAway(valueCents);
     this.value[i] = cents;
-    const decision = decidePull(syntheticPull(cents, sealed, this.now), this.strategy, this.now);
+    const decision = decidePull(syntheticPull(cents, sealed, this.offerEnds), this.strategy, this.now);
     if (decision.action === 'sell_back') {
       this.action[i] = ACT_SELL;
       this.amount[i] = decision.payoutCents;
@@ -95,8 +105,14 @@ export class PullPlans {
   }
 }
 
-/** A pull as the purchase response would carry it, right when it arrives. */
-function syntheticPull(cents: number, sealed: boolean, now: number): Pull {
+/** When a pull's fresh sell-back offer and its later one end (ISO time stamps). */
+interface OfferEnds {
+  fresh: string;
+  late: string;
+}
+
+/** A pull as the purchase response would carry it, right when it arrives (`ends`: its offer's ends). */
+function syntheticPull(cents: number, sealed: boolean, ends: OfferEnds): Pull {
   const value = cents / 100;
   const hit = { rarity_tier: 'sim', bucket: 'sim', bucket_odds: 1, is_chase: false, chase_label: null };
   if (sealed)
@@ -117,11 +133,11 @@ function syntheticPull(cents: number, sealed: boolean, now: number): Pull {
     buyback: {
       amount: applyRate(cents, FRESH_RATE) / 100,
       rate: FRESH_RATE,
-      valid_until: iso(freshEnds(now, SPEC_SELL_BACK_RULES)),
+      valid_until: ends.fresh,
       after: {
         amount: applyRate(cents, LATE_RATE) / 100,
         rate: LATE_RATE,
-        valid_until: iso(lockEnds(now, SPEC_SELL_BACK_RULES)),
+        valid_until: ends.late,
       },
     },
   };
