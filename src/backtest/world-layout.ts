@@ -43,10 +43,15 @@ export function scorerTemplate(t: PackTemplate, x: PackTemplate['pools'][number]
   };
 }
 
-const templates = new WeakMap<BacktestModel, PackTemplate[]>();
+/**
+ * By snapshot object: the templates are a function of the model's pools, which buildModel takes
+ * from the snapshot alone (no strategy), and are never written, so the engines a worker builds
+ * from one snapshot (one per candidate in a search) share them.
+ */
+const templates = new WeakMap<BacktestModel['snapshot'], PackTemplate[]>();
 
 export function packTemplates(model: BacktestModel): PackTemplate[] {
-  const cached = templates.get(model);
+  const cached = templates.get(model.snapshot);
   if (cached) return cached;
   const byPack = new Map<string, PackTemplate>();
   for (const p of model.pools) {
@@ -79,7 +84,7 @@ export function packTemplates(model: BacktestModel): PackTemplate[] {
     }
   }
   const list = [...byPack.values()];
-  templates.set(model, list);
+  templates.set(model.snapshot, list);
   return list;
 }
 
