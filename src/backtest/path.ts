@@ -14,6 +14,8 @@ import {
   decideOpen,
   type OpenDecision,
   type OpenState,
+  opensAgain,
+  opensPick,
   rowNumbersUnread,
   rowsNeverRead,
 } from '../strategy/decide-open.js';
@@ -251,24 +253,9 @@ export function runPath(
   // function of the pick, the day's packs, the rate limit, the cool-down, the guards and the
   // headroom: while those give the same answer, the last decision is repeated as it is.
   const repeatable = market.lastPick !== undefined && !opts.decideEverySlot;
-  const cooldown = strategy.open.cooldown_seconds * 1000;
   let runPick: RowsPick | null = null;
   let runD: OpenDecision | null = null;
   const spareListings: Listing[] = [];
-  /** Whether decideOpen(state, rows) at `t` would give `runD` (state set for `t`, rows of `pick`). */
-  const repeatOpen = (pick: RowsPick | null, t: number): boolean => {
-    if (pick === null || pick !== runPick || runD === null || runD.action !== 'open') return false;
-    if (state.packsLeftToday < 1) return false;
-    if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) return false;
-    if (state.lastPurchaseAt !== null && cooldown > 0 && t < state.lastPurchaseAt + cooldown) return false;
-    if (budgetBlock(state, strategy) !== null) return false;
-    const room = spendHeadroom(state, strategy).cents;
-    // Every open row fits (so the pick is decideOpen's row), and the quantity is the same.
-    if (!(Math.floor(room / pick.maxPriceCents) >= 1)) return false;
-    const best = pick.best!;
-    const rowQuantity = best.decision.action === 'open' ? best.decision.quantity : 0;
-    return Math.min(rowQuantity, state.packsLeftToday, Math.floor(room / pick.priceCents)) === runD.quantity;
-  };
   /**
    * After listings ended at `t` (cash changed): whether a decision at `t` would only wait for what
    * the path already waits for (the day's packs or the rate limit, which cash cannot lift) and
@@ -360,21 +347,18 @@ export function runPath(
       rows = market.rowsAsLast(balanceBucketCents(cash), t);
     else rows = market.rows(balanceBucketCents(cash), t);
     const pick = repeatable ? market.lastPick!() : null;
-    const repeated = repeatable && !rowsDone && repeatOpen(pick, t);
+    const repeated: boolean =
+      repeatable &&
+      !rowsDone &&
+      pick !== null &&
+      pick === runPick &&
+      runD !== null &&
+      opensAgain(state, strategy, pick, runD, t);
     const d: OpenDecision = repeated ? runD! : decideOpen(state, rows, strategy, t);
     if (repeated && opts.skipped) opts.skipped.repeated++;
     if (repeatable && !repeated && d.action === 'open') {
-      // Repeatable only if it is the pick's row (not one chosen while a better row did not fit).
-      // A wait leaves the last one: `repeatOpen` checks everything the answer depends on.
-      const best = pick?.best;
-      runPick =
-        best &&
-        d.category === best.category &&
-        d.pack_type === best.pack_type &&
-        d.risk_level === best.risk_level &&
-        d.priceCents === pick.priceCents
-          ? pick
-          : null;
+      // A wait leaves the last one: `opensAgain` checks everything the answer depends on.
+      runPick = opensPick(d, pick) ? pick : null;
       runD = runPick ? d : null;
     }
     if (d.action === 'wait') {

@@ -8,7 +8,14 @@
 import { DAY_MS, nextUtcMidnight } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
-import { decideOpen, type OpenDecision, type OpenState, rowsNeverRead } from '../strategy/decide-open.js';
+import {
+  decideOpen,
+  type OpenDecision,
+  type OpenState,
+  opensAgain,
+  opensPick,
+  rowsNeverRead,
+} from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
 import type { BacktestModel } from './model.js';
@@ -178,8 +185,7 @@ export class StaticPaths {
     let lastRows: readonly ScoreRow[] = NO_ROWS;
     let lastRowsPick: RowsPick | null = null;
 
-    // The repeated open decision (path.ts, `repeatOpen`): the same tests in the same order.
-    const cooldown = strategy.open.cooldown_seconds * 1000;
+    // The repeated open decision (path.ts).
     let runPick = null as RowsPick | null;
     let runD = null as OpenDecision | null;
 
@@ -260,38 +266,16 @@ export class StaticPaths {
         rows = lastRows;
       }
       const pick = lastRowsPick;
-      let repeated = false;
-      const run: OpenDecision | null = runD;
-      if (!rowsDone && pick !== null && pick === runPick && run !== null && run.action === 'open') {
-        // path.ts's `repeatOpen`: decideOpen(state, rows) would give `runD` again.
-        if (
-          state.packsLeftToday >= 1 &&
-          !(state.nextPurchaseAt !== null && t < state.nextPurchaseAt) &&
-          !(state.lastPurchaseAt !== null && cooldown > 0 && t < state.lastPurchaseAt + cooldown) &&
-          budgetBlock(state, strategy) === null
-        ) {
-          const room = spendHeadroom(state, strategy).cents;
-          if (Math.floor(room / pick.maxPriceCents) >= 1) {
-            const best: ScoreRow = pick.best!;
-            const rowQuantity: number = best.decision.action === 'open' ? best.decision.quantity : 0;
-            repeated =
-              Math.min(rowQuantity, state.packsLeftToday, Math.floor(room / pick.priceCents)) ===
-              run.quantity;
-          }
-        }
-      }
+      // path.ts: the last open decision repeated where `opensAgain` proves decideOpen gives it.
+      const repeated: boolean =
+        !rowsDone &&
+        pick !== null &&
+        pick === runPick &&
+        runD !== null &&
+        opensAgain(state, strategy, pick, runD, t);
       const d: OpenDecision = repeated ? runD! : decideOpen(state, rows, strategy, t);
       if (!repeated && d.action === 'open') {
-        const best = pick === null ? null : pick.best;
-        runPick =
-          pick !== null &&
-          best !== null &&
-          d.category === best.category &&
-          d.pack_type === best.pack_type &&
-          d.risk_level === best.risk_level &&
-          d.priceCents === pick.priceCents
-            ? pick
-            : null;
+        runPick = opensPick(d, pick) ? pick : null;
         runD = runPick ? d : null;
       }
       if (d.action === 'wait') {

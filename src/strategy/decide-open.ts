@@ -98,6 +98,54 @@ export function rowNumbersUnread(
   return spendHeadroom(state, strategy).cents < cheapestCents;
 }
 
+/**
+ * What `decideOpen` reads of a set of rows in which every open row with a price fits the budget:
+ * the row it then picks (`best`, null when none is open), that row's budget price, and the largest
+ * open row's budget price (headroom at least this much means every open row fits).
+ */
+export interface OpenPick {
+  best: ScoreRow | null;
+  priceCents: Cents;
+  maxPriceCents: Cents;
+}
+
+/** Whether `d` opens `pick`'s own row at its price (not a row chosen while a better one did not fit). */
+export function opensPick(d: OpenDecision, pick: OpenPick | null): boolean {
+  const best = pick === null ? null : pick.best;
+  return (
+    d.action === 'open' &&
+    best !== null &&
+    d.category === best.category &&
+    d.pack_type === best.pack_type &&
+    d.risk_level === best.risk_level &&
+    d.priceCents === pick!.priceCents
+  );
+}
+
+/**
+ * Whether `decideOpen` at `now`, on rows whose pick is `pick`, gives `last` again, where `last`
+ * opened that pick's row (`opensPick`): no guard, limit or cool-down stops it, every open row
+ * still fits, and the quantity comes out the same. A backtest then repeats `last` unasked.
+ */
+export function opensAgain(
+  state: OpenState,
+  strategy: Strategy,
+  pick: OpenPick,
+  last: OpenDecision,
+  now: number,
+): boolean {
+  if (last.action !== 'open' || state.packsLeftToday < 1) return false;
+  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt) return false;
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown) return false;
+  if (budgetBlock(state, strategy) !== null) return false;
+  const room = spendHeadroom(state, strategy).cents;
+  if (!(Math.floor(room / pick.maxPriceCents) >= 1)) return false;
+  const best = pick.best!;
+  const rowQuantity = best.decision.action === 'open' ? best.decision.quantity : 0;
+  return Math.min(rowQuantity, state.packsLeftToday, Math.floor(room / pick.priceCents)) === last.quantity;
+}
+
 export function decideOpen(
   state: OpenState,
   rows: readonly ScoreRow[],

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/core/clock.js';
 import {
+  budgetPrice,
   decideOpen,
   type OpenState,
   openStateFromAccount,
+  opensAgain,
+  opensPick,
   rowNumbersUnread,
   rowsNeverRead,
 } from '../../src/strategy/decide-open.js';
@@ -373,5 +376,50 @@ describe('rowNumbersUnread', () => {
     }
     expect(checked).toBeGreaterThan(1000);
     expect(opened).toBeGreaterThan(100);
+  });
+});
+
+describe('opensAgain', () => {
+  it('when true, decideOpen gives the last open decision again, on random states', () => {
+    let seed = 5;
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const cool = strategy({
+      sell: { list: { fill: linearFill } },
+      open: { max_quantity: 5, cooldown_seconds: 120 },
+    });
+    let again = 0;
+    let not = 0;
+    for (const [rows, best] of [
+      [[good, meh], good],
+      [[dear, meh], dear],
+    ] as const) {
+      const pick = { best, priceCents: budgetPrice(best), maxPriceCents: budgetPrice(best) };
+      for (const strat of [s, cool]) {
+        const last = decideOpen(state(), rows, strat, NOW);
+        expect(opensPick(last, pick)).toBe(true);
+        expect(opensPick(last, { ...pick, priceCents: pick.priceCents + 1 })).toBe(false);
+        expect(opensPick({ action: 'wait', reason: 'x' }, pick)).toBe(false);
+        for (let k = 0; k < 1500; k++) {
+          const st = state({
+            spentTotalCents: Math.floor(rand() * 500_000),
+            spentTodayCents: Math.floor(rand() * 50_000),
+            balanceCents: 8_000 + Math.floor(rand() * 200_000),
+            markedPnlCents: -Math.floor(rand() * 110_000),
+            packsLeftToday: Math.floor(rand() * 8),
+            nextPurchaseAt: NOW - 1 + (rand() < 0.1 ? 30_000 : 0),
+            lastPurchaseAt: rand() < 0.5 ? NOW - Math.floor(rand() * 240_000) : null,
+          });
+          if (opensAgain(st, strat, pick, last, NOW)) {
+            again++;
+            expect(decideOpen(st, rows, strat, NOW)).toEqual(last);
+          } else not++;
+        }
+      }
+    }
+    expect(again).toBeGreaterThan(300);
+    expect(not).toBeGreaterThan(300);
   });
 });
