@@ -70,17 +70,7 @@ export function runPath(
   const pm = new PathModel(strategy, nPools, plans, end);
   const drawn = newDrawParts();
 
-  const state: OpenState = {
-    balanceCents: startCash,
-    spentTodayCents: 0,
-    spentTotalCents: 0,
-    markedPnlCents: 0,
-    killSwitch: false,
-    packsLeftToday: model.limits.packsLeftFirstDay,
-    nextPurchaseAt: null,
-    resetsAt: nextUtcMidnight(start),
-    lastPurchaseAt: null,
-  };
+  const state = startOpenState(model);
   let cash = startCash;
   let packs = 0;
   let spend = 0;
@@ -519,6 +509,21 @@ export function runPath(
     cards: finishCards(cards, cardSales, cardSellBacks, cardHoldings, cardMostInADay),
     model: pm.totals,
     modelPools: pm.pools,
+  };
+}
+
+/** A path's open state at its start: the snapshot's balance and first day's packs, nothing spent. */
+export function startOpenState(model: BacktestModel): OpenState {
+  return {
+    balanceCents: model.startBalanceCents,
+    spentTodayCents: 0,
+    spentTotalCents: 0,
+    markedPnlCents: 0,
+    killSwitch: false,
+    packsLeftToday: model.limits.packsLeftFirstDay,
+    nextPurchaseAt: null,
+    resetsAt: nextUtcMidnight(model.startMs),
+    lastPurchaseAt: null,
   };
 }
 

@@ -5,13 +5,12 @@
  * the same decisions asked of src/strategy at the same slots, the same sums in the same order:
  * the same `PathResult`, field by field (test/backtest/static-path.test.ts runs both).
  */
-import { DAY_MS, nextUtcMidnight } from '../core/clock.js';
+import { DAY_MS } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
 import {
   decideOpen,
   type OpenDecision,
-  type OpenState,
   opensAgain,
   opensPick,
   rowsNeverRead,
@@ -19,7 +18,7 @@ import {
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
 import type { BacktestModel } from './model.js';
-import { pathRng, rowSdCents } from './path.js';
+import { pathRng, rowSdCents, startOpenState } from './path.js';
 import type { PathResult } from './path-io.js';
 import type { DrawParts, RowsPick } from './path-market.js';
 import { PathModel } from './path-model.js';
@@ -147,17 +146,7 @@ export class StaticPaths {
     } else this.pm.reset();
     const pm = this.pm;
 
-    const state: OpenState = {
-      balanceCents: startCash,
-      spentTodayCents: 0,
-      spentTotalCents: 0,
-      markedPnlCents: 0,
-      killSwitch: false,
-      packsLeftToday: model.limits.packsLeftFirstDay,
-      nextPurchaseAt: null,
-      resetsAt: nextUtcMidnight(start),
-      lastPurchaseAt: null,
-    };
+    const state = startOpenState(model);
     let cash = startCash;
     let packs = 0;
     let spend = 0;
