@@ -33,7 +33,7 @@ import type { BudgetTracker } from './budget-state.js';
 import type { AccountContext } from './context.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
 import type { AccountView } from './market-view.js';
-import { sleepFor } from './sleep.js';
+import { sleepFor, sleepUntilChange } from './sleep.js';
 
 export interface CardBuyerOptions extends AccountContext {
   executor: PurchaseExecutor;
@@ -109,12 +109,7 @@ export class CardBuyer {
     const { clock, killSwitch } = this.o;
     while (!signal.aborted) {
       const until = await this.once(signal);
-      const change = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : undefined;
-      try {
-        await sleepFor(clock, Math.max(0, until - clock.now()), change?.signal ?? signal);
-      } finally {
-        change?.done();
-      }
+      await sleepUntilChange(clock, until, signal, this.pausedWait ? killSwitch : undefined);
     }
   }
 

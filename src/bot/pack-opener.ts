@@ -31,7 +31,7 @@ import { type AccountView, accountView, readPools, scoreView } from './market-vi
 import { orderModel } from './model-watch.js';
 import * as notices from './notices.js';
 import type { SellSide } from './sell-side.js';
-import { sleepUntil } from './sleep.js';
+import { sleepUntilChange } from './sleep.js';
 
 /** How often the opener reads the account and the pools, and looks again while paused or blocked. */
 export interface OpenCadence {
@@ -105,13 +105,7 @@ export class PackOpener {
     while (!signal.aborted) {
       const until = await this.openOnce();
       if (until === 'stop') return;
-      const wake = Math.max(clock.now(), until);
-      const change = this.pausedWait && killSwitch ? killSwitch.nextChange(signal) : undefined;
-      try {
-        await sleepUntil(clock, wake, change?.signal ?? signal);
-      } finally {
-        change?.done();
-      }
+      await sleepUntilChange(clock, until, signal, this.pausedWait ? killSwitch : undefined);
       if (signal.aborted) return;
     }
   }

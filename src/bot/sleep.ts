@@ -1,8 +1,27 @@
 /** Sleeping on the injected clock until `until` or an abort; an abort is a normal way to wake. */
 import type { Clock } from '../core/clock.js';
+import type { KillSwitch } from '../obs/kill-switch.js';
 
 export async function sleepUntil(clock: Clock, until: number, signal: AbortSignal): Promise<boolean> {
   return sleepFor(clock, until - clock.now(), signal);
+}
+
+/**
+ * A loop's sleep until `until` or an abort; given the kill switch (the loop found it paused), also
+ * until the switch changes, so a resume wakes the loop at once instead of at its next look.
+ */
+export async function sleepUntilChange(
+  clock: Clock,
+  until: number,
+  signal: AbortSignal,
+  paused?: KillSwitch,
+): Promise<void> {
+  const change = paused?.nextChange(signal);
+  try {
+    await sleepUntil(clock, until, change?.signal ?? signal);
+  } finally {
+    change?.done();
+  }
 }
 
 /** Resolves true when the time passed, false when aborted. */
