@@ -10,6 +10,7 @@
  * the next UTC midnight, RATE_LIMITED waits. An order in doubt stops buying until the open loop has
  * settled it (in-doubt.ts); a `needs_review` answer is booked and its card held for an operator.
  */
+
 import {
   CardNoLongerAvailableError,
   DailyCardLimitReachedError,
@@ -23,6 +24,7 @@ import {
 import { iterShopCards } from '../api/paginate.js';
 import type { Category, ShopCard } from '../api/schemas.js';
 import { DAY_MS, nextUtcMidnight, utcDay } from '../core/clock.js';
+import { compareText } from '../core/compare-text.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import { SHOP_DECISIONS, type ShopDecision } from '../obs/metrics.js';
@@ -182,7 +184,7 @@ export class CardBuyer {
         (a, b) =>
           Number(b.row.watch !== null) - Number(a.row.watch !== null) ||
           b.row.edge_ratio - a.row.edge_ratio ||
-          a.card.id.localeCompare(b.card.id),
+          compareText(a.card.id, b.card.id),
       );
   }
 

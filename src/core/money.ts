@@ -59,8 +59,20 @@ export function applyRate(cents: Cents, rate: number): Cents {
   return roundHalfAway(cents * rate);
 }
 
+/**
+ * A whole number with commas between groups of three digits (`1234567` → `1,234,567`), as
+ * `toLocaleString('en-US')` prints it, without ICU's number formatting: loading that costs a
+ * long-running bot ~6 MiB of resident memory (docs/runner.md, "Footprint").
+ */
+export function groupThousands(n: number): string {
+  const s = String(Math.abs(n));
+  let out = s.slice(0, ((s.length - 1) % 3) + 1);
+  for (let i = out.length; i < s.length; i += 3) out += `,${s.slice(i, i + 3)}`;
+  return n < 0 ? `-${out}` : out;
+}
+
 export function formatUsd(cents: Cents): string {
   const sign = cents < 0 ? '-' : '';
   const a = Math.abs(Math.round(cents));
-  return `${sign}$${Math.floor(a / 100).toLocaleString('en-US')}.${String(a % 100).padStart(2, '0')}`;
+  return `${sign}$${groupThousands(Math.floor(a / 100))}.${String(a % 100).padStart(2, '0')}`;
 }

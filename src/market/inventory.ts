@@ -5,7 +5,7 @@
  */
 import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/schemas.js';
 import type { Cents } from '../core/money.js';
-import { roundHalfAway, toCents } from '../core/money.js';
+import { groupThousands, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
 import { liveOdds, pickWeighted, pullEv, pullsChase } from '../strategy/market-laws.js';
 import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
@@ -361,7 +361,7 @@ export function buildInventory(world: World, seed: number): Inventory {
           oddsLabel:
             spec.chase.odds_label ??
             (spec.chase.probability > 0
-              ? `1 in ${Math.round(1 / spec.chase.probability).toLocaleString('en-US')}`
+              ? `1 in ${groupThousands(Math.round(1 / spec.chase.probability))}`
               : 'never'),
           endsAt: spec.chase.ends_at ? Date.parse(spec.chase.ends_at) : null,
           hit: false,

@@ -12,6 +12,7 @@
 
 import { LATE_RATE } from '../api/rules.js';
 import { iso } from '../core/clock.js';
+import { compareText } from '../core/compare-text.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { ReportData } from './ledger.js';
 import type { OrderRow, PullRow } from './types.js';
@@ -202,7 +203,7 @@ export function computeReport(
   }
 
   const list = (m: Map<string, Acc>) =>
-    [...m.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, acc]) => ({ key, ...finish(acc) }));
+    [...m.entries()].sort(([a], [b]) => compareText(a, b)).map(([key, acc]) => ({ key, ...finish(acc) }));
   return {
     since: iso(since),
     until: iso(until),

@@ -4,8 +4,10 @@
  * offer is locked for 7 days to min(price paid, value at purchase) (spec), so the listing life is
  * priced at that basis: a card bought below its value is worth waiting on.
  */
+
 import { CARD_FEE_USD, LATE_RATE } from '../api/rules.js';
 import type { ShopCard } from '../api/schemas.js';
+import { compareText } from '../core/compare-text.js';
 import { type Cents, toCents } from '../core/money.js';
 import { fastRate, fastRound } from './cents.js';
 import { listingLife } from './listing-life.js';
@@ -198,6 +200,6 @@ export function scoreShop(
     (a, b) =>
       Number(b.decision.action === 'buy') - Number(a.decision.action === 'buy') ||
       b.edge_ratio - a.edge_ratio ||
-      a.card_id.localeCompare(b.card_id),
+      compareText(a.card_id, b.card_id),
   );
 }

@@ -20,7 +20,9 @@
  * is resolved: no mark at all, but while recent orders are open it favours those that resolved
  * fast (listings that sold, orders without a listing). Money in cents inside; USD in `modelJson`.
  */
+
 import { iso } from '../core/clock.js';
+import { compareText } from '../core/compare-text.js';
 import { roundHalfAway } from '../core/money.js';
 import type { ListingCurve } from './listing-curve.js';
 import { MODEL_PARTS, type ModelPart, type OrderPromise } from './model-promise.js';
@@ -216,7 +218,7 @@ export function modelGap(
   const byPack = new Map<string, ModelReport['byPack'][number]>();
   const byStrategy = new Map<string, ModelReport['byStrategy'][number]>();
   const series: ModelReport['series'] = [];
-  const sorted = [...orders].sort((a, b) => a.at - b.at || a.key.localeCompare(b.key));
+  const sorted = [...orders].sort((a, b) => a.at - b.at || compareText(a.key, b.key));
   for (const o of sorted) {
     const curve = curveOf(o.digest);
     const f = orderFigures(o, curve, now);

@@ -3,7 +3,9 @@
  * valuing every atom with the strategy's sell policy. Cents and unrounded expectations inside;
  * USD rounded to the cent (money) in the output row.
  */
+
 import type { PackPool } from '../api/schemas.js';
+import { compareText } from '../core/compare-text.js';
 import { type Cents, roundHalfAway, toCents } from '../core/money.js';
 import { fixed3 } from './cents.js';
 import { EmptyPoolError, KIND_SEALED, type PullDistribution, pullDistribution } from './distribution.js';
@@ -397,9 +399,6 @@ export function scorePools(
   return rows.sort(compareRows);
 }
 
-/** `localeCompare`'s own ordering (default locale and options), without building a collator per call. */
-const collator = new Intl.Collator();
-
 export function compareRows(a: ScoreRow, b: ScoreRow): number {
   const ao = a.decision.action === 'open' ? 1 : 0;
   const bo = b.decision.action === 'open' ? 1 : 0;
@@ -408,7 +407,7 @@ export function compareRows(a: ScoreRow, b: ScoreRow): number {
   const ar = a.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
   const br = b.realized_ev_ratio ?? Number.POSITIVE_INFINITY;
   if (ar !== br) return br - ar;
-  return collator.compare(
+  return compareText(
     `${a.category}/${a.pack_type}/${a.risk_level}`,
     `${b.category}/${b.pack_type}/${b.risk_level}`,
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyRate, formatUsd, roundHalfAway, toCents, toUsd } from '../../src/core/money.js';
+import { applyRate, formatUsd, groupThousands, roundHalfAway, toCents, toUsd } from '../../src/core/money.js';
 
 describe('money', () => {
   it.each([
@@ -34,7 +34,15 @@ describe('money', () => {
     expect(roundHalfAway(-2.5)).toBe(-3);
     expect(formatUsd(123456)).toBe('$1,234.56');
     expect(formatUsd(-5)).toBe('-$0.05');
+    expect(formatUsd(-123456789)).toBe('-$1,234,567.89');
   });
+
+  it.each([0, 7, 999, 1000, 12345, 999999, 1000000, -1, -1000, -9876543, 2 ** 53 - 1])(
+    'groupThousands(%i) prints as toLocaleString("en-US")',
+    (n) => {
+      expect(groupThousands(n)).toBe(n.toLocaleString('en-US'));
+    },
+  );
 });
 
 describe('roundHalfAway fast path', () => {

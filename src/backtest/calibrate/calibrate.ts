@@ -4,8 +4,10 @@
  * size; fields the data cannot give keep the world's default and say why. A held-out check fits
  * on the first two thirds of the series and predicts the last third. Pure: data in, numbers out.
  */
+
 import type { PurchaseReportRow } from '../../api/schemas.js';
 import type { SnapshotFile } from '../../api/snapshot-schema.js';
+import { compareText } from '../../core/compare-text.js';
 import type { Dynamics } from '../../market/world-schema.js';
 import { refillShare } from '../../strategy/market-laws.js';
 import { estimateFills, type ListingHistory } from './fills.js';
@@ -176,7 +178,7 @@ export function heldOut(input: CalibrationInput): HeldOut | null {
       const share = fitOpen.shares.find((s) => s.pack === pack)?.share ?? 0;
       openings.push({ pack, predicted: perHour * share * testOpen.hours, observed: observed.get(pack) ?? 0 });
     }
-    openings.sort((a, b) => b.observed - a.observed || a.pack.localeCompare(b.pack));
+    openings.sort((a, b) => b.observed - a.observed || compareText(a.pack, b.pack));
   }
 
   // Cards left: taken per hour per band from the fit, then the test span stepped interval by interval.

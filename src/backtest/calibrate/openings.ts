@@ -4,7 +4,9 @@
  * internal accounts (spec), which the world counts: the rate is scaled up by the fractions the
  * world assumes for them, which the API cannot show.
  */
+
 import type { PurchaseReportRow } from '../../api/schemas.js';
+import { compareText } from '../../core/compare-text.js';
 
 export interface OpeningsEstimate {
   /** Openings per hour by other users, free and internal ones included (scaled). */
@@ -60,6 +62,6 @@ export function estimateOpenings(o: OpeningsInput): OpeningsEstimate {
     hours,
     shares: [...byPack.entries()]
       .map(([pack, rows]) => ({ pack, rows, share: n > 0 ? rows / n : 0 }))
-      .sort((a, b) => b.rows - a.rows || a.pack.localeCompare(b.pack)),
+      .sort((a, b) => b.rows - a.rows || compareText(a.pack, b.pack)),
   };
 }
