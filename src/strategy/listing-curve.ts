@@ -16,6 +16,7 @@
  * Every figure is a multiple of the card's value at listing (a pull: its value at pull).
  */
 import { computeLife, type LifeSoFar } from './listing-life.js';
+import { SellListCache } from './sell-list-cache.js';
 import type { Strategy } from './strategy-schema.js';
 
 export interface ListingMark {
@@ -40,16 +41,11 @@ export interface ListingCurve {
 /** Below this probability of being alive, a listing is past every deadline of the model. */
 const GONE = 1e-9;
 
-const curves = new WeakMap<Strategy, ListingCurve>();
+const curves = new SellListCache<ListingCurve>(buildCurve);
 
-/** The curve of a pull's listing (sell-back locked to the value at pull), once per strategy. */
+/** The curve of a pull's listing (sell-back locked to the value at pull), once per listing setting. */
 export function listingCurve(strategy: Strategy): ListingCurve {
-  let c = curves.get(strategy);
-  if (!c) {
-    c = buildCurve(strategy);
-    curves.set(strategy, c);
-  }
-  return c;
+  return curves.get(strategy);
 }
 
 function buildCurve(strategy: Strategy): ListingCurve {

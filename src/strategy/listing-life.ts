@@ -9,6 +9,7 @@
  * well above the marketplace minimum: a trinomial lattice over the log value, stepped tick by
  * tick, gives them to within the lattice's resolution.
  */
+
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import { AFTER_LOCK_MS, decideListing, type ListingView } from './decide-listing.js';
 import { fillProbability } from './listing-model.js';
@@ -20,6 +21,7 @@ import {
   fillProbability as tickFillProbability,
   valueStep,
 } from './market-laws.js';
+import { SellListCache } from './sell-list-cache.js';
 import type { FillModel, Strategy } from './strategy-schema.js';
 
 export interface ListingLife {
@@ -51,12 +53,16 @@ const LOCK_END = lockEnds(0, SPEC_SELL_BACK_RULES);
 /** Lock bases are priced on a grid of this share of the value, linearly in between. */
 const BASIS_STEP = 0.02;
 
-const lives = new WeakMap<Strategy, Map<number, ListingLife>>();
+/** Lives by basis grid point, per listing setting; each computed on first use. */
+const lives = new SellListCache<{ listOnly: Strategy; byBasis: Map<number, ListingLife> }>((listOnly) => ({
+  listOnly,
+  byBasis: new Map(),
+}));
 
 /**
  * The listing life of a strategy, for a card whose sell-back offer is locked to `basisRatio` ×
  * its value at listing for the 7-day lock: 1 for a pull (value at pull), min(price paid, value) /
- * value for a bought card (spec, card purchase). Computed once per strategy and basis.
+ * value for a bought card (spec, card purchase). Computed once per listing setting and basis.
  */
 export function listingLife(strategy: Strategy, basisRatio = 1): ListingLife {
   const x = Math.min(1, Math.max(BASIS_STEP, basisRatio)) / BASIS_STEP;
@@ -78,16 +84,12 @@ export function listingLife(strategy: Strategy, basisRatio = 1): ListingLife {
   };
 }
 
-/** The life at basis k · BASIS_STEP, computed once per strategy and grid point. */
+/** The life at basis k · BASIS_STEP, computed once per listing setting and grid point. */
 function lifeAt(strategy: Strategy, k: number): ListingLife {
-  let byBasis = lives.get(strategy);
-  if (!byBasis) {
-    byBasis = new Map();
-    lives.set(strategy, byBasis);
-  }
+  const { listOnly, byBasis } = lives.get(strategy);
   let life = byBasis.get(k);
   if (!life) {
-    life = computeLife(strategy, k * BASIS_STEP);
+    life = computeLife(listOnly, k * BASIS_STEP);
     byBasis.set(k, life);
   }
   return life;
