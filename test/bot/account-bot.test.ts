@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isPartnerApiError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import {
-  CADENCE,
   driveUntil,
   fault,
   fixture,
   START,
   TrackingClock,
+  testBot,
   testStrategy,
   testWorld,
 } from './helpers.js';
@@ -53,16 +52,9 @@ function makeBot(
   });
   const rec = recording(f.api, clock);
   const fatal: unknown[] = [];
-  const bot = new AccountBot({
-    account: 'main',
+  const bot = testBot(f, {
     api: rec.api,
-    ledger: f.ledger,
     clock,
-    log: f.log,
-    metrics: f.metrics,
-    strategy: f.strategy,
-    cadence: CADENCE,
-    batchSize: 10,
     onFatal: (e) => fatal.push(e),
     ...(opts.killSwitch ? { killSwitch: opts.killSwitch } : {}),
   });

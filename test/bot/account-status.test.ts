@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { RunnerView } from '../../src/bot/bot-view.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { ledgerStatus } from '../../src/cli/status.js';
@@ -14,7 +13,7 @@ import { StatusResponse } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { PACK } from './card-world.js';
-import { CADENCE, contextOf, fixture, testStrategy, testWorld } from './helpers.js';
+import { fixture, testBot, testStrategy, testWorld } from './helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -33,7 +32,7 @@ describe('account status', () => {
 
     const dir = tempDir('packbot-status-');
     const killSwitch = new KillSwitch(join(dir, 'PAUSE'), () => f.clock.now());
-    const bot = new AccountBot({ ...contextOf(f), cadence: CADENCE, batchSize: 10, onFatal: () => {} });
+    const bot = testBot(f, { onFatal: () => {} });
     const online = new RunnerView({
       mode: 'live',
       embedded: true,

@@ -10,11 +10,10 @@ import { Engine } from '../../src/backtest/engine.js';
 import { runPath } from '../../src/backtest/path.js';
 import type { CardBuy } from '../../src/backtest/path-io.js';
 import { takeSnapshot } from '../../src/backtest/snapshot.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { shopWorld } from './card-world.js';
-import { CADENCE, driveUntil, fixture, KEY, START, TrackingClock, testStrategy } from './helpers.js';
+import { driveUntil, fixture, KEY, START, TrackingClock, testBot, testStrategy } from './helpers.js';
 
 const QUIET: DynamicsInput = {
   others_pack_openings_per_hour: 0,
@@ -71,20 +70,7 @@ describe('the bot and the backtest buy the same cards from the same shop', () =>
     const virtual = new VirtualClock(START);
     const clock = new TrackingClock(virtual);
     const f = fixture({ clock: virtual, world, strategy });
-    const bot = new AccountBot({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      clock,
-      log: f.log,
-      metrics: f.metrics,
-      strategy,
-      cadence: CADENCE,
-      batchSize: 10,
-      onFatal: (e) => {
-        throw e;
-      },
-    });
+    const bot = testBot(f, { clock });
     await bot.start();
     await driveUntil(clock, START + 10 * 60_000, 4);
     await bot.stop();

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { CardNoLongerAvailableError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { renderReport } from '../../src/cli/report.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
@@ -14,7 +13,7 @@ import type { OrderRow } from '../../src/store/ledger.js';
 import { computeReport } from '../../src/store/report.js';
 import { highestPriceCents } from '../../src/strategy/card-score.js';
 import { PACK, shopWorld } from './card-world.js';
-import { CADENCE, driveUntil, fault, fixture, START, TrackingClock, testStrategy } from './helpers.js';
+import { driveUntil, fault, fixture, START, TrackingClock, testBot, testStrategy } from './helpers.js';
 
 /** open, sweep, reconcile and the card buyer. */
 const SLEEPERS = 4;
@@ -44,19 +43,7 @@ function makeBot(
   const f = fixture({ clock: virtual, world, strategy });
   const fatal: unknown[] = [];
   const killSwitch = new KillSwitch(undefined, () => virtual.now());
-  const bot = new AccountBot({
-    account: 'main',
-    api: wrap(f.api),
-    ledger: f.ledger,
-    clock,
-    log: f.log,
-    metrics: f.metrics,
-    strategy,
-    cadence: CADENCE,
-    batchSize: 10,
-    killSwitch,
-    onFatal: (e) => fatal.push(e),
-  });
+  const bot = testBot(f, { api: wrap(f.api), clock, killSwitch, onFatal: (e) => fatal.push(e) });
   return { f, clock, bot, fatal, strategy, killSwitch };
 }
 

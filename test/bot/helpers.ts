@@ -13,7 +13,7 @@ import { Market } from '../../src/market/market.js';
 
 type FaultRuleInput = z.input<typeof FaultRule>;
 
-import type { Cadence } from '../../src/bot/account-bot.js';
+import { AccountBot, type AccountBotOptions, type Cadence } from '../../src/bot/account-bot.js';
 import type { AccountContext } from '../../src/bot/context.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
@@ -156,6 +156,22 @@ export function contextOf(f: Fixture, api: PartnerApi = f.api): AccountContext {
     metrics: f.metrics,
     strategy: f.strategy,
   };
+}
+
+/**
+ * The fixture's AccountBot: account `main`, the default cadence, batches of 10; a fatal error is
+ * thrown (the test fails) unless `over.onFatal` collects it. `over` replaces any option.
+ */
+export function testBot(f: Fixture, over: Partial<AccountBotOptions> = {}): AccountBot {
+  return new AccountBot({
+    ...contextOf(f),
+    cadence: CADENCE,
+    batchSize: 10,
+    onFatal: (e) => {
+      throw e;
+    },
+    ...over,
+  });
 }
 
 /** Every money movement of the simulated account, by kind. */

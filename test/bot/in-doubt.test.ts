@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { judge } from '../../src/bot/evidence.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/in-doubt.js';
@@ -14,13 +13,13 @@ import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
 import type { Intent, Ledger } from '../../src/store/ledger.js';
 import {
-  CADENCE,
   contextOf,
   driveUntil,
   type Fixture,
   fixture,
   START,
   TrackingClock,
+  testBot,
   testStrategy,
   testWorld,
 } from './helpers.js';
@@ -65,15 +64,7 @@ async function vaultCards(f: Fixture) {
 }
 
 function botOver(f: Fixture, api: PartnerApi, clock: TrackingClock) {
-  return new AccountBot({
-    ...contextOf(f, api),
-    clock,
-    cadence: CADENCE,
-    batchSize: 10,
-    onFatal: (e) => {
-      throw e;
-    },
-  });
+  return testBot(f, { api, clock });
 }
 
 describe('a service that forgets idempotency keys', () => {

@@ -6,14 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { dailySummaryLoop } from '../../src/bot/daily-summary.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import * as notices from '../../src/bot/notices.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS } from '../../src/core/clock.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
-import { CADENCE, contextOf, fault, fixture, START, testStrategy } from './helpers.js';
+import { contextOf, fault, fixture, START, testBot, testStrategy } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -120,15 +119,7 @@ describe('notifications raised by the bot', () => {
     });
     const f = fixture({ strategy });
     const n = new Recorder();
-    const bot = new AccountBot({
-      ...contextOf(f),
-      notifier: n,
-      cadence: CADENCE,
-      batchSize: 10,
-      onFatal: (e) => {
-        throw e;
-      },
-    });
+    const bot = testBot(f, { notifier: n });
     // A stop-loss of 0 holds from the start (a marked P&L of 0 is not above it).
     for (let i = 0; i < 3; i++) {
       await bot.openOnce();

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { createPaperMarket } from '../../src/bot/paper-market.js';
 import { DAY_MS, utcDay, VirtualClock } from '../../src/core/clock.js';
-import { CADENCE, driveUntil, fixture, START, TrackingClock, testStrategy, testWorld } from './helpers.js';
+import { driveUntil, fixture, START, TrackingClock, testBot, testStrategy, testWorld } from './helpers.js';
 
 /** A uniform band of `count` generated cards. */
 const band = (bucket_id: string, min: number, max: number, odds: number, count: number) => ({
@@ -79,18 +78,7 @@ async function runDay(poolPrice: number) {
   const f = fixture({ clock: virtual, world: world(), strategy });
   const lying = lyingPool(f.api, poolPrice);
   const fatal: unknown[] = [];
-  const bot = new AccountBot({
-    account: 'main',
-    api: lying.api,
-    ledger: f.ledger,
-    clock,
-    log: f.log,
-    metrics: f.metrics,
-    strategy,
-    cadence: CADENCE,
-    batchSize: 10,
-    onFatal: (e) => fatal.push(e),
-  });
+  const bot = testBot(f, { api: lying.api, clock, onFatal: (e) => fatal.push(e) });
   await bot.start();
   await driveUntil(clock, START + DAY_MS, 3);
   await bot.stop();

@@ -5,11 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
-import { CADENCE, contextOf, driveUntil, fixture, START, TrackingClock } from './helpers.js';
+import { contextOf, driveUntil, fixture, START, TrackingClock, testBot } from './helpers.js';
 
 /** Every API call by name, in the order made. */
 function calls(api: PartnerApi) {
@@ -81,20 +80,7 @@ describe('pull → sell-back', () => {
     const clock = new TrackingClock(virtual);
     const f = fixture({ clock: virtual });
     const rec = calls(f.api);
-    const bot = new AccountBot({
-      account: 'main',
-      api: rec.api,
-      ledger: f.ledger,
-      clock,
-      log: f.log,
-      metrics: f.metrics,
-      strategy: f.strategy,
-      cadence: CADENCE,
-      batchSize: 10,
-      onFatal: (e) => {
-        throw e;
-      },
-    });
+    const bot = testBot(f, { api: rec.api, clock });
     await bot.start();
     await driveUntil(clock, START + 30 * MINUTE_MS, 3);
     await bot.stop();
