@@ -40,6 +40,52 @@ export interface Listing {
   valueCents?: number;
 }
 
+/**
+ * A pull's or a bought card's listing before the market's `list` decides how it ends. `reuse`, a
+ * static path's ended listing, is written over field by field (the same shape, no allocation);
+ * without it a new listing is made.
+ */
+export function pendingListing(
+  reuse: Listing | undefined,
+  pool: number,
+  plan: number,
+  category: string,
+  t: number,
+  basisCents: number,
+  priceCents: number,
+): Listing {
+  if (reuse === undefined)
+    return {
+      pool,
+      plan,
+      category,
+      pulledAt: t,
+      listedAt: t,
+      basisCents,
+      priceCents,
+      anchorIndex: 1,
+      eventAt: t,
+      outcome: 'pending',
+      amountCents: 0,
+      fillBudget: 0,
+      modelOrder: -1,
+    };
+  reuse.pool = pool;
+  reuse.plan = plan;
+  reuse.category = category;
+  reuse.pulledAt = t;
+  reuse.listedAt = t;
+  reuse.basisCents = basisCents;
+  reuse.priceCents = priceCents;
+  reuse.anchorIndex = 1;
+  reuse.eventAt = t;
+  reuse.outcome = 'pending';
+  reuse.amountCents = 0;
+  reuse.fillBudget = 0;
+  reuse.modelOrder = -1;
+  return reuse;
+}
+
 /** Where the next pull of a pool goes, per pack (cents, cents²): the sell-back and held parts. */
 export interface DrawParts {
   sellMean: number;

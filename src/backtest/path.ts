@@ -24,7 +24,7 @@ import { balanceBucketCents } from './balance-bucket.js';
 import { ListingHeap } from './listing-heap.js';
 import type { BacktestModel } from './model.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathOptions, type PathResult } from './path-io.js';
-import { type Listing, NO_POOL, type PathMarket, type RowsPick } from './path-market.js';
+import { type Listing, NO_POOL, type PathMarket, pendingListing, type RowsPick } from './path-market.js';
 import { newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL } from './pull-plans.js';
 import { listExit } from './shop.js';
@@ -191,23 +191,17 @@ export function runPath(
       // Spec: the sell-back offer of a bought card is locked to min(price paid, value at purchase) for 7 days.
       const basis = Math.min(o.priceCents, o.valueCents);
       const exit = cardRules.exit === 'list' ? listExit(o.valueCents, basis, strategy) : null;
-      const bought: Listing = {
-        pool: NO_POOL,
-        plan: -1,
-        category: o.category,
-        pulledAt: t,
-        listedAt: t,
-        basisCents: basis,
-        priceCents: exit?.list ? exit.priceCents : 0,
-        anchorIndex: 1,
-        eventAt: t,
-        outcome: 'pending',
-        amountCents: 0,
-        fillBudget: 0,
-        modelOrder: -1,
-        bought: true,
-        valueCents: o.valueCents,
-      };
+      const bought = pendingListing(
+        undefined,
+        NO_POOL,
+        -1,
+        o.category,
+        t,
+        basis,
+        exit?.list ? exit.priceCents : 0,
+      );
+      bought.bought = true;
+      bought.valueCents = o.valueCents;
       if (cardRules.exit === 'hold') {
         shop!.anchor(bought);
         held.push(bought);
@@ -414,38 +408,15 @@ export function runPath(
         const a = plans.amount[j]!;
         orderSealed += a;
       } else if (act === ACT_LIST) {
-        let l = spareListings.pop();
-        if (l === undefined)
-          l = {
-            pool: pi,
-            plan: j,
-            category,
-            pulledAt: t,
-            listedAt: t,
-            basisCents: plans.value[j]!,
-            priceCents: plans.listPrice[j]!,
-            anchorIndex: 1,
-            eventAt: t,
-            outcome: 'pending',
-            amountCents: 0,
-            fillBudget: 0,
-            modelOrder: -1,
-          };
-        else {
-          l.pool = pi;
-          l.plan = j;
-          l.category = category;
-          l.pulledAt = t;
-          l.listedAt = t;
-          l.basisCents = plans.value[j]!;
-          l.priceCents = plans.listPrice[j]!;
-          l.anchorIndex = 1;
-          l.eventAt = t;
-          l.outcome = 'pending';
-          l.amountCents = 0;
-          l.fillBudget = 0;
-          l.modelOrder = -1;
-        }
+        const l = pendingListing(
+          spareListings.pop(),
+          pi,
+          j,
+          category,
+          t,
+          plans.value[j]!,
+          plans.listPrice[j]!,
+        );
         market.list(l, t, rng);
         listings.push(l);
         orderListed += market.holdValue(l, t);
