@@ -4,20 +4,16 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
-import type { DynamicsInput } from '../backtest/dynamic-market.js';
 import { loadSnapshot } from '../backtest/load.js';
 import { renderHtml } from '../backtest/report-html.js';
 import { runBacktestPaths } from '../backtest/run.js';
 import { makePart, parseShard } from '../backtest/shard.js';
 import { strategyMisfit } from '../backtest/strategy-fit.js';
 import { progressBar, terminalSummary } from '../backtest/terminal.js';
-import { readSource, validateSource } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
-import { loadWorld } from '../config/world-file.js';
 import { UsageError } from '../core/errors.js';
-import { DynamicsSpec, WORLD_FORMAT } from '../market/world-schema.js';
 import { intFlag, parseFlags } from './args.js';
+import { balanceFlag, loadDynamics, marketFlag } from './backtest-flags.js';
 import type { Command } from './command.js';
 
 const USAGE =
@@ -29,29 +25,6 @@ export function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   writeFileSync(tmp, text);
   renameSync(tmp, path);
-}
-
-/** A bare `--dynamics` object: the world's dynamics fields and the backtest engine's own two. */
-const BacktestDynamics = DynamicsSpec.partial().extend({
-  rescore_minutes: z
-    .number()
-    .positive()
-    .max(1440)
-    .optional()
-    .describe('least time between two rescores of a pack'),
-  card_sync_minutes: z.number().positive().max(1440).optional().describe('how often the bot syncs the shop'),
-});
-
-/**
- * `--dynamics F`: a world file (its resolved `dynamics`, e.g. `packbot calibrate`'s output) or a
- * bare object of `dynamics` fields, `rescore_minutes` and `card_sync_minutes`.
- */
-function loadDynamics(file: string): DynamicsInput {
-  const src = readSource(file);
-  const data = src.data as { format?: unknown } | null;
-  if (data !== null && typeof data === 'object' && data.format === WORLD_FORMAT)
-    return loadWorld(file).dynamics;
-  return validateSource(src, BacktestDynamics) as DynamicsInput;
 }
 
 export const command: Command = {
@@ -83,15 +56,8 @@ export const command: Command = {
     const paths = intFlag(values.paths, 'paths', 1000, { min: 1, max: 10_000_000 });
     const seed = intFlag(values.seed, 'seed', 1, { min: 0, max: 4_294_967_295 });
     const workers = intFlag(values.workers, 'workers', availableParallelism(), { min: 0, max: 256 });
-    const market = values.market ?? 'dynamic';
-    if (market !== 'static' && market !== 'dynamic')
-      throw new UsageError(`--market must be static or dynamic, got '${market}'`);
-    let balanceUsd: number | undefined;
-    if (values.balance !== undefined) {
-      balanceUsd = Number(values.balance);
-      if (!/^\d+(\.\d{1,2})?$/.test(values.balance) || !Number.isFinite(balanceUsd))
-        throw new UsageError(`--balance must be a USD amount such as 5000 or 99.50, got '${values.balance}'`);
-    }
+    const market = marketFlag(values.market);
+    const balanceUsd = balanceFlag(values.balance);
     const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
     const snapshot = loadSnapshot(values.snapshot);
     const strategy = loadStrategy(values.strategy);

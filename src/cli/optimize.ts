@@ -14,9 +14,9 @@ import { loadFile } from '../config/load.js';
 import { SpaceFile } from '../config/space-file.js';
 import { loadStrategy } from '../config/strategy-file.js';
 import { UsageError } from '../core/errors.js';
-import { DynamicsSpec } from '../market/world-schema.js';
 import { intFlag, parseFlags } from './args.js';
 import { checkStrategyMatchesSnapshot, writeAtomic } from './backtest.js';
+import { balanceFlag, loadDynamics, marketFlag } from './backtest-flags.js';
 import type { Command } from './command.js';
 
 const USAGE =
@@ -61,19 +61,12 @@ export const command: Command = {
     const days = intFlag(values.days, 'days', 30, { min: 1, max: 3650 });
     const seed = intFlag(values.seed, 'seed', 1, { min: 0, max: 4_294_967_295 });
     const workers = intFlag(values.workers, 'workers', availableParallelism(), { min: 0, max: 256 });
-    const market = values.market ?? 'dynamic';
-    if (market !== 'static' && market !== 'dynamic')
-      throw new UsageError(`--market must be static or dynamic, got '${market}'`);
-    let balanceUsd: number | undefined;
-    if (values.balance !== undefined) {
-      balanceUsd = Number(values.balance);
-      if (!/^\d+(\.\d{1,2})?$/.test(values.balance))
-        throw new UsageError(`--balance must be a USD amount such as 5000 or 99.50, got '${values.balance}'`);
-    }
+    const market = marketFlag(values.market);
+    const balanceUsd = balanceFlag(values.balance);
     const space = loadFile(values.space!, SpaceFile);
     const snapshot = loadSnapshot(values.snapshot!);
     const base = loadStrategy(values.strategy!);
-    const dynamics = values.dynamics ? loadFile(values.dynamics, DynamicsSpec.partial()) : undefined;
+    const dynamics = values.dynamics ? loadDynamics(values.dynamics) : undefined;
     checkStrategyMatchesSnapshot(values.strategy!, values.snapshot!, base, snapshot);
 
     const tty = process.stderr.isTTY === true;

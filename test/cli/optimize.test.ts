@@ -94,4 +94,26 @@ describe('packbot optimize', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--space F is required');
   });
+  it("--dynamics takes a world file (calibrate's output) or the backtest engine's fields, as backtest does", async () => {
+    const dir = tempDir('opt-');
+    const snap = join(dir, 'snap.json');
+    writeFileSync(snap, JSON.stringify(await worldSnapshot()));
+    const bare = join(dir, 'dyn.yaml');
+    writeFileSync(bare, 'value_daily_volatility: 0.01\nrescore_minutes: 60\ncard_sync_minutes: 30\n');
+    const args = (dynamics: string) => [
+      ...['optimize', '--snapshot', snap, '--strategy', 'strategies/balanced.yaml'],
+      ...['--space', 'examples/space-example.yaml', '--trials', '2', '--paths', '4', '--days', '1'],
+      ...['--workers', '0', '--dynamics', dynamics],
+    ];
+    for (const dynamics of ['config/sim.yaml', bare]) {
+      const r = await runCli(args(dynamics));
+      expect(r.stderr, dynamics).toBe('');
+      expect(r.code, dynamics).toBe(0);
+    }
+    writeFileSync(bare, 'card_sync_minutes: 30\nrescore_minute: 60\n');
+    const bad = await runCli(args(bare));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/dyn\.yaml:\d+:\d+.*rescore_minute/s);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
 });
