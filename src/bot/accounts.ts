@@ -3,9 +3,11 @@
  * against its strategy (exit 2 before any order), the API (the paper market in dry-run) and the
  * account bot.
  */
+
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import type { BotConfig } from '../config/bot-config.js';
+import { clientOptions } from '../config/client-options.js';
 import type { Clock } from '../core/clock.js';
 import { UserInputError } from '../core/errors.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
@@ -91,11 +93,7 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
   for (const account of config.accounts) {
     const { strategy } = account;
     const http = createHttpClient({
-      baseUrl: env.baseUrl,
-      apiKey: account.apiKey(),
-      clock,
-      timeouts: { requestMs: config.api.timeoutMs, headersMs: config.api.timeoutMs },
-      maxResponseBytes: config.api.maxResponseBytes,
+      ...clientOptions(config, account, clock, env.baseUrl),
       onResponse: (e) => {
         metrics.apiRequest(e.endpoint, e.status, e.durationMs / 1000);
         health.lastApiOk = e.status !== 'transport' && e.status < 500;

@@ -2,8 +2,10 @@
  * The API a command reads through: the configured service, or, with `api.base_url: embedded`, a
  * simulator started in-process for the command's duration. Reads are paced by the client.
  */
+
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { BotConfig } from '../config/bot-config.js';
+import { clientOptions } from '../config/client-options.js';
 import { loadWorld } from '../config/world-file.js';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
@@ -31,12 +33,6 @@ export async function connect(config: BotConfig, clock: Clock): Promise<Connecti
     baseUrl = server.url;
     close = () => server.close();
   }
-  const api = createHttpClient({
-    baseUrl,
-    apiKey: account.apiKey(),
-    clock,
-    timeouts: { requestMs: config.api.timeoutMs },
-    maxResponseBytes: config.api.maxResponseBytes,
-  });
+  const api = createHttpClient(clientOptions(config, account, clock, baseUrl));
   return { api, source: config.api.embedded ? 'embedded' : config.api.baseUrl, close };
 }

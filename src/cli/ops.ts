@@ -4,12 +4,14 @@
  * set), the Partner API with an account's key when the bot is not there to ask (in embedded mode:
  * a simulator restored from the bot's saved state, so the cards are the bot's), and tables.
  */
+
 import { createHttpClient } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type VaultEntry } from '../api/schemas.js';
 import { embeddedStatePath, readSavedSim, startEmbedded } from '../bot/embedded.js';
 import { readVault } from '../bot/vault.js';
 import type { AccountConfig, BotConfig } from '../config/bot-config.js';
+import { clientOptions } from '../config/client-options.js';
 import { type Clock, ScaledClock } from '../core/clock.js';
 import { UserInputError } from '../core/errors.js';
 import { textTable } from '../core/text-table.js';
@@ -97,12 +99,7 @@ export async function openPartner(
   options: { write?: boolean } = {},
 ): Promise<Partner> {
   if (!config.api.embedded) {
-    const api = createHttpClient({
-      baseUrl: config.api.baseUrl,
-      apiKey: account.apiKey(),
-      clock: wallClock(),
-      maxResponseBytes: config.api.maxResponseBytes,
-    });
+    const api = createHttpClient(clientOptions(config, account, wallClock()));
     return { api, source: config.api.baseUrl, baseUrl: config.api.baseUrl, close: () => api.close() };
   }
   const world = config.sim.world;
@@ -123,7 +120,7 @@ export async function openPartner(
     ...(saved?.ok ? { restore: saved.buf } : {}),
     ...(options.write && statePath ? { statePath } : {}),
   });
-  const api = createHttpClient({ baseUrl: embedded.server.url, apiKey: account.apiKey(), clock });
+  const api = createHttpClient(clientOptions(config, account, clock, embedded.server.url));
   return {
     api,
     source: saved?.ok ? `embedded (restored from ${statePath})` : 'embedded (fresh: no saved state)',

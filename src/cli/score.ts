@@ -84,6 +84,7 @@ async function fromConfig(
   shopCategories: readonly Category[] | null,
 ): Promise<Inputs> {
   const { createHttpClient } = await import('../api/client.js');
+  const { clientOptions } = await import('../config/client-options.js');
   const { WallClock } = await import('../core/clock.js');
   const clock = new WallClock();
   let baseUrl = config.api.baseUrl;
@@ -95,13 +96,7 @@ async function fromConfig(
     close = () => sim.server.close();
   }
   try {
-    const api = createHttpClient({
-      baseUrl,
-      apiKey: account.apiKey(),
-      clock,
-      timeouts: { requestMs: config.api.timeoutMs },
-      maxResponseBytes: config.api.maxResponseBytes,
-    });
+    const api = createHttpClient(clientOptions(config, account, clock, baseUrl));
     const shop = shopCategories ? await readShop(api, shopCategories) : null;
     return { ...(await readPools(api, categories)), shop, strategyPath: account.strategyPath };
   } finally {
