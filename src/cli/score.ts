@@ -77,30 +77,22 @@ async function loadConfigAccount(file: string) {
   return { config, account };
 }
 
-/** Reads from the configured API; an embedded config gets its own simulator for the duration. */
+/**
+ * Reads from the configured API. An embedded config reads the simulator as the bot left it (its
+ * saved state, as `holdings` and `doctor` do), started for the duration: what the bot sees now.
+ */
 async function fromConfig(
   { config, account }: Awaited<ReturnType<typeof loadConfigAccount>>,
   categories: readonly Category[],
   shopCategories: readonly Category[] | null,
 ): Promise<Inputs> {
-  const { createHttpClient } = await import('../api/client.js');
-  const { clientOptions } = await import('../config/client-options.js');
-  const { WallClock } = await import('../core/clock.js');
-  const clock = new WallClock();
-  let baseUrl = config.api.baseUrl;
-  let close: (() => Promise<void>) | undefined;
-  if (config.api.embedded) {
-    const { startEmbedded } = await import('../bot/embedded.js');
-    const sim = await startEmbedded(clock, { worldPath: config.sim.worldPath, seed: config.sim.seed });
-    baseUrl = sim.server.url;
-    close = () => sim.server.close();
-  }
+  const { openPartner } = await import('./ops.js');
+  const partner = await openPartner(config, account);
   try {
-    const api = createHttpClient(clientOptions(config, account, clock, baseUrl));
-    const shop = shopCategories ? await readShop(api, shopCategories) : null;
-    return { ...(await readPools(api, categories)), shop, strategyPath: account.strategyPath };
+    const shop = shopCategories ? await readShop(partner.api, shopCategories) : null;
+    return { ...(await readPools(partner.api, categories)), shop, strategyPath: account.strategyPath };
   } finally {
-    await close?.();
+    await partner.close();
   }
 }
 

@@ -136,6 +136,29 @@ describe('operator commands on an embedded bot', () => {
     expect(JSON.parse(orders.stdout).orders.length).toBeGreaterThan(0);
   });
 
+  it('score --config reads the embedded simulator as the bot left it, not a fresh world', async () => {
+    const rows = async (path: string) => {
+      const r = await runCli(['score', '--config', path, '--category', 'pokemon', '--json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      return (JSON.parse(r.stdout) as { pack_type: string; risk_level: string; ev: number }[])
+        .map((x) => `${x.pack_type}/${x.risk_level} ${x.ev}`)
+        .sort();
+    };
+    const freshDir = tempDir('packbot-ops-fresh-');
+    const fresh = writeConfig(freshDir, {
+      baseUrl: 'embedded',
+      keyEnv: 'PB_UNSET_KEY',
+      strategy: generousStrategy(freshDir),
+      extra: '  token_env: PB_TOKEN',
+    });
+    const [traded, untouched] = [await rows(configPath), await rows(fresh)];
+    expect(traded.length).toBe(untouched.length);
+    // Two hours of the bot's and other users' openings moved some pool's expected value.
+    expect(traded).not.toEqual(untouched);
+    expect(await rows(configPath)).toEqual(traded);
+  });
+
   it('delist --all needs --yes; with the bot stopped it delists with the key under the lock', async () => {
     const refused = await runCli(['delist', '--all', '--config', configPath]);
     expect(refused.code).toBe(2);

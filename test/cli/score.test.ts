@@ -74,14 +74,24 @@ describe('packbot score --snapshot --json', () => {
   });
 
   it('--config with the embedded simulator reads pools over HTTP and scores them', async () => {
-    const { code, stdout } = await runCli([
-      'score',
-      '--config',
-      'config/bot.yaml',
-      '--category',
-      'pokemon',
-      '--json',
-    ]);
+    // From an empty directory: config/bot.yaml's ledger (and the simulator's saved state beside
+    // it) is relative to the working directory, and a developer's `npm start` leaves one in ./data.
+    const cwd = process.cwd();
+    process.chdir(tempDir('score-cwd-'));
+    let out: Awaited<ReturnType<typeof runCli>>;
+    try {
+      out = await runCli([
+        'score',
+        '--config',
+        join(cwd, 'config/bot.yaml'),
+        '--category',
+        'pokemon',
+        '--json',
+      ]);
+    } finally {
+      process.chdir(cwd);
+    }
+    const { code, stdout } = out;
     expect(code).toBe(0);
     const rows = JSON.parse(stdout) as ScoreRow[];
     expect(rows.length).toBeGreaterThan(3);
