@@ -2,15 +2,12 @@
  * The API a command reads through: the configured service, or, with `api.base_url: embedded`, a
  * simulator started in-process for the command's duration. Reads are paced by the client.
  */
-
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
+import { startEmbedded } from '../bot/embedded.js';
 import type { BotConfig } from '../config/bot-config.js';
 import { clientOptions } from '../config/client-options.js';
-import { loadWorld } from '../config/world-file.js';
 import type { Clock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
-import { Market } from '../market/market.js';
-import { startSimServer } from '../market/server.js';
 
 export interface Connection {
   api: HttpPartnerApi;
@@ -25,10 +22,12 @@ export async function connect(config: BotConfig, clock: Clock): Promise<Connecti
   let baseUrl = config.api.baseUrl;
   let close = async () => {};
   if (config.api.embedded) {
-    const world = config.sim.worldPath ? loadWorld(config.sim.worldPath) : loadWorld();
-    const server = await startSimServer({
-      market: new Market(world, { clock, seed: config.sim.seed }),
-      clock,
+    // A fresh world on the command's own clock (record and calibrate watch it move), never the
+    // bot's saved state.
+    const { server } = await startEmbedded(clock, {
+      worldPath: config.sim.worldPath,
+      ...(config.sim.world ? { world: config.sim.world } : {}),
+      seed: config.sim.seed,
     });
     baseUrl = server.url;
     close = () => server.close();
