@@ -3,7 +3,6 @@
  * against its strategy (exit 2 before any order), the API (the paper market in dry-run) and the
  * account bot.
  */
-
 import { createHttpClient, type HttpPartnerApi } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import type { BotConfig } from '../config/bot-config.js';

@@ -10,7 +10,6 @@
  * the next UTC midnight, RATE_LIMITED waits. An order in doubt stops buying until the open loop has
  * settled it (in-doubt.ts); a `needs_review` answer is booked and its card held for an operator.
  */
-
 import {
   CardNoLongerAvailableError,
   DailyCardLimitReachedError,

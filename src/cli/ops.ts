@@ -4,7 +4,6 @@
  * set), the Partner API with an account's key when the bot is not there to ask (in embedded mode:
  * a simulator restored from the bot's saved state, so the cards are the bot's), and tables.
  */
-
 import { createHttpClient } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type VaultEntry } from '../api/schemas.js';

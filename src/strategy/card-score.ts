@@ -4,7 +4,6 @@
  * offer is locked for 7 days to min(price paid, value at purchase) (spec), so the listing life is
  * priced at that basis: a card bought below its value is worth waiting on.
  */
-
 import { CARD_FEE_USD, LATE_RATE } from '../api/rules.js';
 import type { ShopCard } from '../api/schemas.js';
 import { compareText } from '../core/compare-text.js';

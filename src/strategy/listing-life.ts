@@ -9,7 +9,6 @@
  * well above the marketplace minimum: a trinomial lattice over the log value, stepped tick by
  * tick, gives them to within the lattice's resolution.
  */
-
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
 import { AFTER_LOCK_MS, decideListing, type ListingView } from './decide-listing.js';
 import { fillProbability } from './listing-model.js';

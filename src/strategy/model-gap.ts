@@ -20,7 +20,6 @@
  * is resolved: no mark at all, but while recent orders are open it favours those that resolved
  * fast (listings that sold, orders without a listing). Money in cents inside; USD in `modelJson`.
  */
-
 import { iso } from '../core/clock.js';
 import { compareText } from '../core/compare-text.js';
 import { roundHalfAway } from '../core/money.js';

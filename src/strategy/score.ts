@@ -3,7 +3,6 @@
  * valuing every atom with the strategy's sell policy. Cents and unrounded expectations inside;
  * USD rounded to the cent (money) in the output row.
  */
-
 import type { PackPool } from '../api/schemas.js';
 import { compareText } from '../core/compare-text.js';
 import { type Cents, roundHalfAway, toCents } from '../core/money.js';

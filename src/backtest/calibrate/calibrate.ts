@@ -4,7 +4,6 @@
  * size; fields the data cannot give keep the world's default and say why. A held-out check fits
  * on the first two thirds of the series and predicts the last third. Pure: data in, numbers out.
  */
-
 import type { PurchaseReportRow } from '../../api/schemas.js';
 import type { SnapshotFile } from '../../api/snapshot-schema.js';
 import { compareText } from '../../core/compare-text.js';

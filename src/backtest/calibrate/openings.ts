@@ -4,7 +4,6 @@
  * internal accounts (spec), which the world counts: the rate is scaled up by the fractions the
  * world assumes for them, which the API cannot show.
  */
-
 import type { PurchaseReportRow } from '../../api/schemas.js';
 import { compareText } from '../../core/compare-text.js';
 
