@@ -456,21 +456,21 @@ export function runPath(
     const o = cardCat.get(h.category)!;
     cards[o + 2] = cards[o + 2]! + v;
   }
-  const holdingsCents = roundHalfAway(holdings);
-  while (sample <= opts.days) equity[sample++] = cash + holdingsCents + cardHoldings;
-  const finalEquity = cash + holdingsCents + cardHoldings;
-  if (peak - finalEquity > maxDd) maxDd = peak - finalEquity;
-  for (let i = 0; i < nPools; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
-  return {
+  return finishPath({
     index,
     equity,
+    sample,
+    days: opts.days,
+    cash,
+    holdings,
+    cardHoldings,
+    startCash,
+    peak,
+    maxDd,
     packs,
-    spendCents: spend,
-    payoutCents: payout,
-    listingCents: listingProceeds,
-    holdingsCents,
-    netPnlCents: finalEquity - startCash,
-    maxDrawdownCents: roundHalfAway(maxDd),
+    spend,
+    payout,
+    listingProceeds,
     ruined,
     poolPacks,
     poolSpend,
@@ -478,8 +478,72 @@ export function runPath(
     poolExpected,
     packsByUtcDay,
     cards: finishCards(cards, cardSales, cardSellBacks, cardHoldings, cardMostInADay),
-    model: pm.totals,
-    modelPools: pm.pools,
+    pm,
+  });
+}
+
+/** What a path loop has at its end: its sums, for `finishPath`. */
+export interface PathEnd {
+  index: number;
+  equity: Float64Array;
+  /** The first equity sample not yet written; it and the rest up to `days` hold the final equity. */
+  sample: number;
+  days: number;
+  cash: number;
+  /** What pulls still held or listed are worth at the end (fractional cents). */
+  holdings: number;
+  /** What bought cards still held or listed are worth (cents; 0 without card buying). */
+  cardHoldings: number;
+  startCash: number;
+  peak: number;
+  maxDd: number;
+  packs: number;
+  spend: number;
+  payout: number;
+  listingProceeds: number;
+  ruined: boolean;
+  poolPacks: Float64Array;
+  poolSpend: Float64Array;
+  poolValue: Float64Array;
+  poolExpected: Float64Array;
+  packsByUtcDay: number[];
+  cards: Float64Array;
+  /** Finished (`PathModel.finish`). */
+  pm: PathModel;
+}
+
+/**
+ * A path's result from its end sums, for the general loop and the static one alike: holdings and
+ * each pool's value rounded to the cent, the days left sampled at the final equity, and the
+ * drawdown down to it.
+ */
+export function finishPath(e: PathEnd): PathResult {
+  const holdingsCents = roundHalfAway(e.holdings);
+  const finalEquity = e.cash + holdingsCents + e.cardHoldings;
+  for (let s = e.sample; s <= e.days; s++) e.equity[s] = finalEquity;
+  let maxDd = e.maxDd;
+  if (e.peak - finalEquity > maxDd) maxDd = e.peak - finalEquity;
+  const poolValue = e.poolValue;
+  for (let i = 0; i < poolValue.length; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
+  return {
+    index: e.index,
+    equity: e.equity,
+    packs: e.packs,
+    spendCents: e.spend,
+    payoutCents: e.payout,
+    listingCents: e.listingProceeds,
+    holdingsCents,
+    netPnlCents: finalEquity - e.startCash,
+    maxDrawdownCents: roundHalfAway(maxDd),
+    ruined: e.ruined,
+    poolPacks: e.poolPacks,
+    poolSpend: e.poolSpend,
+    poolValue,
+    poolExpected: e.poolExpected,
+    packsByUtcDay: e.packsByUtcDay,
+    cards: e.cards,
+    model: e.pm.totals,
+    modelPools: e.pm.pools,
   };
 }
 

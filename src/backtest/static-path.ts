@@ -18,7 +18,7 @@ import {
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
 import type { BacktestModel } from './model.js';
-import { pathRng, rowSdCents, startOpenState } from './path.js';
+import { finishPath, pathRng, rowSdCents, startOpenState } from './path.js';
 import type { PathResult } from './path-io.js';
 import type { DrawParts, RowsPick } from './path-market.js';
 import { PathModel } from './path-model.js';
@@ -360,24 +360,24 @@ export class StaticPaths {
       pm.openIn(ls.slot[l]!, ls.pool[l]!, ls.plan[l]!, ls.listedAt[l]!, v);
     }
     pm.finish();
-    const holdingsCents = roundHalfAway(holdings);
-    while (sample <= days) equity[sample++] = cash + holdingsCents;
-    const finalEquity = cash + holdingsCents;
-    if (peak - finalEquity > maxDd) maxDd = peak - finalEquity;
-    for (let i = 0; i < nPools; i++) poolValue[i] = roundHalfAway(poolValue[i]!);
     // As the general loop has it: an entry for each day with an order, holes elsewhere.
     const packsByUtcDay: number[] = [];
     for (let k = 0; k <= utcDay; k++) if (daily[k]! > 0) packsByUtcDay[k] = daily[k]!;
-    return {
+    return finishPath({
       index,
       equity,
+      sample,
+      days,
+      cash,
+      holdings,
+      cardHoldings: 0,
+      startCash,
+      peak,
+      maxDd,
       packs,
-      spendCents: spend,
-      payoutCents: payout,
-      listingCents: listingProceeds,
-      holdingsCents,
-      netPnlCents: finalEquity - startCash,
-      maxDrawdownCents: roundHalfAway(maxDd),
+      spend,
+      payout,
+      listingProceeds,
       ruined,
       poolPacks,
       poolSpend,
@@ -385,8 +385,7 @@ export class StaticPaths {
       poolExpected,
       packsByUtcDay,
       cards: NO_CARDS,
-      model: pm.totals,
-      modelPools: pm.pools,
-    };
+      pm,
+    });
   }
 }
