@@ -84,6 +84,30 @@ interface OrderSums {
 const SPARE_SUMS: Float64Array[] = [];
 const MAX_SPARE_SUMS = 1024;
 
+/** An order's terms, added to a MODEL_FIELDS array (the path's totals, or the order's own). */
+function addOrder(
+  a: Float64Array,
+  packs: number,
+  expected: number,
+  costCents: number,
+  variance: number,
+  sellPart: number,
+  sellVariance: number,
+  heldPart: number,
+  heldVariance: number,
+): void {
+  a[ORDERS]! += 1;
+  a[PACKS]! += packs;
+  a[TOTAL]! += expected;
+  a[TOTAL + 1]! += -costCents;
+  a[TOTAL + 2]! += variance;
+  a[FLOOR_TOTAL]! += -costCents;
+  a[SELL + 1]! += sellPart;
+  a[SELL + 3]! += sellVariance;
+  a[HELD + 1]! += heldPart;
+  a[HELD + 3]! += heldVariance;
+}
+
 /** One path's model sums. */
 export class PathModel {
   /** All orders' sums (FIGURE_FIELDS), then those of the orders still open at the end. */
@@ -160,30 +184,30 @@ export class PathModel {
     const sellVariance = packs * Math.max(0, parts.sellM2 - parts.sellMean ** 2);
     const heldPart = packs * parts.heldMean;
     const heldVariance = packs * Math.max(0, parts.heldM2 - parts.heldMean ** 2);
-    const t = this.totals;
-    t[ORDERS]! += 1;
-    t[PACKS]! += packs;
-    t[TOTAL]! += expected;
-    t[TOTAL + 1]! += -costCents;
-    t[TOTAL + 2]! += variance;
-    t[FLOOR_TOTAL]! += -costCents;
-    t[SELL + 1]! += sellPart;
-    t[SELL + 3]! += sellVariance;
-    t[HELD + 1]! += heldPart;
-    t[HELD + 3]! += heldVariance;
+    addOrder(
+      this.totals,
+      packs,
+      expected,
+      costCents,
+      variance,
+      sellPart,
+      sellVariance,
+      heldPart,
+      heldVariance,
+    );
     if (tracked) {
-      const c = this.current;
-      c.fill(0);
-      c[ORDERS]! += 1;
-      c[PACKS]! += packs;
-      c[TOTAL]! += expected;
-      c[TOTAL + 1]! += -costCents;
-      c[TOTAL + 2]! += variance;
-      c[FLOOR_TOTAL]! += -costCents;
-      c[SELL + 1]! += sellPart;
-      c[SELL + 3]! += sellVariance;
-      c[HELD + 1]! += heldPart;
-      c[HELD + 3]! += heldVariance;
+      this.current.fill(0);
+      addOrder(
+        this.current,
+        packs,
+        expected,
+        costCents,
+        variance,
+        sellPart,
+        sellVariance,
+        heldPart,
+        heldVariance,
+      );
     }
     const o = pool * MODEL_POOL_FIELDS;
     const p = this.pools;
