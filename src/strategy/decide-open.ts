@@ -78,6 +78,23 @@ export function rowsNeverRead(state: OpenState, strategy: Strategy, cheapestCent
 }
 
 /**
+ * Whether the next purchase must wait at `now` whatever the rows say: the service's rate limit
+ * (`nextPurchaseAt`) or the strategy's cool-down since the last purchase; null when neither holds.
+ */
+function slotHold(
+  state: OpenState,
+  strategy: Strategy,
+  now: number,
+): { reason: 'purchase rate limit' | 'strategy cool-down'; until: number } | null {
+  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt)
+    return { reason: 'purchase rate limit', until: state.nextPurchaseAt };
+  const cooldown = strategy.open.cooldown_seconds * 1000;
+  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown)
+    return { reason: 'strategy cool-down', until: state.lastPurchaseAt + cooldown };
+  return null;
+}
+
+/**
  * Whether `decideOpen`'s answer at `now` reads no row's numbers, at most whether some row is open:
  * a budget guard blocks (the answer is its wait), the day's packs are used up, the rate limit or
  * the strategy's cool-down holds (a wait until it lifts), or the spend headroom is below the
@@ -92,9 +109,7 @@ export function rowNumbersUnread(
   now: number,
 ): boolean {
   if (budgetBlock(state, strategy) !== null || state.packsLeftToday <= 0) return true;
-  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt) return true;
-  const cooldown = strategy.open.cooldown_seconds * 1000;
-  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown) return true;
+  if (slotHold(state, strategy, now) !== null) return true;
   return spendHeadroom(state, strategy).cents < cheapestCents;
 }
 
@@ -135,9 +150,7 @@ export function opensAgain(
   now: number,
 ): boolean {
   if (last.action !== 'open' || state.packsLeftToday < 1) return false;
-  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt) return false;
-  const cooldown = strategy.open.cooldown_seconds * 1000;
-  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown) return false;
+  if (slotHold(state, strategy, now) !== null) return false;
   if (budgetBlock(state, strategy) !== null) return false;
   const room = spendHeadroom(state, strategy).cents;
   if (!(Math.floor(room / pick.maxPriceCents) >= 1)) return false;
@@ -160,11 +173,8 @@ export function decideOpen(
       reason: 'daily pack limit reached',
       until: state.resetsAt ?? nextUtcMidnight(now),
     };
-  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt)
-    return { action: 'wait', reason: 'purchase rate limit', until: state.nextPurchaseAt };
-  const cooldown = strategy.open.cooldown_seconds * 1000;
-  if (state.lastPurchaseAt !== null && cooldown > 0 && now < state.lastPurchaseAt + cooldown)
-    return { action: 'wait', reason: 'strategy cool-down', until: state.lastPurchaseAt + cooldown };
+  const hold = slotHold(state, strategy, now);
+  if (hold !== null) return { action: 'wait', reason: hold.reason, until: hold.until };
 
   // The first open row in compareRows order whose quantity reaches one: a scan for the least such
   // row (compareRows is a total order on distinct pools), not a filter and sort per slot.
