@@ -18,6 +18,7 @@ import {
   opensPick,
   rowNumbersUnread,
   rowsNeverRead,
+  waitCashCannotLift,
 } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
@@ -247,11 +248,8 @@ export function runPath(
    */
   const waitHolds = (t: number): boolean => {
     if (tDecide <= t) return false;
-    let until: number;
-    if (state.packsLeftToday <= 0) until = state.resetsAt ?? nextUtcMidnight(t);
-    else if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) until = state.nextPurchaseAt;
-    else return false;
-    if (Math.max(until, t + 1) !== tDecide) return false;
+    // NaN (no such wait) matches no instant.
+    if (Math.max(waitCashCannotLift(state, t), t + 1) !== tDecide) return false;
     state.balanceCents = cash;
     state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
     if (budgetBlock(state, strategy) !== null) return false;

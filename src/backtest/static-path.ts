@@ -14,6 +14,7 @@ import {
   opensAgain,
   opensPick,
   rowsNeverRead,
+  waitCashCannotLift,
 } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
@@ -205,10 +206,7 @@ export class StaticPaths {
         // Cash changed: the bot may open again unless it provably waits as it did (`waitHolds`).
         let holds = false;
         if (tDecide > t) {
-          let until = Number.NaN;
-          if (state.packsLeftToday <= 0) until = state.resetsAt!;
-          else if (state.nextPurchaseAt !== null && t < state.nextPurchaseAt) until = state.nextPurchaseAt;
-          if (Math.max(until, t + 1) === tDecide) {
+          if (Math.max(waitCashCannotLift(state, t), t + 1) === tDecide) {
             state.balanceCents = cash;
             state.markedPnlCents = cash + listedHold - startCash;
             holds =

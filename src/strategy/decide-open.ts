@@ -95,6 +95,18 @@ function slotHold(
 }
 
 /**
+ * The instant `decideOpen` at `now` waits for that no change of the balance brings nearer: the
+ * day's reset when its packs are used up, or the end of the service's rate limit; NaN when neither
+ * holds. A backtest whose cash changed while it waits for this instant need not ask again (unless
+ * a budget guard now blocks: `budgetBlock` decides first).
+ */
+export function waitCashCannotLift(state: OpenState, now: number): number {
+  if (state.packsLeftToday <= 0) return state.resetsAt ?? nextUtcMidnight(now);
+  if (state.nextPurchaseAt !== null && now < state.nextPurchaseAt) return state.nextPurchaseAt;
+  return Number.NaN;
+}
+
+/**
  * Whether `decideOpen`'s answer at `now` reads no row's numbers, at most whether some row is open:
  * a budget guard blocks (the answer is its wait), the day's packs are used up, the rate limit or
  * the strategy's cool-down holds (a wait until it lifts), or the spend headroom is below the

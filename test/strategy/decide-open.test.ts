@@ -9,6 +9,7 @@ import {
   opensPick,
   rowNumbersUnread,
   rowsNeverRead,
+  waitCashCannotLift,
 } from '../../src/strategy/decide-open.js';
 import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import { chaseOnTop } from '../fixtures/pools.js';
@@ -421,5 +422,31 @@ describe('opensAgain', () => {
     }
     expect(again).toBeGreaterThan(300);
     expect(not).toBeGreaterThan(300);
+  });
+});
+
+describe('waitCashCannotLift', () => {
+  const cool = strategy({
+    sell: { list: { fill: linearFill } },
+    open: { max_quantity: 5, cooldown_seconds: 600 },
+  });
+  it.each<[string, OpenState, number]>([
+    ["the day's packs used up: the reset", state({ packsLeftToday: 0 }), MIDNIGHT],
+    ['the rate limit holds: its end', state({ nextPurchaseAt: NOW + 5000 }), NOW + 5000],
+    [
+      'neither (a cool-down, a budget guard or the cash may decide): none',
+      state({ lastPurchaseAt: NOW - 1000 }),
+      Number.NaN,
+    ],
+    ['a poor balance changes nothing here', state({ packsLeftToday: 0, balanceCents: 0 }), MIDNIGHT],
+  ])('%s', (_name, st, want) => {
+    expect(waitCashCannotLift(st, NOW)).toBe(want);
+    if (Number.isNaN(want)) return;
+    // decideOpen waits for the same instant, whatever the cash (no budget guard blocks here).
+    for (const balanceCents of [1_000_000, 5_000_000])
+      expect(decideOpen({ ...st, balanceCents }, [good, dear, meh], cool, NOW)).toMatchObject({
+        action: 'wait',
+        until: want,
+      });
   });
 });
