@@ -5,7 +5,6 @@
  * and goes only into the Authorization header.
  */
 import { inspect } from 'node:util';
-import { Agent } from 'undici';
 import type { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import {
@@ -55,6 +54,7 @@ import type {
   VaultQuery,
 } from './schemas.js';
 import { transportError } from './transport-errors.js';
+import { Agent } from './undici-agent.js';
 
 export interface Timeouts {
   /** TCP (and TLS) connect. */

@@ -1,7 +1,8 @@
 /**
  * What `packbot run` loads: its static import graph (the built CLI, as users run it) holds none of
  * the other commands' code (backtest, optimize, calibrate, report, record, snapshot), not the
- * simulator (loaded only in embedded mode and dry-run), and not pino-pretty (only for a terminal).
+ * simulator (loaded only in embedded mode and dry-run), not pino-pretty (only for a terminal), and
+ * of undici only its Agent.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,5 +58,8 @@ describe.skipIf(!built())('packbot run: what it loads', () => {
     );
     expect(ours.filter((m) => /\/dist\/src\/bot\/(embedded|paper-market)/.test(m))).toEqual([]);
     expect(mods.filter((m) => m.includes('/node_modules/pino-pretty/'))).toEqual([]);
+    // undici's Agent alone (src/api/undici-agent.ts), not the package's index and its fetch.
+    expect(mods.some((m) => m.endsWith('/node_modules/undici/lib/dispatcher/agent.js'))).toBe(true);
+    expect(mods.filter((m) => /\/node_modules\/undici\/(index\.js|lib\/web\/)/.test(m))).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * own bounded queue (webhook-queue.ts), over one undici Agent. Built from the validated config;
  * without a `notify` section the runner uses NO_NOTIFIER.
  */
-import { Agent } from 'undici';
+import { Agent } from '../../api/undici-agent.js';
 import type { NotifyConfig } from '../../config/notify-config.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../logger.js';

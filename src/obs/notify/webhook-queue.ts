@@ -12,7 +12,7 @@
  * - Secrets: the URL is used only for the request. Logs name the webhook and the event kind, and an
  *   error by its code, never its message (an undici message can quote the URL).
  */
-import { Agent } from 'undici';
+import { Agent } from '../../api/undici-agent.js';
 import type { NotifyFormat, WebhookConfig } from '../../config/notify-config.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../logger.js';
