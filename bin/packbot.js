@@ -4,10 +4,22 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
-// `packbot run` lives for months: its heap is sized for memory, not speed (a steady ~100 MiB
-// instead of a 120-150 MiB sawtooth, for ~10% more CPU while trading; docs/runner.md). Set before
-// anything else is loaded. The batch commands (backtest, optimize) keep V8's defaults: ~20% faster.
-if (process.argv[2] === 'run') setFlagsFromString('--optimize-for-size');
+// `packbot run` lives for months and is idle ~97% of the time: V8 is set for memory, not speed,
+// before anything else is loaded (docs/runner.md, "Footprint", has each flag's figure):
+// - the heap grows less between full collections (no 120-150 MiB sawtooth);
+// - a function is compiled to machine code only after ~30 times more bytecode has run in it than
+//   V8's default budget, and never by the baseline compiler: the rare hot paths are optimized,
+//   the rest is interpreted (most code runs a few times a minute);
+// - undici's HTTP parser (WebAssembly) keeps its baseline compilation.
+// The batch commands (backtest, optimize) keep V8's defaults: the first flag alone costs a
+// dynamic backtest path 15-25%.
+const RUN_V8_FLAGS = [
+  '--optimize-for-size',
+  '--interrupt-budget=2000000',
+  '--no-sparkplug',
+  '--liftoff-only',
+];
+if (process.argv[2] === 'run') for (const flag of RUN_V8_FLAGS) setFlagsFromString(flag);
 
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
