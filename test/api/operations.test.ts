@@ -2,11 +2,12 @@
  * The operations table against the vendored spec (each endpoint's method, path and scope), and the
  * rule that each spec path is written once in src/: in the table.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, OPERATIONS, type Operation } from '../../src/api/operations.js';
+import { readSrc, srcFiles } from '../src-files.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const spec = readFileSync(join(root, 'docs/spec/partner-api.md'), 'utf8');
@@ -25,13 +26,6 @@ function specEndpoints(): Map<string, string | null> {
   return out;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
-
 describe('the operations table', () => {
   it("has every endpoint of the spec, with the spec's method, path and scope, and nothing else", () => {
     const fromSpec = specEndpoints();
@@ -43,11 +37,11 @@ describe('the operations table', () => {
   });
 
   it('writes each spec path once in src/ (the table); every other module derives it', () => {
-    const files = sourceFiles(join(root, 'src'));
+    const files = srcFiles();
     for (const path of new Set(Object.values(OPERATIONS).map((o) => o.path))) {
-      const at = files.filter((f) => readFileSync(f, 'utf8').includes(`'${path}'`));
+      const at = files.filter((f) => readSrc(f).includes(`'${path}'`));
       expect(
-        at.map((f) => f.slice(root.length + 1)),
+        at.map((f) => `src/${f}`),
         path,
       ).toEqual(['src/api/operations.ts']);
     }

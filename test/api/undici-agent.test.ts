@@ -3,14 +3,10 @@
  * point: it must be the class `undici` exports (an upgrade that moves it fails here), and it is
  * the only place src/ takes a value from undici.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as undici from 'undici';
 import { expect, it } from 'vitest';
 import { Agent } from '../../src/api/undici-agent.js';
-
-const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+import { readSrc, srcFiles } from '../src-files.js';
 
 it('is the Agent class undici exports', () => {
   expect(Agent).toBe(undici.Agent);
@@ -21,9 +17,9 @@ it('is the Agent class undici exports', () => {
 
 it('is the only place src/ loads undici code from', () => {
   const found: string[] = [];
-  for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-    if (!/\.(ts|js)$/.test(f) || f === join('api', 'undici-agent.ts')) continue;
-    readFileSync(join(src, f), 'utf8')
+  for (const f of srcFiles(['.ts', '.js'])) {
+    if (f === 'api/undici-agent.ts') continue;
+    readSrc(f)
       .split('\n')
       .forEach((line, i) => {
         const value = /from '(undici[^']*)'/.test(line) && !/^\s*import type /.test(line);

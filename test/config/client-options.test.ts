@@ -1,10 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { clientOptions } from '../../src/config/client-options.js';
 import { VirtualClock } from '../../src/core/clock.js';
+import { readSrc, srcFiles } from '../src-files.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 
 afterEach(removeTempDirs);
@@ -39,11 +39,10 @@ describe('clientOptions', () => {
   });
 
   it('is how src/ builds every HTTP client of the Partner API (bot and commands alike)', () => {
-    const src = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
     const bypass: string[] = [];
-    for (const f of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
-      if (!f.endsWith('.ts') || f.startsWith('api/')) continue;
-      const lines = readFileSync(join(src, f), 'utf8').split('\n');
+    for (const f of srcFiles()) {
+      if (f.startsWith('api/')) continue;
+      const lines = readSrc(f).split('\n');
       lines.forEach((line, i) => {
         if (!/createHttpClient\(/.test(line) || /^\s*(\/\/|\*|import)/.test(line)) return;
         if (!`${line}\n${lines[i + 1] ?? ''}`.includes('clientOptions(')) bypass.push(`src/${f}:${i + 1}`);

@@ -4,23 +4,11 @@
  * event loops (the simulator, the backtest's fast world, the scorer's listing life) take them from
  * it. Every file of src is scanned, so a new file cannot slip past the guard.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readSrc as read, srcFiles } from '../src-files.js';
 
-const SRC = join(import.meta.dirname, '..', '..', 'src');
 const LAWS = 'strategy/market-laws.ts';
-const read = (f: string) => readFileSync(join(SRC, f), 'utf8');
-
-/** Every TypeScript file of src, relative to it (forward slashes). */
-function sourceFiles(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return e.name.endsWith('.ts') ? [relative(SRC, path).split('\\').join('/')] : [];
-  });
-}
-const FILES = sourceFiles().filter((f) => f !== LAWS);
+const FILES = srcFiles().filter((f) => f !== LAWS);
 
 /** The code of a file without its comments (a law may be described anywhere, not written). */
 const code = (f: string) =>
