@@ -7,7 +7,7 @@
 import { loadWorld } from '../src/config/world-file.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { Rng } from '../src/core/prng.js';
-import { drawPull, undoDraw } from '../src/market/inventory.js';
+import { drawPull, newDraw, undoDraw } from '../src/market/inventory.js';
 import { AliasTable } from '../src/market/sampler.js';
 import { buildState } from '../src/market/state.js';
 import { type Benchmark, fmtRate, opsPerSecond } from './lib.js';
@@ -39,9 +39,9 @@ const bench: Benchmark = {
     // as model time, so the ratio understates the draw alone.
     const modelLoop = () => {
       let s = 0;
+      const d = newDraw();
       for (let i = 0; i < BATCH; i++) {
-        const d = drawPull(state.inv, pool, 'standard', now, rng);
-        if (!d) throw new Error('pool ran dry');
+        if (!drawPull(state.inv, pool, 'standard', now, rng, d)) throw new Error('pool ran dry');
         s += d.slot;
         undoDraw(state.inv, pool, d);
       }

@@ -31,6 +31,7 @@ import {
   forgetGoneIds,
   generateBandCard,
   generateShopCard,
+  newDraw,
   type PoolState,
   releaseGone,
 } from './inventory.js';
@@ -99,6 +100,9 @@ function fire(s: MarketState, p: Process, at: number): void {
   }
 }
 
+/** Other users' openings' draw, read before the next one (no object per opening). */
+const OPENING = newDraw();
+
 function otherOpening(s: MarketState, at: number): void {
   const candidates: PoolState[] = [];
   const popularity: number[] = [];
@@ -112,8 +116,8 @@ function otherOpening(s: MarketState, at: number): void {
   const pool = candidates[pickByPopularity(s.dyn.next(), popularity)]!;
   const risks = pool.spec.risk_levels;
   const risk: RiskLevel = risks[othersRiskLevel(risks.length, risks.indexOf('standard'), s.dyn)]!;
-  const d = drawPull(s.inv, pool, risk, at, s.dyn);
-  if (!d) return;
+  const d = OPENING;
+  if (!drawPull(s.inv, pool, risk, at, s.dyn, d)) return;
   const card = s.inv.cards[d.slot]!;
   card.loc = 'gone';
   if (d.band >= 0) releaseGone(s.inv, card, at); // a chase card stays: its pool refers to it

@@ -455,9 +455,13 @@ export interface Draw {
   odds: number;
 }
 
+/** A `Draw` for `drawPull` to write (a caller drawing many pulls in turn keeps one). */
+export const newDraw = (): Draw => ({ slot: -1, band: -1, odds: 0 });
+
 /**
- * One pull: the chase with its probability, else a band by renormalised odds, then a card
- * uniformly within the band. Removes the card from the pool. Returns undefined when nothing is left.
+ * One pull into `out`: the chase with its probability, else a band by renormalised odds, then a
+ * card uniformly within the band. Removes the card from the pool. Returns false (`out` as it
+ * was) when nothing is left. The caller owns `out`: no object is made per pull.
  */
 export function drawPull(
   inv: Inventory,
@@ -465,20 +469,24 @@ export function drawPull(
   risk: RiskLevel,
   now: number,
   rng: Rng,
-): Draw | undefined {
+  out: Draw,
+): boolean {
   if (chaseActive(pool, now) && pullsChase(rng.next(), pool.chase!.probability)) {
     const ch = pool.chase!;
     ch.hit = true;
     const c = inv.cards[ch.slot]!;
     c.pool = -1;
     anchor(inv, c);
-    return { slot: ch.slot, band: -1, odds: ch.probability };
+    out.slot = ch.slot;
+    out.band = -1;
+    out.odds = ch.probability;
+    return true;
   }
   const bands = pool.bands;
   const n = bands.length;
   // The risk level's row of odds (a level the pack does not know has none: nothing to draw).
   const k = RISK_ROW[risk];
-  if (typeof k !== 'number') return undefined;
+  if (typeof k !== 'number') return false;
   // No band empty: the live odds are the odds row itself, and its total is kept.
   let weights = pool.bandOdds;
   let base = k * n;
@@ -495,12 +503,15 @@ export function drawPull(
     }
     base = 0;
   }
-  if (!(t > 0)) return undefined;
+  if (!(t > 0)) return false;
   const i = pickWeighted(rng.next() * t, weights, base, n);
   const band = bands[i]!;
   const slot = band.bag.pick(rng);
   takeFromBand(inv, band, inv.cards[slot]!);
-  return { slot, band: i, odds: weights[base + i]! / t };
+  out.slot = slot;
+  out.band = i;
+  out.odds = weights[base + i]! / t;
+  return true;
 }
 
 /** Puts a drawn card back exactly where it was (an order that failed as a whole). */

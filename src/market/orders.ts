@@ -30,6 +30,7 @@ import {
   type Draw,
   drawable,
   drawPull,
+  newDraw,
   purchasablePool,
   shopPrice,
   undoDraw,
@@ -89,8 +90,9 @@ export function purchasePacks(
   const draws: Draw[] = [];
   let failed = false;
   for (let i = 0; i < req.quantity; i++) {
-    const d = i === failAt ? undefined : drawPull(s.inv, pool, req.risk_level, now, s.draws);
-    if (!d) {
+    // Each pull keeps its draw until the order is booked (or undone): one object per pull here.
+    const d = newDraw();
+    if (i === failAt || !drawPull(s.inv, pool, req.risk_level, now, s.draws, d)) {
       failed = true;
       break;
     }

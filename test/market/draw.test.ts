@@ -16,6 +16,7 @@ import {
   drawPull,
   generateBandCard,
   type Inventory,
+  newDraw,
   type PoolState,
   setDrawTables,
   undoDraw,
@@ -67,9 +68,10 @@ describe('drawPull', () => {
           const risk = RISK_LEVELS[k % RISK_LEVELS.length]!;
           if (!pool.spec.risk_levels.includes(risk)) continue;
           const want = reference(inv, pool, risk, now, twin(rng));
-          const got = drawPull(inv, pool, risk, now, rng);
-          expect(got).toEqual(want);
-          if (!got) break;
+          const got = newDraw();
+          const drew = drawPull(inv, pool, risk, now, rng, got);
+          expect(drew ? got : undefined).toEqual(want);
+          if (!drew) break;
           drawn++;
           if (k % 5 === 4) undoDraw(inv, pool, got);
           else taken.push(got);
@@ -92,6 +94,8 @@ describe('drawPull', () => {
     const now = new VirtualClock().now();
     const state = buildState(loadWorld(), 1, now);
     const pool = state.inv.pools.find((p) => p.chase === null)!;
-    expect(drawPull(state.inv, pool, 'reckless' as RiskLevel, now, new Rng(1))).toBeUndefined();
+    const out = newDraw();
+    expect(drawPull(state.inv, pool, 'reckless' as RiskLevel, now, new Rng(1), out)).toBe(false);
+    expect(out).toEqual(newDraw());
   });
 });
