@@ -224,7 +224,7 @@ export class AccountBot {
     this.updateDoubtGauge();
     try {
       await this.sell.process();
-      await this.sell.exclusive(() => reconcile(this.reconcileOptions));
+      await reconcile(this.reconcileOptions, (fn) => this.sell.exclusive(fn));
     } catch (e) {
       // The loops retry both; only a fatal error (bad key, a bug) stops the start.
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
@@ -383,7 +383,7 @@ export class AccountBot {
     const every = Math.min(cadence.listingsMs, cadence.vaultMs);
     while (await sleepFor(clock, every, signal)) {
       try {
-        await this.sell.exclusive(() => reconcile(this.reconcileOptions));
+        await reconcile(this.reconcileOptions, (fn) => this.sell.exclusive(fn));
         await this.sell.process();
       } catch (e) {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;

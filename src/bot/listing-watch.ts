@@ -31,10 +31,14 @@ export interface WatchResult {
   proceedsCents: number;
 }
 
-/** One pass over the active listings with a fresh vault read. Returns what changed. */
+/**
+ * One pass over the active listings with a fresh vault read, begun at `readStart`. Returns what
+ * changed. A listing made or repriced since the read began is not in it yet: the next pass has it.
+ */
 export async function watchListings(
   o: ListingWatchOptions,
   vault: ReadonlyMap<string, VaultEntry>,
+  readStart: number,
 ): Promise<WatchResult> {
   const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 };
   const still: [ListingRow, VaultEntry][] = [];
@@ -42,6 +46,7 @@ export async function watchListings(
   // listings does not hold the event loop for one fsync each.
   o.ledger.atomically(() => {
     for (const listing of o.ledger.activeListings(o.account)) {
+      if (Math.max(listing.createdAt, listing.repricedAt ?? 0) >= readStart) continue;
       const entry = vault.get(listing.cardId);
       if (!entry) {
         const proceeds = netOfFeeCents(listing.priceCents, o.strategy);

@@ -33,33 +33,68 @@ export interface ReconcileReport {
   strayListings: number;
 }
 
-export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
+/**
+ * Runs `fn` exclusive with the sell side's pass (`SellSide.exclusive`): the listing watch and the
+ * corrections change the same pulls and listings as a sell pass.
+ */
+export type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
+
+const alone: Exclusive = (fn) => fn();
+
+/**
+ * One reconciliation. The reads (vault, account) come first, outside `exclusive`: a read may wait
+ * for the read budget (src/api/pacing.ts), and a sell pass must never wait behind it (a pull's
+ * sell-back window is closing). Then, exclusive, what the reads show is compared with the ledger;
+ * whatever changed since they began (a pull sold back or listed, a listing made, a balance
+ * answered by a sell-back) is left to the next pass.
+ */
+export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alone): Promise<ReconcileReport> {
   const categories = vaultCategories(o);
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
-  const listings = await watchListings(o, vault);
-  const { adopted, unknown } = adoptStrays(o, vault, readStart, {
-    adoptUnknown: o.adoptUnknownCards === true,
-    ...(o.evidence ? { evidence: o.evidence } : {}),
-  });
-  const { missing } = diffVault(o, vault, readStart);
-  const strayListings = await delistStray(o, vault, readStart);
-
+  const known = o.ledger.latestBalance(o.account)?.id;
   const account = await o.api.getAccount();
-  const reported = toCents(account.balance);
+  const accountAt = o.clock.now();
+  return exclusive(async () => {
+    const listings = await watchListings(o, vault, readStart);
+    const { adopted, unknown } = adoptStrays(o, vault, readStart, {
+      adoptUnknown: o.adoptUnknownCards === true,
+      ...(o.evidence ? { evidence: o.evidence } : {}),
+    });
+    const { missing } = diffVault(o, vault, readStart);
+    const strayListings = await delistStray(o, vault, readStart);
+    const drift = balanceDrift(o, toCents(account.balance), accountAt, known, listings.proceedsCents);
+    o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
+    o.metrics.vaultUnknownCards(unknown.length);
+    if (missing.length + unknown.length > 0)
+      o.log.warn({ missing: missing.length, unknown: unknown.length }, 'vault differs from the ledger');
+    return { missing, unknown, adopted, balanceDriftCents: drift, listings, strayListings };
+  });
+}
+
+/**
+ * The reported balance (read at `accountAt`) against the one the ledger expects, recorded as of its
+ * read. The ledger's latest balance must be the one it had when the read was sent (`known`, its
+ * row): one learnt since (a sell-back's or an order's answer) may be newer than the read, so the
+ * comparison waits for the next pass and that balance stays the ledger's.
+ */
+function balanceDrift(
+  o: ReconcileOptions,
+  reported: number,
+  accountAt: number,
+  known: number | undefined,
+  proceedsCents: number,
+): number {
   const last = o.ledger.latestBalance(o.account);
+  if (last?.id !== known) return 0;
   // Fills found in this pass were credited after the last balance the ledger saw.
-  const expected = last ? last.balanceCents + listings.proceedsCents : reported;
+  const expected = last ? last.balanceCents + proceedsCents : reported;
   const drift = reported - expected;
-  o.ledger.recordBalance(o.account, reported, 'reconcile');
+  o.ledger.recordBalance(o.account, reported, 'reconcile', accountAt);
   o.metrics.balance(reported);
-  o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
-  o.metrics.vaultUnknownCards(unknown.length);
   if (drift !== 0)
     o.log.warn({ reported: toUsd(reported), expected: toUsd(expected) }, 'balance differs from the ledger');
-  if (missing.length + unknown.length > 0)
-    o.log.warn({ missing: missing.length, unknown: unknown.length }, 'vault differs from the ledger');
-  return { missing, unknown, adopted, balanceDriftCents: drift, listings, strayListings };
+  return drift;
 }
 
 /**

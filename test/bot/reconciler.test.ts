@@ -293,4 +293,106 @@ describe('reconciler and listing watch', () => {
     expect(f.ledger.orderForIntent(card.key)).toBeUndefined();
     expect(f.ledger.orderForIntent(`${pack.key}-x1`)).toMatchObject({ quantity: 3, totalChargedCents: 3000 });
   });
+
+  describe('reads before it takes the sell side', () => {
+    /**
+     * The fixture's API with one read held after its answer came (`read` resolves then): the
+     * reconciliation has what the service said, and waits to go on until `release`.
+     */
+    function heldRead(f: Fixture, method: 'getVault' | 'getAccount') {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      let read!: () => void;
+      const reading = new Promise<void>((r) => {
+        read = r;
+      });
+      let held = false;
+      const api = new Proxy(f.api, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target);
+          if (typeof value !== 'function') return value;
+          if (key !== method || held) return value.bind(target);
+          return async (...args: unknown[]) => {
+            held = true;
+            const answer = await value.apply(target, args);
+            read();
+            await gate;
+            return answer;
+          };
+        },
+      }) as PartnerApi;
+      return { api, reading, release };
+    }
+
+    /** Whether `p` settles within `turns` turns of the event loop (a pass kept waiting never does). */
+    async function settles(p: Promise<unknown>, turns = 200): Promise<boolean> {
+      let done = false;
+      void p.then(() => {
+        done = true;
+      });
+      for (let i = 0; i < turns && !done; i++) await new Promise<void>((r) => setImmediate(r));
+      return done;
+    }
+
+    it('a sell pass goes through while a read of the reconciliation waits', async () => {
+      const f = fixture();
+      const sell = await buyAndSettle(f, 1);
+      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const held = heldRead(f, 'getAccount');
+      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      await held.reading;
+      // Pulls whose sell-back window is running: their pass must not queue behind the read.
+      expect((await ex.open({ body: BODY })).status).toBe('confirmed');
+      expect(await settles(sell.process())).toBe(true);
+      expect(f.ledger.undecidedPulls('main')).toEqual([]);
+      held.release();
+      expect((await done).missing).toEqual([]);
+    });
+
+    it("a balance the ledger learns during the read stays the ledger's, and is no drift", async () => {
+      const f = fixture();
+      const sell = await buyAndSettle(f, 1);
+      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const held = heldRead(f, 'getAccount');
+      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      await held.reading;
+      // An order answered after the account was read: its balance is newer than the read's.
+      expect((await ex.open({ body: BODY })).status).toBe('confirmed');
+      const newer = f.ledger.latestBalance('main')!;
+      held.release();
+      const r = await done;
+      expect(r.balanceDriftCents).toBe(0);
+      expect(f.ledger.latestBalance('main')).toEqual(newer);
+      expect(f.sink.messages()).not.toContain('balance differs from the ledger');
+      // The next pass compares again, with nothing between its read and the ledger.
+      await f.clock.advance(1000);
+      expect((await reconcile(contextOf(f))).balanceDriftCents).toBe(0);
+      expect(f.ledger.latestBalance('main')?.source).toBe('reconcile');
+    });
+
+    it('a listing made while the vault was read is judged by the next pass, not taken for gone', async () => {
+      const f = fixture();
+      const sell = await buyAndSettle(f, 1);
+      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      expect((await ex.open({ body: BODY })).status).toBe('confirmed');
+      const before = new Set(f.ledger.activeListings('main').map((l) => l.listingId));
+      const held = heldRead(f, 'getVault');
+      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      await held.reading;
+      // The new pulls are listed after the vault page was read: it shows their cards unlisted.
+      await sell.process();
+      const made = f.ledger.activeListings('main').filter((l) => !before.has(l.listingId));
+      expect(made.length).toBeGreaterThan(0);
+      held.release();
+      const r = await done;
+      expect(r.listings.drift).toBe(0);
+      expect(f.ledger.activeListings('main').map((l) => l.listingId)).toEqual(
+        expect.arrayContaining(made.map((l) => l.listingId)),
+      );
+      await f.clock.advance(1000);
+      expect((await reconcile(contextOf(f))).listings.drift).toBe(0);
+    });
+  });
 });
