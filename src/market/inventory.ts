@@ -7,7 +7,7 @@ import { CATEGORIES, type Category, RISK_LEVELS, type RiskLevel } from '../api/s
 import type { Cents } from '../core/money.js';
 import { groupThousands, roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
-import { liveOdds, pickWeighted, pullEv, pullsChase } from '../strategy/market-laws.js';
+import { liveOdds, pastChase, pickWeighted, pullEv, pullsChase } from '../strategy/market-laws.js';
 import { CARD_NAMES, GRADERS, SEALED_NAMES, SET_NAMES } from './names.js';
 import { UniformBag } from './sampler.js';
 import type { BandSpec, CardSpec, PackSpec, World } from './world-schema.js';
@@ -471,16 +471,22 @@ export function drawPull(
   rng: Rng,
   out: Draw,
 ): boolean {
-  if (chaseActive(pool, now) && pullsChase(rng.next(), pool.chase!.probability)) {
+  // The band's uniform: with an active chase, what is left of the chase's (no second number).
+  let u = -1;
+  if (chaseActive(pool, now)) {
     const ch = pool.chase!;
-    ch.hit = true;
-    const c = inv.cards[ch.slot]!;
-    c.pool = -1;
-    anchor(inv, c);
-    out.slot = ch.slot;
-    out.band = -1;
-    out.odds = ch.probability;
-    return true;
+    u = rng.next();
+    if (pullsChase(u, ch.probability)) {
+      ch.hit = true;
+      const c = inv.cards[ch.slot]!;
+      c.pool = -1;
+      anchor(inv, c);
+      out.slot = ch.slot;
+      out.band = -1;
+      out.odds = ch.probability;
+      return true;
+    }
+    u = pastChase(u, ch.probability);
   }
   const bands = pool.bands;
   const n = bands.length;
@@ -504,7 +510,8 @@ export function drawPull(
     base = 0;
   }
   if (!(t > 0)) return false;
-  const i = pickWeighted(rng.next() * t, weights, base, n);
+  if (u < 0) u = rng.next();
+  const i = pickWeighted(u * t, weights, base, n);
   const band = bands[i]!;
   const slot = band.bag.pick(rng);
   takeFromBand(inv, band, inv.cards[slot]!);

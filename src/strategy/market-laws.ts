@@ -71,6 +71,14 @@ export function pullsChase(u: number, probability: number): boolean {
 }
 
 /**
+ * The uniform `pullsChase` tested, given that the pull missed the chase (u ≥ probability): again
+ * uniform on [0, 1), so the band is drawn from it and the pull needs no second random number.
+ */
+export function pastChase(u: number, probability: number): number {
+  return (u - probability) / (1 - probability);
+}
+
+/**
  * A band's weight in a pull at a risk level: its odds while it holds a card, else 0. The pull's
  * band is drawn by these weights (`pickWeighted`), i.e. by the odds renormalised over the bands
  * holding cards (docs/simulator.md "Pool odds"; within the band a card uniformly, DESIGN.md).

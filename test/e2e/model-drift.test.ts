@@ -49,7 +49,9 @@ async function run(dir: string, strategyYaml: string, days: number, world?: stri
   writeFileSync(strategy, strategyYaml);
   const virtual = new VirtualClock(START);
   const clock = new TrackingClock(virtual);
-  const market = new Market(loadWorld(world), { clock: virtual, seed: 7 });
+  // A typical world: under seeds 1-8 the balanced bot opens 69-80 packs in 3 days, but for seed 7,
+  // whose world has it wait most of the time (36 packs: too few for a gap to show).
+  const market = new Market(loadWorld(world), { clock: virtual, seed: 3 });
   const server = await startSimServer({ market, clock: virtual, port: 0 });
   const configPath = writeConfig(dir, { baseUrl: server.url, strategy });
   const sink = new LogSink();

@@ -1,8 +1,9 @@
 /**
  * The simulator's pull draw (`drawPull`) against the pricing model written out plainly: the chase
- * with its probability, else a band by `pickWeighted` over the bands' live odds, then a card
- * uniformly within the band. Same random stream, same draws, card by card, while bands empty,
- * refill and the draw tables are kept as cards come and go (`putInBand`, `takeFromBand`, `undoDraw`).
+ * with its probability, else a band by `pickWeighted` over the bands' live odds (from what is left
+ * of the chase's uniform when a chase is active), then a card uniformly within the band. Same
+ * random stream, same draws, card by card, while bands empty, refill and the draw tables are kept
+ * as cards come and go (`putInBand`, `takeFromBand`, `undoDraw`).
  */
 import { describe, expect, it } from 'vitest';
 import { RISK_LEVELS, type RiskLevel } from '../../src/api/schemas.js';
@@ -22,16 +23,22 @@ import {
   undoDraw,
 } from '../../src/market/inventory.js';
 import { buildState } from '../../src/market/state.js';
-import { pickWeighted, pullsChase } from '../../src/strategy/market-laws.js';
+import { pickWeighted } from '../../src/strategy/market-laws.js';
 
 /** The draw as the model states it, on a copy of the random stream; takes nothing from the pool. */
 function reference(inv: Inventory, pool: PoolState, risk: RiskLevel, now: number, rng: Rng) {
-  if (chaseActive(pool, now) && pullsChase(rng.next(), pool.chase!.probability))
-    return { slot: pool.chase!.slot, band: -1, odds: pool.chase!.probability };
+  // One uniform: the chase below its probability, else the band from the rest of it (uniform
+  // again given no chase).
+  let u = rng.next();
+  if (chaseActive(pool, now)) {
+    const p = pool.chase!.probability;
+    if (u < p) return { slot: pool.chase!.slot, band: -1, odds: p };
+    u = (u - p) / (1 - p);
+  }
   const weights = pool.bands.map((b) => bandWeight(b, risk));
   const t = weights.reduce((a, w) => a + w, 0);
   if (!(t > 0)) return undefined;
-  const band = pool.bands[pickWeighted(rng.next() * t, weights)]!;
+  const band = pool.bands[pickWeighted(u * t, weights)]!;
   const slot = band.bag.pick(rng);
   expect(inv.cards[slot]!.band).toBe(band.index);
   return { slot, band: band.index, odds: weights[band.index]! / t };

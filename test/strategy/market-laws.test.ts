@@ -17,6 +17,7 @@ import {
   OTHERS_STANDARD_SHARE,
   othersRiskLevel,
   othersRiskShare,
+  pastChase,
   pickByGap,
   pickByPopularity,
   pickByStock,
@@ -99,6 +100,36 @@ describe('band choice: odds renormalised over bands holding cards', () => {
     { u: 0, p: 0, hit: false },
   ])('the chase is pulled when u < p (u=$u, p=$p)', ({ u, p, hit }) => {
     expect(pullsChase(u, p)).toBe(hit);
+  });
+
+  it.each([
+    { u: 0.2, p: 0.2, want: 0 },
+    { u: 0.6, p: 0.2, want: 0.5 },
+    { u: 0.5, p: 0, want: 0.5 },
+  ])('past the chase, u=$u (p=$p) is uniform again: $want', ({ u, p, want }) => {
+    expect(pastChase(u, p)).toBeCloseTo(want, 12);
+  });
+
+  it("reads past the chase a uniform on [0, 1): the band draw's deciles", () => {
+    // Given no chase, u is uniform on [p, 1): what is left of it must be uniform on [0, 1).
+    const rng = new Rng(3);
+    const p = 0.3;
+    const deciles = new Array<number>(10).fill(0);
+    let n = 0;
+    for (let i = 0; i < 200_000; i++) {
+      const u = rng.next();
+      if (pullsChase(u, p)) continue;
+      const v = pastChase(u, p);
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThan(1);
+      deciles[Math.floor(v * 10)]!++;
+      n++;
+    }
+    // The largest uniform the generator gives stays below 1 past the chase.
+    expect(pastChase(1 - 2 ** -32, 0.01)).toBeLessThan(1);
+    // Each decile's count is binomial(n, 0.1): within 5 standard errors.
+    const se = Math.sqrt(n * 0.1 * 0.9);
+    for (const c of deciles) expect(Math.abs(c - n * 0.1)).toBeLessThan(5 * se);
   });
 });
 
