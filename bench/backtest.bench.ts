@@ -1,6 +1,7 @@
 /**
  * Backtest speed: simulated pulls per second of a full backtest (decisions, limits, listings),
- * static and dynamic, as a ratio to a raw alias-sampling loop over the same pool, same run; and
+ * static and dynamic, as a ratio to a raw alias-sampling loop over the same pool, same run, with
+ * the static loop's floor beside it (bench/static-floor.ts: draws, listings and cash only); and
  * the time of one balanced 30-day dynamic path on one thread on the realistic sim snapshot (beside
  * it, as its ratio, the same time in units of 100,000 draws of this run's raw alias loop, after a
  * warm-up as long as the measure); and the wall time of a whole dynamic `runBacktest` of 10,000
@@ -26,6 +27,7 @@ import { AliasTable } from '../src/market/sampler.js';
 import { pullDistribution } from '../src/strategy/distribution.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../src/strategy/strategy-schema.js';
 import { type Benchmark, fmtRate, opsPerSecond } from './lib.js';
+import { staticFloor } from './static-floor.js';
 
 const cards = Array.from({ length: 200 }, (_, i) => ({
   id: `c${i}`,
@@ -106,6 +108,14 @@ const bench: Benchmark = {
       return pulls;
     }, 2000);
     const ratio = full / raw;
+    // The floor beside it: the same engine's pulls with nothing but draws, listings and cash.
+    const floorPath = staticFloor(engine);
+    let seed = 0;
+    const floor = opsPerSecond(() => {
+      let pulls = 0;
+      for (let k = 0; k < 20; k++) pulls += floorPath(++seed);
+      return pulls;
+    }, 2000);
     const dynEngine = new Engine({ snapshot, strategy, days: 30, seed: 1, market: 'dynamic' });
     let dfrom = 0;
     const dyn = opsPerSecond(() => {
@@ -169,6 +179,13 @@ const bench: Benchmark = {
         ratio,
         goal: '>= 0.5 of the raw alias loop',
         ok: ratio >= 0.5,
+      },
+      {
+        // What the static ratio can reach on this machine: no decision, limit or model sum.
+        name: 'backtest static floor (draws, listings, cash)',
+        value: fmtRate(floor, 'pulls'),
+        ratio: floor / raw,
+        goal: 'info (bench/static-floor.ts)',
       },
       {
         // Our pulls only, while the world opens 30 packs an hour of this one pool besides: a

@@ -1,0 +1,77 @@
+/**
+ * The static ratio's floor: what a static path costs with nothing but the work no backtest can
+ * skip, on the bench's own engine. Thirty days of ten orders of ten pulls a minute apart; each
+ * pull drawn from the pool's alias table, sold back or listed by its plan; each listing's end drawn
+ * and kept in the static loop's own heap, its cash booked when it ends, with the drawdown. No
+ * decision, limit, budget, model sum or per-pool total: `StaticPaths` does all of that besides.
+ * The bench reports its pulls/s beside the static loop's, both against the raw alias loop.
+ */
+
+import type { Engine } from '../src/backtest/engine.js';
+import { ACT_LIST, ACT_SELL } from '../src/backtest/pull-plans.js';
+import { StaticListings } from '../src/backtest/static-listings.js';
+import { listingSoldAfter, StaticRowsCache } from '../src/backtest/static-market.js';
+import { DAY_MS } from '../src/core/clock.js';
+import { Rng } from '../src/core/prng.js';
+
+const DAYS = 30;
+const ORDERS_A_DAY = 10;
+const PULLS = 10;
+
+/** A function running one floor path per call (seeded by its argument); returns its pulls. */
+export function staticFloor(engine: Engine): (seed: number) => number {
+  const model = engine.model;
+  const cache = new StaticRowsCache(model);
+  const draws = cache.draws[0];
+  if (!draws) throw new Error('the bench pool has nothing to draw');
+  const { action, amount, fill, sale, fallback } = model.plans;
+  const logMiss = cache.logMiss;
+  const maxDaysMs = model.strategy.sell.list.max_days * DAY_MS;
+  const priceCents = model.pools[0]!.priceCents;
+  const ls = new StaticListings();
+  const out = new Int32Array(PULLS);
+  let sink = 0;
+  return (seed) => {
+    const rng = new Rng(seed);
+    ls.clear();
+    let cash = 1e9;
+    let listed = 0;
+    let peak = cash;
+    let maxDd = 0;
+    for (let day = 0; day < DAYS; day++) {
+      for (let o = 0; o < ORDERS_A_DAY; o++) {
+        const t = day * DAY_MS + o * 60_000;
+        while (ls.nextAt() <= t) {
+          const l = ls.pop();
+          cash += ls.amount[l]!;
+          listed -= fallback[ls.plan[l]!]!;
+          ls.free(l);
+          const eq = cash + listed;
+          if (eq > peak) peak = eq;
+          else if (peak - eq > maxDd) maxDd = peak - eq;
+        }
+        draws.fill(rng, PULLS, out);
+        cash -= PULLS * priceCents;
+        ls.startOrder();
+        for (let k = 0; k < PULLS; k++) {
+          const j = out[k]!;
+          const act = action[j]!;
+          if (act === ACT_SELL) cash += amount[j]!;
+          else if (act === ACT_LIST) {
+            const after = listingSoldAfter(fill[j]!, logMiss[j]!, maxDaysMs, rng.next());
+            if (after >= 0) ls.add(0, j, t, t + after, sale[j]!, 1);
+            else ls.add(0, j, t, t + maxDaysMs, fallback[j]!, 0);
+            listed += fallback[j]!;
+          }
+        }
+        ls.endOrder(-1);
+        const eq = cash + listed;
+        if (eq > peak) peak = eq;
+        else if (peak - eq > maxDd) maxDd = peak - eq;
+      }
+    }
+    sink += maxDd;
+    if (sink === -1) console.log(sink);
+    return DAYS * ORDERS_A_DAY * PULLS;
+  };
+}
