@@ -336,12 +336,22 @@ describe('reconciler and listing watch', () => {
       return done;
     }
 
-    it('a sell pass goes through while a read of the reconciliation waits', async () => {
+    /**
+     * After an order traded (`buyAndSettle`): its sell side, an executor for more orders, and
+     * `start`, a reconciliation taking that sell side's lock whose `method` read is held.
+     */
+    async function heldReconciliation(method: 'getVault' | 'getAccount') {
       const f = fixture();
       const sell = await buyAndSettle(f, 1);
       const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
-      const held = heldRead(f, 'getAccount');
-      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      const held = heldRead(f, method);
+      const start = () => reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      return { f, sell, ex, held, start };
+    }
+
+    it('a sell pass goes through while a read of the reconciliation waits', async () => {
+      const { f, sell, ex, held, start } = await heldReconciliation('getAccount');
+      const done = start();
       await held.reading;
       // Pulls whose sell-back window is running: their pass must not queue behind the read.
       expect((await ex.open({ body: BODY })).status).toBe('confirmed');
@@ -352,11 +362,8 @@ describe('reconciler and listing watch', () => {
     });
 
     it("a balance the ledger learns during the read stays the ledger's, and is no drift", async () => {
-      const f = fixture();
-      const sell = await buyAndSettle(f, 1);
-      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
-      const held = heldRead(f, 'getAccount');
-      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      const { f, ex, held, start } = await heldReconciliation('getAccount');
+      const done = start();
       await held.reading;
       // An order answered after the account was read: its balance is newer than the read's.
       expect((await ex.open({ body: BODY })).status).toBe('confirmed');
@@ -373,13 +380,10 @@ describe('reconciler and listing watch', () => {
     });
 
     it('a listing made while the vault was read is judged by the next pass, not taken for gone', async () => {
-      const f = fixture();
-      const sell = await buyAndSettle(f, 1);
-      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const { f, sell, ex, held, start } = await heldReconciliation('getVault');
       expect((await ex.open({ body: BODY })).status).toBe('confirmed');
       const before = new Set(f.ledger.activeListings('main').map((l) => l.listingId));
-      const held = heldRead(f, 'getVault');
-      const done = reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
+      const done = start();
       await held.reading;
       // The new pulls are listed after the vault page was read: it shows their cards unlisted.
       await sell.process();
