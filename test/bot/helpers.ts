@@ -206,26 +206,40 @@ export class TrackingClock implements Clock {
   }
 }
 
-/** Advances `clock` to `until`, jumping from wake-up to wake-up once `sleepers` loops are asleep. */
-export async function driveUntil(clock: TrackingClock, until: number, sleepers: number): Promise<void> {
+/**
+ * Advances `clock` to `until`, jumping from wake-up to wake-up once `sleepers` loops are asleep.
+ * `stop` (a runner's `done`) ends the drive when it settles: loops that stopped never sleep again.
+ */
+export async function driveUntil(
+  clock: TrackingClock,
+  until: number,
+  sleepers: number,
+  stop?: Promise<unknown>,
+): Promise<void> {
+  const stopped = { now: false };
+  void stop?.finally(() => {
+    stopped.now = true;
+  });
   for (;;) {
-    await quiet(clock, sleepers);
+    await quiet(clock, sleepers, stopped);
+    if (stopped.now) return;
     const next = clock.inner.nextWakeAt();
     if (next === undefined || next > until) {
       await clock.inner.advance(Math.max(0, until - clock.now()));
-      await quiet(clock, sleepers);
+      await quiet(clock, sleepers, stopped);
       return;
     }
     await clock.inner.advance(Math.max(0, next - clock.now()));
   }
 }
 
-/** Every loop asleep for three turns of the event loop; 60 s of wall time only ends a hang. */
-async function quiet(clock: TrackingClock, sleepers: number): Promise<void> {
+/** Every loop asleep for three turns of the event loop (or stopped); 60 s of wall time only ends a hang. */
+async function quiet(clock: TrackingClock, sleepers: number, stopped: { now: boolean }): Promise<void> {
   let calm = 0;
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline) {
     await new Promise<void>((r) => setImmediate(r));
+    if (stopped.now) return;
     calm = clock.pending >= sleepers ? calm + 1 : 0;
     if (calm >= 3) return;
   }

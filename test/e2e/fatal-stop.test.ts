@@ -76,7 +76,8 @@ describe('a fatal answer mid-run', () => {
     void runner.done.then((c) => {
       code = c;
     });
-    await driveUntil(clock, START + HOUR_MS, 3).catch(() => undefined);
+    // The runner stops itself: the drive ends with it (its loops never sleep again).
+    await driveUntil(clock, START + HOUR_MS, 3, runner.done);
     await runner.done;
     expect(purchases).toBe(1);
     expect(code).toBe(1);
