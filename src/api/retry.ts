@@ -94,6 +94,10 @@ export function decideRetry(
     return { retry: false, error: inDoubt(error, 'an earlier attempt may have been charged') };
 
   if (error instanceof RateLimitedError) {
+    // A listing write is not waited for: the sell side lists again at its next pass, and a sell
+    // pass (a sell-back window closing) would otherwise wait behind it (the spec never rate-limits
+    // listings; a server that does must not hold our sell-backs for minutes).
+    if (cls === 'listing') return { retry: false, error };
     const delayMs = Math.max(0, error.retryAfterSeconds) * 1000;
     return attemptsLeft && delayMs <= policy.maxRateLimitWaitMs
       ? { retry: true, delayMs }

@@ -146,6 +146,23 @@ const TABLE: Row[] = [
     { gives: RateLimitedError },
   ],
   ['rate limited: cap', 'purchasePacks', () => new RateLimitedError(5), 4, 0, { gives: RateLimitedError }],
+  // A listing waits for the sell side's next pass, not inside a pass a sell-back may queue behind.
+  [
+    'rate limited listing → caller',
+    'createListing',
+    () => new RateLimitedError(5),
+    1,
+    0,
+    { gives: RateLimitedError },
+  ],
+  [
+    'rate limited delisting → caller',
+    'deleteListing',
+    () => new RateLimitedError(5),
+    1,
+    0,
+    { gives: RateLimitedError },
+  ],
   [
     'daily limit not retried',
     'purchasePacks',
