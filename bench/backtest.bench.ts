@@ -27,7 +27,7 @@ import { AliasTable } from '../src/market/sampler.js';
 import { pullDistribution } from '../src/strategy/distribution.js';
 import { STRATEGY_FORMAT, StrategyFile } from '../src/strategy/strategy-schema.js';
 import { type Benchmark, fmtRate, opsPerSecond } from './lib.js';
-import { staticFloor } from './static-floor.js';
+import { staticFloor, staticSampler } from './static-floor.js';
 
 const cards = Array.from({ length: 200 }, (_, i) => ({
   id: `c${i}`,
@@ -116,6 +116,13 @@ const bench: Benchmark = {
       for (let k = 0; k < 20; k++) pulls += floorPath(++seed);
       return pulls;
     }, 2000);
+    // The sampler alone (the pool's alias table and the plans by outcome index, nothing else).
+    const samplerPath = staticSampler(engine);
+    const sampler = opsPerSecond(() => {
+      let pulls = 0;
+      for (let k = 0; k < 20; k++) pulls += samplerPath(++seed);
+      return pulls;
+    }, 2000);
     const dynEngine = new Engine({ snapshot, strategy, days: 30, seed: 1, market: 'dynamic' });
     let dfrom = 0;
     const dyn = opsPerSecond(() => {
@@ -179,6 +186,13 @@ const bench: Benchmark = {
         ratio,
         goal: '>= 0.5 of the raw alias loop',
         ok: ratio >= 0.5,
+      },
+      {
+        // The tight loop "what to build" asks for; the goal of the table is the row above.
+        name: 'backtest static sampler (alias fill, plan by outcome)',
+        value: fmtRate(sampler, 'pulls'),
+        ratio: sampler / raw,
+        goal: 'info (bench/static-floor.ts)',
       },
       {
         // What the static ratio can reach on this machine: no decision, limit or model sum.

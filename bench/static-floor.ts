@@ -1,6 +1,11 @@
 /**
- * The static ratio's floor: what a static path costs with nothing but the work no backtest can
- * skip, on the bench's own engine. Thirty days of ten orders of ten pulls a minute apart; each
+ * The static ratio's floors, on the bench's own engine.
+ *
+ * `staticSampler`: the sampler alone, as issue #26's "what to build" names it: the pool's alias
+ * table over typed arrays, ten pulls an order drawn in one `fill`, each pull's cached plan looked
+ * up by its outcome index and its amount summed; no listing, time, cash or decision.
+ *
+ * `staticFloor`: what a static path costs with nothing but the work no backtest can skip. Thirty days of ten orders of ten pulls a minute apart; each
  * pull drawn from the pool's alias table, sold back or listed by its plan; each listing's end drawn
  * and kept in the static loop's own heap, its cash booked when it ends, with the drawdown. No
  * decision, limit, budget, model sum or per-pool total: `StaticPaths` does all of that besides.
@@ -17,6 +22,30 @@ import { Rng } from '../src/core/prng.js';
 const DAYS = 30;
 const ORDERS_A_DAY = 10;
 const PULLS = 10;
+
+/** A function drawing one path's pulls (30 days of ten orders of ten) per call; returns its pulls. */
+export function staticSampler(engine: Engine): (seed: number) => number {
+  const cache = new StaticRowsCache(engine.model);
+  const draws = cache.draws[0];
+  if (!draws) throw new Error('the bench pool has nothing to draw');
+  const { action, amount, fallback } = engine.model.plans;
+  const out = new Int32Array(PULLS);
+  let sink = 0;
+  return (seed) => {
+    const rng = new Rng(seed);
+    let s = 0;
+    for (let o = 0; o < DAYS * ORDERS_A_DAY; o++) {
+      draws.fill(rng, PULLS, out);
+      for (let k = 0; k < PULLS; k++) {
+        const j = out[k]!;
+        s += action[j] === ACT_LIST ? fallback[j]! : amount[j]!;
+      }
+    }
+    sink += s;
+    if (sink === -1) console.log(sink);
+    return DAYS * ORDERS_A_DAY * PULLS;
+  };
+}
 
 /** A function running one floor path per call (seeded by its argument); returns its pulls. */
 export function staticFloor(engine: Engine): (seed: number) => number {
