@@ -270,7 +270,10 @@ export class SellSide {
     return last?.action === 'sell_back' ? (last.priceCents ?? undefined) : undefined;
   }
 
-  /** Lists every `list_pending` pull at the price its decision chose. */
+  /**
+   * Lists every `list_pending` pull at the price its decision chose. A failure that is not a
+   * refusal ends the pass's listing: the next pass (a sweep, within 15 s) lists the rest.
+   */
   async flushListings(): Promise<void> {
     const { ledger, account, log } = this.o;
     let refused = 0;
@@ -308,6 +311,9 @@ export class SellSide {
         } else {
           this.listingInDoubt.add(pull.cardId);
           log.warn({ pull: pull.pullId, code: e.code }, `listing outcome unknown, will retry: ${e.message}`);
+          // The service is failing (the client already retried): the rest wait for the next pass,
+          // not for their own retries one after the other while the sell side stays locked.
+          break;
         }
       }
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ServerError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
@@ -94,6 +95,36 @@ describe('SellSide', () => {
     await sell.process();
     expect(f.ledger.pullsAwaitingSale('main')).toHaveLength(0);
     for (const p of pending) expect(f.ledger.saleOf(p.pullId)?.payoutRate).toBe(0.9);
+  });
+
+  it('stops listing at the first failed listing and lists the rest on the next pass', async () => {
+    const f = fixture();
+    let failing = true;
+    const tried: string[] = [];
+    const api: PartnerApi = {
+      ...f.api,
+      createListing: (body) => {
+        tried.push(body.card_id);
+        if (failing) return Promise.reject(new ServerError('listing service down', 500, 'POST /listings'));
+        return f.api.createListing(body);
+      },
+    };
+    const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
+    // Orders until at least three pulls are worth listing (the rest are sold back).
+    while (f.ledger.pullsAwaitingListing('main').length < 3) {
+      await buy(f, 10, api);
+      sell.decideOpenPulls();
+    }
+    const waiting = f.ledger.pullsAwaitingListing('main').length;
+    await sell.process();
+    // One listing tried (the client had retried it): the others were not sent behind it.
+    expect(tried).toHaveLength(1);
+    expect(f.ledger.pullsAwaitingListing('main')).toHaveLength(waiting);
+    expect(f.ledger.pullsAwaitingSale('main')).toHaveLength(0);
+    failing = false;
+    await sell.process();
+    expect(f.ledger.pullsAwaitingListing('main')).toHaveLength(0);
+    expect(f.ledger.activeListings('main')).toHaveLength(waiting);
   });
 
   it('holds sealed packs and never tries to sell them back', async () => {
