@@ -38,7 +38,10 @@ export class SellSide {
    * the process (nor time a sell-back days later, after a delisting, as a decision).
    */
   private readonly received = new Map<string, number>();
-  /** Cards whose listing request got no clear answer: delist before listing again. */
+  /**
+   * Cards whose listing request got no clear answer: delist before listing again. In the order
+   * of their last failure, oldest first: a pass lists them after the others, in that order.
+   */
   private readonly listingInDoubt = new Set<string>();
   /** Pulls whose sell-back request this process has on the wire (never sent twice at once). */
   private readonly selling = new Set<string>();
@@ -272,13 +275,20 @@ export class SellSide {
 
   /**
    * Lists every `list_pending` pull at the price its decision chose. A failure that is not a
-   * refusal ends the pass's listing: the next pass (a sweep, within 15 s) lists the rest.
+   * refusal ends the pass's listing: the next pass (a sweep, within 15 s) lists the rest. Cards
+   * that failed go last, the latest failure last of all, so a card the service keeps failing
+   * holds the others back for one pass at most.
    */
   async flushListings(): Promise<void> {
     const { ledger, account, log } = this.o;
     let refused = 0;
     const waiting = ledger.pullsAwaitingListing(account);
     if (waiting.length === 0) return;
+    if (this.listingInDoubt.size > 0) {
+      const rank = new Map<string, number>();
+      for (const cardId of this.listingInDoubt) rank.set(cardId, rank.size);
+      waiting.sort((a, b) => (rank.get(a.cardId) ?? -1) - (rank.get(b.cardId) ?? -1));
+    }
     for (const pull of waiting) {
       const decision = ledger.decisionsFor(pull.pullId).at(-1);
       const priceCents = decision?.priceCents;
@@ -309,6 +319,8 @@ export class SellSide {
             reason: `listing refused: ${e.code}`,
           });
         } else {
+          // To the back of the retry order.
+          this.listingInDoubt.delete(pull.cardId);
           this.listingInDoubt.add(pull.cardId);
           log.warn({ pull: pull.pullId, code: e.code }, `listing outcome unknown, will retry: ${e.message}`);
           // The service is failing (the client already retried): the rest wait for the next pass,

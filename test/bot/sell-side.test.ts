@@ -127,6 +127,36 @@ describe('SellSide', () => {
     expect(f.ledger.activeListings('main')).toHaveLength(waiting);
   });
 
+  it('lists a card the service keeps failing after the others, so it holds them back one pass at most', async () => {
+    const f = fixture();
+    let poison: string | undefined;
+    const tried: string[] = [];
+    const api: PartnerApi = {
+      ...f.api,
+      createListing: (body) => {
+        tried.push(body.card_id);
+        poison ??= body.card_id;
+        if (body.card_id === poison)
+          return Promise.reject(new ServerError('cannot list this card', 500, 'POST /listings'));
+        return f.api.createListing(body);
+      },
+    };
+    const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
+    while (f.ledger.pullsAwaitingListing('main').length < 3) {
+      await buy(f, 10, api);
+      sell.decideOpenPulls();
+    }
+    const waiting = f.ledger.pullsAwaitingListing('main').length;
+    await sell.process();
+    expect(tried).toEqual([poison]);
+    // The next pass lists the others first, then fails on the same card again.
+    await sell.process();
+    expect(tried).toHaveLength(waiting + 1);
+    expect(tried.at(-1)).toBe(poison);
+    expect(f.ledger.pullsAwaitingListing('main').map((p) => p.cardId)).toEqual([poison]);
+    expect(f.ledger.activeListings('main')).toHaveLength(waiting - 1);
+  });
+
   it('holds sealed packs and never tries to sell them back', async () => {
     const f = fixture();
     const { testWorld } = await import('./helpers.js');
