@@ -15,6 +15,30 @@ async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
   return out;
 }
 
+/**
+ * A sell side whose listing requests fail (a 500, after the client's retries) for the cards
+ * `fails` names, with at least three pulls decided for listing and none listed yet.
+ */
+async function listingsWaiting(f: Fixture, fails: (cardId: string) => boolean) {
+  const tried: string[] = [];
+  const api: PartnerApi = {
+    ...f.api,
+    createListing: (body) => {
+      tried.push(body.card_id);
+      if (fails(body.card_id))
+        return Promise.reject(new ServerError('listing failed', 500, 'POST /listings'));
+      return f.api.createListing(body);
+    },
+  };
+  const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
+  // Orders until at least three pulls are worth listing (the rest are decided for sell-back).
+  while (f.ledger.pullsAwaitingListing('main').length < 3) {
+    await buy(f, 10, api);
+    sell.decideOpenPulls();
+  }
+  return { sell, tried, waiting: f.ledger.pullsAwaitingListing('main').length };
+}
+
 async function metric(f: Fixture, name: string): Promise<number> {
   const m = await f.metrics.registry.getSingleMetricAsString(name);
   const line = m.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}_count `));
@@ -100,22 +124,7 @@ describe('SellSide', () => {
   it('stops listing at the first failed listing and lists the rest on the next pass', async () => {
     const f = fixture();
     let failing = true;
-    const tried: string[] = [];
-    const api: PartnerApi = {
-      ...f.api,
-      createListing: (body) => {
-        tried.push(body.card_id);
-        if (failing) return Promise.reject(new ServerError('listing service down', 500, 'POST /listings'));
-        return f.api.createListing(body);
-      },
-    };
-    const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
-    // Orders until at least three pulls are worth listing (the rest are sold back).
-    while (f.ledger.pullsAwaitingListing('main').length < 3) {
-      await buy(f, 10, api);
-      sell.decideOpenPulls();
-    }
-    const waiting = f.ledger.pullsAwaitingListing('main').length;
+    const { sell, tried, waiting } = await listingsWaiting(f, () => failing);
     await sell.process();
     // One listing tried (the client had retried it): the others were not sent behind it.
     expect(tried).toHaveLength(1);
@@ -130,23 +139,10 @@ describe('SellSide', () => {
   it('lists a card the service keeps failing after the others, so it holds them back one pass at most', async () => {
     const f = fixture();
     let poison: string | undefined;
-    const tried: string[] = [];
-    const api: PartnerApi = {
-      ...f.api,
-      createListing: (body) => {
-        tried.push(body.card_id);
-        poison ??= body.card_id;
-        if (body.card_id === poison)
-          return Promise.reject(new ServerError('cannot list this card', 500, 'POST /listings'));
-        return f.api.createListing(body);
-      },
-    };
-    const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
-    while (f.ledger.pullsAwaitingListing('main').length < 3) {
-      await buy(f, 10, api);
-      sell.decideOpenPulls();
-    }
-    const waiting = f.ledger.pullsAwaitingListing('main').length;
+    const { sell, tried, waiting } = await listingsWaiting(f, (cardId) => {
+      poison ??= cardId;
+      return cardId === poison;
+    });
     await sell.process();
     expect(tried).toEqual([poison]);
     // The next pass lists the others first, then fails on the same card again.
