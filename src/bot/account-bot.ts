@@ -88,6 +88,7 @@ export class AccountBot {
     this.reconcileOptions = {
       ...o,
       onCash,
+      delistFailures: this.sell.delistFailures,
       adoptUnknownCards: o.adoptUnknownCards === true,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     };

@@ -13,12 +13,18 @@ import { decideListing } from '../strategy/decide-listing.js';
 import { netOfFeeCents } from '../strategy/listing-model.js';
 import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
+import { FailureOrder } from './failure-order.js';
 
 /** The spec's value lock: 7 days after acquisition the offer follows the market. */
 
 export interface ListingWatchOptions extends AccountContext {
   /** Told about listing proceeds (the budget's running totals). */
   onCash?: (cents: number) => void;
+  /**
+   * Cards whose delisting failed, kept across passes (the sell side's `delistFailures`): a pass
+   * acts on them after the others. Without it, each pass starts afresh.
+   */
+  delistFailures?: FailureOrder;
 }
 
 export interface WatchResult {
@@ -66,12 +72,23 @@ export async function watchListings(
   });
   // Counted once committed.
   if (result.proceedsCents > 0) o.onCash?.(result.proceedsCents);
-  for (const [listing, entry] of still) await actOn(o, listing, entry, result);
+  // A failing service ends the pass at its first failed write: the rest wait for the next pass,
+  // not each for its own retries while the sell side stays locked.
+  const failures = o.delistFailures ?? new FailureOrder();
+  for (const [listing, entry] of failures.sort(still, ([l]) => l.cardId))
+    if (!(await actOn(o, listing, entry, result, failures))) break;
   o.metrics.listingsActive(o.ledger.activeListings(o.account).length);
   return result;
 }
 
-async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEntry, result: WatchResult) {
+/** Keeps, reprices or delists one listing; false when a request failed (the service is failing). */
+async function actOn(
+  o: ListingWatchOptions,
+  listing: ListingRow,
+  entry: VaultEntry,
+  result: WatchResult,
+  failures: FailureOrder,
+): Promise<boolean> {
   const pull = listing.pullId ? o.ledger.getPull(listing.pullId) : undefined;
   const now = o.clock.now();
   const acquiredAt = entry.pulled_at ? Date.parse(entry.pulled_at) : (pull?.pulledAt ?? listing.createdAt);
@@ -87,14 +104,16 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
     o.strategy,
     now,
   );
-  if (decision.action === 'keep') return;
+  if (decision.action === 'keep') return true;
   try {
     await o.api.deleteListing({ card_id: listing.cardId });
   } catch (e) {
     if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+    failures.failed(listing.cardId);
     o.log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
-    return;
+    return false;
   }
+  failures.cleared(listing.cardId);
   if (decision.action === 'delist_and_sell_back') {
     o.ledger.atomically(() => {
       o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
@@ -103,7 +122,7 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
     });
     o.log.info({ card: listing.cardId, reason: decision.reason }, 'delisted to sell back');
     result.delisted++;
-    return;
+    return true;
   }
   try {
     const relisted = await o.api.createListing({
@@ -122,11 +141,13 @@ async function actOn(o: ListingWatchOptions, listing: ListingRow, entry: VaultEn
     });
     o.log.info({ card: listing.cardId, price: relisted.price, reason: decision.reason }, 'repriced');
     result.repriced++;
+    return true;
   } catch (e) {
     if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
     // Delisted but not relisted: the card is back in the vault; decide it again (sell back or list).
     o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
     o.log.warn({ card: listing.cardId, code: e.code }, `relisting failed: ${e.message}`);
     result.delisted++;
+    return false;
   }
 }

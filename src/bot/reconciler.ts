@@ -10,10 +10,13 @@ import { toCents, toUsd } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
+import { FailureOrder } from './failure-order.js';
 import { type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
 export interface ReconcileOptions extends AccountContext {
+  /** Cards whose delisting failed, kept across passes (the sell side's `delistFailures`). */
+  delistFailures?: FailureOrder;
   /** Take over vault cards from no order of ours (the owner's): `orders.adopt_unknown_cards`. */
   adoptUnknownCards?: boolean;
   /** The send windows of our attempts (settle time, clock skew), as orders in doubt are judged. */
@@ -104,17 +107,29 @@ function balanceDrift(
  */
 async function delistStray(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
   let n = 0;
-  for (const pull of o.ledger.holdings(o.account)) {
-    if (pull.kind !== 'card' || pull.status === 'listed' || pull.statusAt >= readStart) continue;
-    if (!vault.get(pull.cardId)?.listed) continue;
+  const stray = o.ledger
+    .holdings(o.account)
+    .filter(
+      (pull) =>
+        pull.kind === 'card' &&
+        pull.status !== 'listed' &&
+        pull.statusAt < readStart &&
+        vault.get(pull.cardId)?.listed === true,
+    );
+  const failures = o.delistFailures ?? new FailureOrder();
+  for (const pull of failures.sort(stray, (p) => p.cardId)) {
     try {
       await o.api.deleteListing({ card_id: pull.cardId });
-      o.log.warn({ pull: pull.pullId, status: pull.status }, 'delisted a listing the ledger did not know');
-      n++;
     } catch (e) {
       if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+      failures.failed(pull.cardId);
       o.log.warn({ pull: pull.pullId, code: e.code }, `could not delist a stray listing: ${e.message}`);
+      // The rest at the next pass (see listing-watch.ts).
+      break;
     }
+    failures.cleared(pull.cardId);
+    o.log.warn({ pull: pull.pullId, status: pull.status }, 'delisted a listing the ledger did not know');
+    n++;
   }
   return n;
 }

@@ -19,6 +19,7 @@ import type { PullRow } from '../store/ledger.js';
 import { decideBoughtCard, decidePull, type PullDecision } from '../strategy/decide-pull.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { AccountContext } from './context.js';
+import { FailureOrder } from './failure-order.js';
 import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
 import { Mutex } from './sleep.js';
@@ -38,11 +39,13 @@ export class SellSide {
    * the process (nor time a sell-back days later, after a delisting, as a decision).
    */
   private readonly received = new Map<string, number>();
+  /** Cards whose listing request got no clear answer: delist before listing again. */
+  private readonly listingInDoubt = new FailureOrder();
   /**
-   * Cards whose listing request got no clear answer: delist before listing again. In the order
-   * of their last failure, oldest first: a pass lists them after the others, in that order.
+   * Active listings whose delisting failed (here, by the listing watch or by the reconciliation):
+   * the next pass delists them after the others.
    */
-  private readonly listingInDoubt = new Set<string>();
+  readonly delistFailures = new FailureOrder();
   /** Pulls whose sell-back request this process has on the wire (never sent twice at once). */
   private readonly selling = new Set<string>();
   private readonly stopwatch: () => number;
@@ -131,14 +134,18 @@ export class SellSide {
     const { ledger, account, log } = this.o;
     let n = 0;
     // One query, not a pull read per active listing: this runs before every sell pass.
-    for (const listing of ledger.unwantedListings(account)) {
+    const unwanted = this.delistFailures.sort(ledger.unwantedListings(account), (l) => l.cardId);
+    for (const listing of unwanted) {
       try {
         await this.delistQuietly(listing.cardId);
       } catch (e) {
         if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+        this.delistFailures.failed(listing.cardId);
         log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
-        continue;
+        // The rest at the next pass, not each after its own retries (see `flushListings`).
+        break;
       }
+      this.delistFailures.cleared(listing.cardId);
       ledger.recordListingUpdate(listing.listingId, { delisted: true });
       log.info({ card: listing.cardId, next: listing.pullStatus }, 'delisted on request');
       n++;
@@ -284,11 +291,7 @@ export class SellSide {
     let refused = 0;
     const waiting = ledger.pullsAwaitingListing(account);
     if (waiting.length === 0) return;
-    if (this.listingInDoubt.size > 0) {
-      const rank = new Map<string, number>();
-      for (const cardId of this.listingInDoubt) rank.set(cardId, rank.size);
-      waiting.sort((a, b) => (rank.get(a.cardId) ?? -1) - (rank.get(b.cardId) ?? -1));
-    }
+    this.listingInDoubt.sort(waiting, (p) => p.cardId);
     for (const pull of waiting) {
       const decision = ledger.decisionsFor(pull.pullId).at(-1);
       const priceCents = decision?.priceCents;
@@ -299,7 +302,7 @@ export class SellSide {
       try {
         if (this.listingInDoubt.has(pull.cardId)) await this.delistQuietly(pull.cardId);
         const listing = await this.createListing(pull.cardId, priceCents);
-        this.listingInDoubt.delete(pull.cardId);
+        this.listingInDoubt.cleared(pull.cardId);
         ledger.recordListing({
           listingId: listing.listing_id,
           cardId: pull.cardId,
@@ -319,9 +322,7 @@ export class SellSide {
             reason: `listing refused: ${e.code}`,
           });
         } else {
-          // To the back of the retry order.
-          this.listingInDoubt.delete(pull.cardId);
-          this.listingInDoubt.add(pull.cardId);
+          this.listingInDoubt.failed(pull.cardId);
           log.warn({ pull: pull.pullId, code: e.code }, `listing outcome unknown, will retry: ${e.message}`);
           // The service is failing (the client already retried): the rest wait for the next pass,
           // not for their own retries one after the other while the sell side stays locked.

@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import type { z } from 'zod';
+import { ServerError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { Clock } from '../../src/core/clock.js';
 import { VirtualClock } from '../../src/core/clock.js';
@@ -249,4 +250,24 @@ async function quiet(clock: TrackingClock, sleepers: number, stopped: { now: boo
 /** A fault rule with every default filled in (`market.setFaults` takes parsed rules). */
 export function fault(rule: FaultRuleInput): FaultRule {
   return FaultRule.parse(rule);
+}
+
+/**
+ * The fixture's API whose delisting fails (a 500, as after the client's retries) for the first
+ * card it is asked to delist, every time; `tried` lists the cards asked, in order.
+ */
+export function poisonDelisting(f: Fixture): { api: PartnerApi; tried: string[]; poison: () => string } {
+  const tried: string[] = [];
+  let poison: string | undefined;
+  const api: PartnerApi = {
+    ...f.api,
+    deleteListing: (body) => {
+      tried.push(body.card_id);
+      poison ??= body.card_id;
+      if (body.card_id === poison)
+        return Promise.reject(new ServerError('cannot delist this card', 500, 'DELETE /listings'));
+      return f.api.deleteListing(body);
+    },
+  };
+  return { api, tried, poison: () => poison! };
 }

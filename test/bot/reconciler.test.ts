@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { FailureOrder } from '../../src/bot/failure-order.js';
 import { InDoubtResolver, pullOf } from '../../src/bot/in-doubt.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
-import { contextOf, type Fixture, fixture, testWorld } from './helpers.js';
+import { contextOf, type Fixture, fixture, poisonDelisting, testStrategy, testWorld } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -130,6 +131,28 @@ describe('reconciler and listing watch', () => {
     expect(f.ledger.activeListings('main')).toEqual([]);
     for (const l of rows.filter((x) => x.state === 'delisted'))
       expect(f.ledger.getPull(l.pullId!)?.status).toBe('sold');
+  });
+
+  it('ends the watch at the first failed delisting, and acts on a card the service keeps failing last', async () => {
+    const list = { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false, reprice_every_hours: 1 };
+    const f = fixture({ strategy: testStrategy({ sell: { threshold_usd: 25, list } }) });
+    await buyAndSettle(f, 10);
+    expect(f.ledger.activeListings('main').length).toBeGreaterThan(2);
+    await f.clock.advance(2 * HOUR_MS); // every listing is due a reprice (delist, list again)
+    const { api, tried, poison } = poisonDelisting(f);
+    const o = { ...contextOf(f, api), delistFailures: new FailureOrder() };
+    const first = await reconcile(o);
+    // One delisting tried (the client had retried it): the others were not sent behind it.
+    expect(tried).toEqual([poison()]);
+    expect(first.listings.repriced).toBe(0);
+    const second = await reconcile(o);
+    // The next pass reprices the others first, then fails on the same card again.
+    const again = tried.slice(1);
+    expect(again.length).toBeGreaterThan(1);
+    expect(again.at(-1)).toBe(poison());
+    expect(again.slice(0, -1)).not.toContain(poison());
+    expect(second.listings.repriced).toBe(again.length - 1);
+    expect(f.ledger.activeListingForCard(poison())?.repricedAt ?? null).toBeNull();
   });
 
   it('adopts vault cards pulled by our own attempts (a charge the ledger missed) and sells them', async () => {

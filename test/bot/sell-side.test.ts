@@ -4,7 +4,7 @@ import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
-import { contextOf, type Fixture, fault, fixture } from './helpers.js';
+import { contextOf, type Fixture, fault, fixture, poisonDelisting } from './helpers.js';
 
 async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
   const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
@@ -151,6 +151,23 @@ describe('SellSide', () => {
     expect(tried.at(-1)).toBe(poison);
     expect(f.ledger.pullsAwaitingListing('main').map((p) => p.cardId)).toEqual([poison]);
     expect(f.ledger.activeListings('main')).toHaveLength(waiting - 1);
+  });
+
+  it('stops delisting at the first failed delisting of unwanted listings, and tries that card last', async () => {
+    const f = fixture();
+    const { sell } = await listingsWaiting(f, () => false);
+    await sell.process();
+    const listed = f.ledger.activeListings('main');
+    // An operator holds every listed pull: each listing is to be delisted.
+    for (const l of listed)
+      f.ledger.recordDecision({ pullId: l.pullId!, action: 'hold', reason: 'operator' });
+    const { api, tried, poison } = poisonDelisting(f);
+    const side = new SellSide({ ...contextOf(f, api), batchSize: 10 });
+    expect(await side.delistUnwanted()).toBe(0);
+    expect(tried).toEqual([poison()]);
+    expect(await side.delistUnwanted()).toBe(listed.length - 1);
+    expect(tried.at(-1)).toBe(poison());
+    expect(f.ledger.activeListings('main').map((l) => l.cardId)).toEqual([poison()]);
   });
 
   it('holds sealed packs and never tries to sell them back', async () => {
