@@ -5,11 +5,12 @@
  * table over typed arrays, ten pulls an order drawn in one `fill`, each pull's cached plan looked
  * up by its outcome index and its amount summed; no listing, time, cash or decision.
  *
- * `staticFloor`: what a static path costs with nothing but the work no backtest can skip. Thirty days of ten orders of ten pulls a minute apart; each
- * pull drawn from the pool's alias table, sold back or listed by its plan; each listing's end drawn
- * and kept in the static loop's own heap, its cash booked when it ends, with the drawdown. No
- * decision, limit, budget, model sum or per-pool total: `StaticPaths` does all of that besides.
- * The bench reports its pulls/s beside the static loop's, both against the raw alias loop.
+ * `staticFloor`: what a static path costs with nothing but the work no backtest can skip. Thirty
+ * days of ten orders of ten pulls a minute apart; each pull drawn from the pool's alias table, sold
+ * back or listed by its plan; each listing's end drawn and kept in the static loop's own heap, its
+ * cash booked when it ends, with the drawdown. No decision, limit, budget, model sum or per-pool
+ * total: `StaticPaths` does all of that besides. The bench reports both beside the static loop's
+ * pulls/s, all against the raw alias loop.
  */
 
 import type { Engine } from '../src/backtest/engine.js';
