@@ -1,3 +1,5 @@
+import { isPartnerApiError, type PartnerApiError } from '../api/errors.js';
+
 /**
  * Card ids whose last request failed, in the order of their last failure, oldest first. A pass
  * over many cards that stops at its first failure (so a failing service holds the sell side's
@@ -20,6 +22,23 @@ export class FailureOrder {
 
   has(cardId: string): boolean {
     return this.order.has(cardId);
+  }
+
+  /**
+   * One request of a pass for `cardId`: cleared when it succeeds. An API error that is not fatal
+   * moves the card to the back and is returned, for the caller to log and end its pass; anything
+   * else is thrown.
+   */
+  async attempt(cardId: string, request: () => Promise<unknown>): Promise<PartnerApiError | undefined> {
+    try {
+      await request();
+    } catch (e) {
+      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
+      this.failed(cardId);
+      return e;
+    }
+    this.cleared(cardId);
+    return undefined;
   }
 
   /** `items` in pass order (sorted in place): no failure first, in their own order, then the failed. */

@@ -13,18 +13,13 @@ import { decideListing } from '../strategy/decide-listing.js';
 import { netOfFeeCents } from '../strategy/listing-model.js';
 import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
-import { FailureOrder } from './failure-order.js';
+import type { FailureOrder } from './failure-order.js';
 
 /** The spec's value lock: 7 days after acquisition the offer follows the market. */
 
 export interface ListingWatchOptions extends AccountContext {
   /** Told about listing proceeds (the budget's running totals). */
   onCash?: (cents: number) => void;
-  /**
-   * Cards whose delisting failed, kept across passes (the sell side's `delistFailures`): a pass
-   * acts on them after the others. Without it, each pass starts afresh.
-   */
-  delistFailures?: FailureOrder;
 }
 
 export interface WatchResult {
@@ -40,11 +35,13 @@ export interface WatchResult {
 /**
  * One pass over the active listings with a fresh vault read, begun at `readStart`. Returns what
  * changed. A listing made or repriced since the read began is not in it yet: the next pass has it.
+ * Listings whose delisting failed (`failures`, kept across passes) are acted on after the others.
  */
 export async function watchListings(
   o: ListingWatchOptions,
   vault: ReadonlyMap<string, VaultEntry>,
   readStart: number,
+  failures: FailureOrder,
 ): Promise<WatchResult> {
   const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 };
   const still: [ListingRow, VaultEntry][] = [];
@@ -74,7 +71,6 @@ export async function watchListings(
   if (result.proceedsCents > 0) o.onCash?.(result.proceedsCents);
   // A failing service ends the pass at its first failed write: the rest wait for the next pass,
   // not each for its own retries while the sell side stays locked.
-  const failures = o.delistFailures ?? new FailureOrder();
   for (const [listing, entry] of failures.sort(still, ([l]) => l.cardId))
     if (!(await actOn(o, listing, entry, result, failures))) break;
   o.metrics.listingsActive(o.ledger.activeListings(o.account).length);
@@ -105,15 +101,13 @@ async function actOn(
     now,
   );
   if (decision.action === 'keep') return true;
-  try {
-    await o.api.deleteListing({ card_id: listing.cardId });
-  } catch (e) {
-    if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-    failures.failed(listing.cardId);
-    o.log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
+  const failed = await failures.attempt(listing.cardId, () =>
+    o.api.deleteListing({ card_id: listing.cardId }),
+  );
+  if (failed) {
+    o.log.warn({ card: listing.cardId, code: failed.code }, `delist failed, will retry: ${failed.message}`);
     return false;
   }
-  failures.cleared(listing.cardId);
   if (decision.action === 'delist_and_sell_back') {
     o.ledger.atomically(() => {
       o.ledger.recordListingUpdate(listing.listingId, { delisted: true });

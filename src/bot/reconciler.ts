@@ -4,7 +4,6 @@
  * know, and the balance against the one the ledger expects. Drift is logged and exported; the
  * ledger is corrected only where the service is authoritative (a card gone is gone).
  */
-import { isPartnerApiError } from '../api/errors.js';
 import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
@@ -58,14 +57,16 @@ export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alon
   const known = o.ledger.latestBalance(o.account)?.id;
   const account = await o.api.getAccount();
   const accountAt = o.clock.now();
+  // Without the sell side's order of failed delistings, this pass starts one of its own.
+  const failures = o.delistFailures ?? new FailureOrder();
   return exclusive(async () => {
-    const listings = await watchListings(o, vault, readStart);
+    const listings = await watchListings(o, vault, readStart, failures);
     const { adopted, unknown } = adoptStrays(o, vault, readStart, {
       adoptUnknown: o.adoptUnknownCards === true,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
     const { missing } = diffVault(o, vault, readStart);
-    const strayListings = await delistStray(o, vault, readStart);
+    const strayListings = await delistStray(o, vault, readStart, failures);
     const drift = balanceDrift(o, toCents(account.balance), accountAt, known, listings.proceedsCents);
     o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
     o.metrics.vaultUnknownCards(unknown.length);
@@ -105,7 +106,12 @@ function balanceDrift(
  * answer was lost): it can be neither sold back nor managed, so it is delisted and the pull goes
  * on by its decision.
  */
-async function delistStray(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
+async function delistStray(
+  o: ReconcileOptions,
+  vault: ReadonlyMap<string, VaultEntry>,
+  readStart: number,
+  failures: FailureOrder,
+) {
   let n = 0;
   const stray = o.ledger
     .holdings(o.account)
@@ -116,18 +122,16 @@ async function delistStray(o: ReconcileOptions, vault: ReadonlyMap<string, Vault
         pull.statusAt < readStart &&
         vault.get(pull.cardId)?.listed === true,
     );
-  const failures = o.delistFailures ?? new FailureOrder();
   for (const pull of failures.sort(stray, (p) => p.cardId)) {
-    try {
-      await o.api.deleteListing({ card_id: pull.cardId });
-    } catch (e) {
-      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-      failures.failed(pull.cardId);
-      o.log.warn({ pull: pull.pullId, code: e.code }, `could not delist a stray listing: ${e.message}`);
+    const failed = await failures.attempt(pull.cardId, () => o.api.deleteListing({ card_id: pull.cardId }));
+    if (failed) {
+      o.log.warn(
+        { pull: pull.pullId, code: failed.code },
+        `could not delist a stray listing: ${failed.message}`,
+      );
       // The rest at the next pass (see listing-watch.ts).
       break;
     }
-    failures.cleared(pull.cardId);
     o.log.warn({ pull: pull.pullId, status: pull.status }, 'delisted a listing the ledger did not know');
     n++;
   }

@@ -136,16 +136,14 @@ export class SellSide {
     // One query, not a pull read per active listing: this runs before every sell pass.
     const unwanted = this.delistFailures.sort(ledger.unwantedListings(account), (l) => l.cardId);
     for (const listing of unwanted) {
-      try {
-        await this.delistQuietly(listing.cardId);
-      } catch (e) {
-        if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-        this.delistFailures.failed(listing.cardId);
-        log.warn({ card: listing.cardId, code: e.code }, `delist failed, will retry: ${e.message}`);
+      const failed = await this.delistFailures.attempt(listing.cardId, () =>
+        this.delistQuietly(listing.cardId),
+      );
+      if (failed) {
+        log.warn({ card: listing.cardId, code: failed.code }, `delist failed, will retry: ${failed.message}`);
         // The rest at the next pass, not each after its own retries (see `flushListings`).
         break;
       }
-      this.delistFailures.cleared(listing.cardId);
       ledger.recordListingUpdate(listing.listingId, { delisted: true });
       log.info({ card: listing.cardId, next: listing.pullStatus }, 'delisted on request');
       n++;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ServerError, UnauthorizedError } from '../../src/api/errors.js';
 import { FailureOrder } from '../../src/bot/failure-order.js';
 
 type Step = ['failed' | 'cleared', string];
@@ -49,5 +50,18 @@ describe('FailureOrder', () => {
     f.failed('b');
     f.cleared('a');
     expect([f.has('a'), f.has('b'), f.has('c')]).toEqual([false, true, false]);
+  });
+
+  it('attempts a request: clears on success, moves the card back on an API error, throws the rest', async () => {
+    const f = new FailureOrder();
+    const down = new ServerError('down', 500);
+    expect(await f.attempt('a', () => Promise.reject(down))).toBe(down);
+    expect(f.sort(['a', 'b'], (x) => x)).toEqual(['b', 'a']);
+    expect(await f.attempt('a', () => Promise.resolve())).toBeUndefined();
+    expect(f.has('a')).toBe(false);
+    const fatal = new UnauthorizedError('bad key');
+    await expect(f.attempt('b', () => Promise.reject(fatal))).rejects.toBe(fatal);
+    await expect(f.attempt('b', () => Promise.reject(new Error('bug')))).rejects.toThrow('bug');
+    expect(f.has('b')).toBe(false);
   });
 });
