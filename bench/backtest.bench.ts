@@ -108,21 +108,18 @@ const bench: Benchmark = {
       return pulls;
     }, 2000);
     const ratio = full / raw;
-    // The floor beside it: the same engine's pulls with nothing but draws, listings and cash.
-    const floorPath = staticFloor(engine);
+    // Pulls/s of a bench path function, 20 paths a call, each with a seed of its own.
     let seed = 0;
-    const floor = opsPerSecond(() => {
-      let pulls = 0;
-      for (let k = 0; k < 20; k++) pulls += floorPath(++seed);
-      return pulls;
-    }, 2000);
+    const pathsRate = (path: (seed: number) => number) =>
+      opsPerSecond(() => {
+        let pulls = 0;
+        for (let k = 0; k < 20; k++) pulls += path(++seed);
+        return pulls;
+      }, 2000);
+    // The floor beside it: the same engine's pulls with nothing but draws, listings and cash.
+    const floor = pathsRate(staticFloor(engine));
     // The sampler alone (the pool's alias table and the plans by outcome index, nothing else).
-    const samplerPath = staticSampler(engine);
-    const sampler = opsPerSecond(() => {
-      let pulls = 0;
-      for (let k = 0; k < 20; k++) pulls += samplerPath(++seed);
-      return pulls;
-    }, 2000);
+    const sampler = pathsRate(staticSampler(engine));
     const dynEngine = new Engine({ snapshot, strategy, days: 30, seed: 1, market: 'dynamic' });
     let dfrom = 0;
     const dyn = opsPerSecond(() => {

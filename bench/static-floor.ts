@@ -24,11 +24,17 @@ const DAYS = 30;
 const ORDERS_A_DAY = 10;
 const PULLS = 10;
 
-/** A function drawing one path's pulls (30 days of ten orders of ten) per call; returns its pulls. */
-export function staticSampler(engine: Engine): (seed: number) => number {
+/** The static market of the bench's engine and its one pool's labelled alias table. */
+function benchPool(engine: Engine) {
   const cache = new StaticRowsCache(engine.model);
   const draws = cache.draws[0];
   if (!draws) throw new Error('the bench pool has nothing to draw');
+  return { cache, draws };
+}
+
+/** A function drawing one path's pulls (30 days of ten orders of ten) per call; returns its pulls. */
+export function staticSampler(engine: Engine): (seed: number) => number {
+  const { draws } = benchPool(engine);
   const { action, amount, fallback } = engine.model.plans;
   const out = new Int32Array(PULLS);
   let sink = 0;
@@ -51,9 +57,7 @@ export function staticSampler(engine: Engine): (seed: number) => number {
 /** A function running one floor path per call (seeded by its argument); returns its pulls. */
 export function staticFloor(engine: Engine): (seed: number) => number {
   const model = engine.model;
-  const cache = new StaticRowsCache(model);
-  const draws = cache.draws[0];
-  if (!draws) throw new Error('the bench pool has nothing to draw');
+  const { cache, draws } = benchPool(engine);
   const { action, amount, fill, sale, fallback } = model.plans;
   const logMiss = cache.logMiss;
   const maxDaysMs = model.strategy.sell.list.max_days * DAY_MS;
