@@ -253,21 +253,34 @@ export function fault(rule: FaultRuleInput): FaultRule {
 }
 
 /**
- * The fixture's API whose delisting fails (a 500, as after the client's retries) for the first
- * card it is asked to delist, every time; `tried` lists the cards asked, in order.
+ * The fixture's API whose listing writes of `method` fail (a 500, as after the client's retries)
+ * for the cards `fails` names; `tried` lists the cards asked, in order.
  */
-export function poisonDelisting(f: Fixture): { api: PartnerApi; tried: string[]; poison: () => string } {
+export function failingListingWrites(
+  f: Fixture,
+  method: 'createListing' | 'deleteListing',
+  fails: (cardId: string) => boolean,
+): { api: PartnerApi; tried: string[] } {
   const tried: string[] = [];
-  let poison: string | undefined;
   const api: PartnerApi = {
     ...f.api,
-    deleteListing: (body) => {
+    [method]: (body: { card_id: string }) => {
       tried.push(body.card_id);
-      poison ??= body.card_id;
-      if (body.card_id === poison)
-        return Promise.reject(new ServerError('cannot delist this card', 500, 'DELETE /listings'));
-      return f.api.deleteListing(body);
+      if (fails(body.card_id)) return Promise.reject(new ServerError(`${method} failed`, 500));
+      return (f.api[method] as (b: typeof body) => Promise<unknown>)(body);
     },
   };
-  return { api, tried, poison: () => poison! };
+  return { api, tried };
+}
+
+/** A card the service keeps failing: the first one asked about (`fails`), and which it was. */
+export function poisonCard(): { fails: (cardId: string) => boolean; card: () => string } {
+  let poison: string | undefined;
+  return {
+    fails: (cardId) => {
+      poison ??= cardId;
+      return cardId === poison;
+    },
+    card: () => poison!,
+  };
 }

@@ -7,7 +7,15 @@ import { InDoubtResolver, pullOf } from '../../src/bot/in-doubt.js';
 import { reconcile } from '../../src/bot/reconciler.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
-import { contextOf, type Fixture, fixture, poisonDelisting, testStrategy, testWorld } from './helpers.js';
+import {
+  contextOf,
+  type Fixture,
+  failingListingWrites,
+  fixture,
+  poisonCard,
+  testStrategy,
+  testWorld,
+} from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -139,20 +147,21 @@ describe('reconciler and listing watch', () => {
     await buyAndSettle(f, 10);
     expect(f.ledger.activeListings('main').length).toBeGreaterThan(2);
     await f.clock.advance(2 * HOUR_MS); // every listing is due a reprice (delist, list again)
-    const { api, tried, poison } = poisonDelisting(f);
+    const poison = poisonCard();
+    const { api, tried } = failingListingWrites(f, 'deleteListing', poison.fails);
     const o = { ...contextOf(f, api), delistFailures: new FailureOrder() };
     const first = await reconcile(o);
     // One delisting tried (the client had retried it): the others were not sent behind it.
-    expect(tried).toEqual([poison()]);
+    expect(tried).toEqual([poison.card()]);
     expect(first.listings.repriced).toBe(0);
     const second = await reconcile(o);
     // The next pass reprices the others first, then fails on the same card again.
     const again = tried.slice(1);
     expect(again.length).toBeGreaterThan(1);
-    expect(again.at(-1)).toBe(poison());
-    expect(again.slice(0, -1)).not.toContain(poison());
+    expect(again.at(-1)).toBe(poison.card());
+    expect(again.slice(0, -1)).not.toContain(poison.card());
     expect(second.listings.repriced).toBe(again.length - 1);
-    expect(f.ledger.activeListingForCard(poison())?.repricedAt ?? null).toBeNull();
+    expect(f.ledger.activeListingForCard(poison.card())?.repricedAt ?? null).toBeNull();
   });
 
   it('adopts vault cards pulled by our own attempts (a charge the ledger missed) and sells them', async () => {

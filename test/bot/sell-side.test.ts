@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ServerError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
 import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
-import { contextOf, type Fixture, fault, fixture, poisonDelisting } from './helpers.js';
+import { contextOf, type Fixture, failingListingWrites, fault, fixture, poisonCard } from './helpers.js';
 
 async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
   const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
@@ -20,16 +19,7 @@ async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
  * `fails` names, with at least three pulls decided for listing and none listed yet.
  */
 async function listingsWaiting(f: Fixture, fails: (cardId: string) => boolean) {
-  const tried: string[] = [];
-  const api: PartnerApi = {
-    ...f.api,
-    createListing: (body) => {
-      tried.push(body.card_id);
-      if (fails(body.card_id))
-        return Promise.reject(new ServerError('listing failed', 500, 'POST /listings'));
-      return f.api.createListing(body);
-    },
-  };
+  const { api, tried } = failingListingWrites(f, 'createListing', fails);
   const sell = new SellSide({ ...contextOf(f, api), batchSize: 10 });
   // Orders until at least three pulls are worth listing (the rest are decided for sell-back).
   while (f.ledger.pullsAwaitingListing('main').length < 3) {
@@ -138,18 +128,15 @@ describe('SellSide', () => {
 
   it('lists a card the service keeps failing after the others, so it holds them back one pass at most', async () => {
     const f = fixture();
-    let poison: string | undefined;
-    const { sell, tried, waiting } = await listingsWaiting(f, (cardId) => {
-      poison ??= cardId;
-      return cardId === poison;
-    });
+    const poison = poisonCard();
+    const { sell, tried, waiting } = await listingsWaiting(f, poison.fails);
     await sell.process();
-    expect(tried).toEqual([poison]);
+    expect(tried).toEqual([poison.card()]);
     // The next pass lists the others first, then fails on the same card again.
     await sell.process();
     expect(tried).toHaveLength(waiting + 1);
-    expect(tried.at(-1)).toBe(poison);
-    expect(f.ledger.pullsAwaitingListing('main').map((p) => p.cardId)).toEqual([poison]);
+    expect(tried.at(-1)).toBe(poison.card());
+    expect(f.ledger.pullsAwaitingListing('main').map((p) => p.cardId)).toEqual([poison.card()]);
     expect(f.ledger.activeListings('main')).toHaveLength(waiting - 1);
   });
 
@@ -161,13 +148,14 @@ describe('SellSide', () => {
     // An operator holds every listed pull: each listing is to be delisted.
     for (const l of listed)
       f.ledger.recordDecision({ pullId: l.pullId!, action: 'hold', reason: 'operator' });
-    const { api, tried, poison } = poisonDelisting(f);
+    const poison = poisonCard();
+    const { api, tried } = failingListingWrites(f, 'deleteListing', poison.fails);
     const side = new SellSide({ ...contextOf(f, api), batchSize: 10 });
     expect(await side.delistUnwanted()).toBe(0);
-    expect(tried).toEqual([poison()]);
+    expect(tried).toEqual([poison.card()]);
     expect(await side.delistUnwanted()).toBe(listed.length - 1);
-    expect(tried.at(-1)).toBe(poison());
-    expect(f.ledger.activeListings('main').map((l) => l.cardId)).toEqual([poison()]);
+    expect(tried.at(-1)).toBe(poison.card());
+    expect(f.ledger.activeListings('main').map((l) => l.cardId)).toEqual([poison.card()]);
   });
 
   it('holds sealed packs and never tries to sell them back', async () => {
