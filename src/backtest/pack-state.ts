@@ -40,6 +40,10 @@ export interface PackState {
   cardCount: number;
   /** Cards taken or added since the pack was last scored. */
   changes: number;
+  /** `changes` when the pack was last looked at (scored or found unmoved): equal, nothing to look at. */
+  lookedChanges: number;
+  /** Whether its chase was active when it was last looked at (a chase can end by time alone). */
+  lookedChase: boolean;
   /** The pack's bands are the market's bands b0 … b0 + nb − 1 (see WorldPools's band arrays). */
   b0: number;
   nb: number;
@@ -101,6 +105,8 @@ export function newPackState(
     gap: 0,
     cardCount: 0,
     changes: 1,
+    lookedChanges: 0,
+    lookedChase: false,
     b0: st.b0,
     nb,
     t,

@@ -1,9 +1,12 @@
 /**
- * When the dynamic market's pools are rescored, like a bot that refreshes its catalog a few times
- * an hour: at most every `rescore_minutes`, a pack only when its contents' expected value moved
- * (or its chase went, or its drawability changed), and a risk level whose last row is a wait that
- * must still wait keeps it. Rows come from the packs' incremental scorers, handed the bands that
- * changed (docs/backtest.md, "Markets" and "Performance design").
+ * When the dynamic market's pools are rescored. Rows answer for the pools as the world has them at
+ * the decision that reads them: a pack is rescored at any read when its contents' expected value
+ * moved (our own orders, other users' openings, restock), its chase went or its drawability
+ * changed, whenever that happened; a risk level whose last row is a wait that must still wait
+ * keeps it. `rescore_minutes` only spaces the decisions of a path that waits without a time to
+ * wait for (`nextRefreshAt`), like a bot that refreshes its catalog a few times an hour. Rows come
+ * from the packs' incremental scorers, handed the bands that changed (docs/backtest.md, "Markets"
+ * and "Performance design").
  */
 import type { PackPool } from '../api/schemas.js';
 import { toCents } from '../core/money.js';
@@ -34,12 +37,6 @@ export class Rescorer {
   proveWaits = true;
   /** Rows made afresh so far (a statistic for tests and profiles). */
   rowsBuilt = 0;
-  /**
-   * Rows were handed out as last made (`rowsAsLast`) since the last rescore: the next `rows`
-   * rescores as if due, so a decision after a stretch when nothing could be opened reads the
-   * pools as they are, not as they were when it began.
-   */
-  private catchUp = false;
   /** `unread` was called: no row may be asked for again (the packs may have stopped moving). */
   private retired = false;
   /** The world's packs and per-band counts and Σ values (world-pools.ts), read here. */
@@ -59,35 +56,47 @@ export class Rescorer {
   }
 
   /**
-   * A pack is rescored when its contents expected value moved by 0.5% (or the chase went, or
-   * it became empty) and the rescore interval has passed; other packs keep their rows. Rows come
-   * from the packs' incremental scorers: the rows `scorePools` gives on the pools as they are now.
+   * The rows `scorePools` would give on the pools as they are now, up to the change detector's
+   * tolerance: a pack is rescored when its contents' expected value moved by 0.5% since it was
+   * last scored (or more cards changed than it holds, or the chase went, or it became empty or
+   * drawable again), however little time passed and whoever moved it; other packs keep their rows.
+   * Rows come from the packs' incremental scorers.
    */
   rows(balanceCents: number, now: number): readonly ScoreRow[] {
     if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
-    const due = this.catchUp || now >= this.rowsAt + this.rescoreMs;
-    if (this.rowsCache && !this.forceRescore && !due) return this.rowsCache;
-    this.catchUp = false;
+    if (this.rowsCache && !this.forceRescore && !this.anyPackMoved(now)) {
+      this.moveInterval(now);
+      return this.rowsCache;
+    }
     let changed = this.rowsCache === null;
     const ctx = { balanceCents, maxQuantity: this.model.maxQuantity };
     for (const p of this.packs) {
       // Excluded packs are scored once (their rows wait, "excluded by the strategy", for good).
       if (p.ignored && p.riskRows[0] !== undefined && this.rowsCache) continue;
+      const chaseNow = this.world.chaseActive(p, now);
+      if (this.rowsCache && !p.mustRescore && p.changes === p.lookedChanges && chaseNow === p.lookedChase)
+        continue;
       let drawableNow = false;
       for (let r = 0; r < p.t.pools.length; r++) if (this.world.drawable(p, r, now)) drawableNow = true;
       // Only a move of the pool's expected value by RESCORE_EV_MOVE (or the chase going) is worth a rescore.
       const ev = this.quickEv(p, now);
       const enough =
         p.changes > p.cardCount || Math.abs(ev - p.scoredEv) > RESCORE_EV_MOVE * Math.max(1, p.scoredEv);
-      if (!(enough && due) && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) continue;
+      p.lookedChase = chaseNow;
+      if (!enough && !p.mustRescore && drawableNow === p.wasDrawable && this.rowsCache) {
+        p.lookedChanges = p.changes;
+        continue;
+      }
       // Every row kept: nothing was looked at afresh, so the change detector keeps its baseline.
       const seen = this.rescorePack(p, now, ctx);
-      if (seen === NOTHING_SEEN) continue;
-      p.changes = 0;
-      p.scoredEv = ev;
-      p.wasDrawable = drawableNow;
-      p.mustRescore = false;
-      if (seen === ROWS_CHANGED) changed = true;
+      if (seen !== NOTHING_SEEN) {
+        p.changes = 0;
+        p.scoredEv = ev;
+        p.wasDrawable = drawableNow;
+        p.mustRescore = false;
+        if (seen === ROWS_CHANGED) changed = true;
+      }
+      p.lookedChanges = p.changes;
     }
     // In pack order: decideOpen orders the rows itself (compareRows).
     if (changed || !this.rowsCache) {
@@ -95,9 +104,27 @@ export class Rescorer {
       for (const p of this.packs) for (const row of p.rows) all.push(row);
       this.rowsCache = all;
     }
-    if (due) this.rowsAt = now;
+    this.moveInterval(now);
     this.forceRescore = false;
     return this.rowsCache;
+  }
+
+  /**
+   * Whether some pack's cards changed since it was last looked at, or its chase ended: only then
+   * can a row differ from the pools as they are.
+   */
+  private anyPackMoved(now: number): boolean {
+    for (const p of this.packs) {
+      if (p.ignored) continue;
+      if (p.mustRescore || p.changes !== p.lookedChanges || this.world.chaseActive(p, now) !== p.lookedChase)
+        return true;
+    }
+    return false;
+  }
+
+  /** The waiting decisions' interval: a read starts a new one once the last one has passed. */
+  private moveInterval(now: number): void {
+    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
   }
 
   /**
@@ -208,16 +235,14 @@ export class Rescorer {
 
   /**
    * The rows as last made, for a decision that reads none of their numbers (no pack can be opened
-   * now whatever they say, `rowNumbersUnread`): no pack is rescored, the rescore interval moves as
-   * `rows` would move it (so the decision times stay the bot's), and the next `rows` rescores as if
-   * due. Rows made while nothing can be opened would only be read, if at all, by the first decision
-   * after it, and then up to `rescore_minutes` old: that decision reads them fresh instead.
+   * now whatever they say, `rowNumbersUnread`): no pack is rescored and the interval moves as
+   * `rows` would move it (so the decision times stay the bot's). The next `rows` looks at every
+   * pack that moved meanwhile, as always.
    */
   rowsAsLast(balanceCents: number, now: number): readonly ScoreRow[] {
     if (this.rowsCache === null) return this.rows(balanceCents, now);
     if (this.retired) throw new Error('dynamic market: rows asked for after rowsUnread');
-    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
-    this.catchUp = true;
+    this.moveInterval(now);
     return this.rowsCache;
   }
 
@@ -227,7 +252,7 @@ export class Rescorer {
    */
   unread(now: number): void {
     this.retired = true;
-    if (now >= this.rowsAt + this.rescoreMs) this.rowsAt = now;
+    this.moveInterval(now);
   }
 
   nextRefreshAt(now: number): number {
