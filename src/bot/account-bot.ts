@@ -17,6 +17,7 @@ import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
 import { type CrashPoint, PurchaseExecutor } from './executor.js';
 import { InDoubtResolver, type Resolution } from './in-doubt.js';
+import { ListingMarks } from './listing-input.js';
 import type { AccountView } from './market-view.js';
 import { ModelWatch } from './model-watch.js';
 import { PackOpener } from './pack-opener.js';
@@ -61,6 +62,8 @@ export class AccountBot {
   readonly packs: PackOpener;
   /** Expected vs realized: metrics and the drift alarm. */
   readonly model: ModelWatch;
+  /** The listed cards' values at the listing watch's last vault read (the read API's listings). */
+  readonly listingMarks = new ListingMarks();
   /** Pack and card purchases one at a time: each checks the caps with the other's spend booked. */
   private readonly spending = new Mutex();
   private readonly openAbort = new AbortController();
@@ -89,6 +92,7 @@ export class AccountBot {
       ...o,
       onCash,
       delistFailures: this.sell.delistFailures,
+      listingMarks: this.listingMarks,
       adoptUnknownCards: o.adoptUnknownCards === true,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     };

@@ -21,9 +21,9 @@ import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger, PullRow } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
 import { repriceSchedule, sellBackDeadline } from '../strategy/decide-listing.js';
-import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountBot } from './account-bot.js';
 import { accountStatusOf } from './account-status.js';
+import { listingInput } from './listing-input.js';
 
 export interface RunnerViewOptions {
   mode: 'live' | 'dry-run';
@@ -258,31 +258,24 @@ export class RunnerView implements BotView {
     return { in_doubt: doubt.length, orders: intents.slice(0, limit).map((i) => orderView(i, ledger)) };
   }
 
+  /**
+   * Each active listing as the listing watch sees it (`listingInput`: the card's value at the
+   * watch's last vault read), so the schedule and `sell_back_at` are what the watch will do.
+   */
   listings(q: ReadQuery) {
     const { ledger } = this.o;
     const now = this.o.now();
     const out: ListingView[] = [];
     for (const bot of this.bots(q)) {
       const strategy = bot.strategy;
-      const _list = strategy.sell.list;
       for (const l of ledger.activeListings(bot.name)) {
         const pull = l.pullId ? ledger.getPull(l.pullId) : undefined;
-        const value = pull?.valueCents ?? null;
-        const basis = value ?? l.priceCents;
-        const lockEnd = pull ? lockEnds(pull.pulledAt, SPEC_SELL_BACK_RULES) : null;
-        const view = {
-          priceCents: l.priceCents,
-          listedAt: l.createdAt,
-          marketValueCents: basis,
-          basisValueCents: basis,
-          lockedValueUntil: lockEnd,
-        };
+        const { view, valueCents } = listingInput(l, pull, bot.listingMarks.get(l.cardId));
         const schedule: ListingView['schedule'] = repriceSchedule(view, strategy, now).map((step) => ({
           at: iso(step.at),
           markup: Math.round(step.markup * 100) / 100,
-          price_usd: value === null || step.priceCents === null ? null : toUsd(step.priceCents),
+          price_usd: valueCents === null || step.priceCents === null ? null : toUsd(step.priceCents),
         }));
-        const deadline = sellBackDeadline(view, strategy, now);
         out.push({
           listing_id: l.listingId,
           account: l.account,
@@ -290,12 +283,12 @@ export class RunnerView implements BotView {
           pull_id: l.pullId,
           name: pull?.name ?? l.cardId,
           price_usd: toUsd(l.priceCents),
-          value_usd: value === null ? null : toUsd(value),
+          value_usd: valueCents === null ? null : toUsd(valueCents),
           listed_at: iso(l.createdAt),
           repriced_at: isoOrNull(l.repricedAt),
           schedule,
-          sell_back_at: iso(deadline),
-          lock_ends_at: isoOrNull(lockEnd),
+          sell_back_at: iso(sellBackDeadline(view, strategy, now)),
+          lock_ends_at: isoOrNull(view.lockedValueUntil),
         });
       }
     }

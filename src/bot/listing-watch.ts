@@ -11,15 +11,15 @@ import { toCents, toUsd } from '../core/money.js';
 import type { ListingRow } from '../store/ledger.js';
 import { decideListing } from '../strategy/decide-listing.js';
 import { netOfFeeCents } from '../strategy/listing-model.js';
-import { lockEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
 import type { FailureOrder } from './failure-order.js';
-
-/** The spec's value lock: 7 days after acquisition the offer follows the market. */
+import { type ListingMarks, listingInput, vaultMark } from './listing-input.js';
 
 export interface ListingWatchOptions extends AccountContext {
   /** Told about listing proceeds (the budget's running totals). */
   onCash?: (cents: number) => void;
+  /** Where the values this pass read are kept for the read API (the account bot's). */
+  listingMarks?: ListingMarks;
 }
 
 export interface WatchResult {
@@ -45,10 +45,13 @@ export async function watchListings(
 ): Promise<WatchResult> {
   const result: WatchResult = { filled: 0, repriced: 0, delisted: 0, drift: 0, proceedsCents: 0 };
   const still: [ListingRow, VaultEntry][] = [];
+  const active = o.ledger.activeListings(o.account);
+  // Before anything is skipped: a listing made since the read began is still shown at its value.
+  o.listingMarks?.note(vault, active);
   // What the vault read shows (fills, listings gone) is booked in one commit: a pass over many
   // listings does not hold the event loop for one fsync each.
   o.ledger.atomically(() => {
-    for (const listing of o.ledger.activeListings(o.account)) {
+    for (const listing of active) {
       if (Math.max(listing.createdAt, listing.repricedAt ?? 0) >= readStart) continue;
       const entry = vault.get(listing.cardId);
       if (!entry) {
@@ -87,19 +90,8 @@ async function actOn(
 ): Promise<boolean> {
   const pull = listing.pullId ? o.ledger.getPull(listing.pullId) : undefined;
   const now = o.clock.now();
-  const acquiredAt = entry.pulled_at ? Date.parse(entry.pulled_at) : (pull?.pulledAt ?? listing.createdAt);
-  const decision = decideListing(
-    {
-      priceCents: listing.priceCents,
-      listedAt: listing.createdAt,
-      marketValueCents: toCents(entry.value),
-      // While listed the vault shows no offer; during the lock its basis is the value at the pull.
-      basisValueCents: pull?.valueCents ?? toCents(entry.value),
-      lockedValueUntil: lockEnds(acquiredAt, SPEC_SELL_BACK_RULES),
-    },
-    o.strategy,
-    now,
-  );
+  const { view } = listingInput(listing, pull, vaultMark(entry));
+  const decision = decideListing(view, o.strategy, now);
   if (decision.action === 'keep') return true;
   const failed = await failures.attempt(listing.cardId, () =>
     o.api.deleteListing({ card_id: listing.cardId }),

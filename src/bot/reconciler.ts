@@ -7,20 +7,18 @@
 import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
-import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
 import { FailureOrder } from './failure-order.js';
-import { type WatchResult, watchListings } from './listing-watch.js';
+import { type ListingWatchOptions, type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
-export interface ReconcileOptions extends AccountContext {
+export interface ReconcileOptions extends ListingWatchOptions {
   /** Cards whose delisting failed, kept across passes (the sell side's `delistFailures`). */
   delistFailures?: FailureOrder;
   /** Take over vault cards from no order of ours (the owner's): `orders.adopt_unknown_cards`. */
   adoptUnknownCards?: boolean;
   /** The send windows of our attempts (settle time, clock skew), as orders in doubt are judged. */
   evidence?: Partial<EvidenceOptions>;
-  onCash?: (cents: number) => void;
 }
 
 export interface ReconcileReport {

@@ -209,12 +209,14 @@ export const ListingView = z.strictObject({
   pull_id: z.string().nullable(),
   name: z.string(),
   price_usd: Usd,
-  value_usd: Usd.nullable().describe('value at pull (the basis of the schedule)'),
+  value_usd: Usd.nullable().describe(
+    "the card's value at the listing watch's last vault read, the value at pull before one (the basis of the schedule and sell_back_at)",
+  ),
   listed_at: Time,
   repriced_at: Time.nullable(),
   schedule: z
     .array(z.strictObject({ at: Time, markup: z.number(), price_usd: Usd.nullable() }))
-    .describe('planned repricing steps (at the value at pull), up to the sell-back deadline'),
+    .describe('planned repricing steps (at value_usd), up to the sell-back deadline'),
   sell_back_at: Time.describe('when the listing gives up and sells back if still unsold'),
   lock_ends_at: Time.nullable().describe('end of the 7-day value lock of the sell-back offer'),
 });
