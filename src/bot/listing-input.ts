@@ -50,11 +50,19 @@ export function listingInput(
       priceCents: listing.priceCents,
       listedAt: listing.createdAt,
       marketValueCents: market,
-      // While listed the vault shows no offer; during the lock its basis is the value at the pull.
-      basisValueCents: pull?.valueCents ?? market,
+      // While listed the vault shows no offer; during the lock its basis is the value at the pull,
+      // or for a bought card the lower of its price and its value at purchase (spec).
+      basisValueCents: pull ? lockBasisCents(pull) : market,
       lockedValueUntil: lockEnds(acquiredAt, SPEC_SELL_BACK_RULES),
     },
   };
+}
+
+/** What a holding's sell-back offer is locked to until its value lock ends. */
+export function lockBasisCents(pull: Pick<PullRow, 'valueCents' | 'origin' | 'pricePaidCents'>): Cents {
+  return pull.origin === 'purchase' && pull.pricePaidCents !== null
+    ? Math.min(pull.pricePaidCents, pull.valueCents)
+    : pull.valueCents;
 }
 
 /**
