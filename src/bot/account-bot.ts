@@ -54,6 +54,9 @@ export interface AccountBotOptions extends AccountContext {
   shopMs?: number;
 }
 
+/** How soon after its last pass a nudged reconciliation runs (a sale seen within a minute). */
+const QUICK_RECONCILE_MS = 30_000;
+
 export class AccountBot {
   readonly sell: SellSide;
   readonly executor: PurchaseExecutor;
@@ -72,6 +75,9 @@ export class AccountBot {
   private loops: Promise<void>[] = [];
   private cardLoop: Promise<void> | undefined;
   private readonly reconcileOptions: ReconcileOptions;
+  /** Wakes the reconcile loop's sleep (`nudgeReconcile`), and whether a pass is wanted soon. */
+  private reconcileWake: AbortController | undefined;
+  private reconcileWanted = false;
 
   private budget: BudgetTracker;
 
@@ -87,10 +93,11 @@ export class AccountBot {
     const spent = this.budget.totals(o.clock.now());
     o.metrics.budgetSpent(spent.spentTodayCents, spent.spentTotalCents);
     const onCash = (cents: number) => this.budget.cash(cents);
-    this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash });
+    const onUnexplainedRise = () => this.nudgeReconcile();
+    this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash, onUnexplainedRise });
     this.reconcileOptions = {
       ...o,
-      onCash,
+      onUnexplainedRise,
       delistFailures: this.sell.delistFailures,
       listingMarks: this.listingMarks,
       adoptUnknownCards: o.adoptUnknownCards === true,
@@ -144,6 +151,7 @@ export class AccountBot {
       settled: (r) => this.settled(r),
       onConfirmed: (confirmed, replay) => this.onConfirmed(confirmed, replay),
       updateDoubtGauge: () => this.updateDoubtGauge(),
+      onBalanceRead: (cents, sentAt) => this.onBalanceRead(cents, sentAt),
     });
   }
 
@@ -381,12 +389,42 @@ export class AccountBot {
     }
   }
 
-  /** Listing watch at its cadence; full reconciliation at the vault cadence. */
+  /**
+   * The balance rose and the books cannot say why: most often a listing sold since the last vault
+   * read. The reconciliation runs within `QUICK_RECONCILE_MS` of its last pass instead of at its
+   * cadence (vault reads are not rate-limited; at most two passes a minute stays a polite sync).
+   */
+  private nudgeReconcile(): void {
+    this.reconcileWanted = true;
+    this.reconcileWake?.abort();
+  }
+
+  /** An account read of the open loop: a balance above the books' asks for a vault read now. */
+  private onBalanceRead(balanceCents: number, sentAt: number): void {
+    const expected = this.o.ledger.expectedBalance(this.o.account);
+    if (
+      expected !== undefined &&
+      balanceCents > expected &&
+      this.o.ledger.balanceQuietSince(this.o.account, sentAt)
+    )
+      this.nudgeReconcile();
+  }
+
+  /** Listing watch at its cadence (sooner when nudged); full reconciliation at the vault cadence. */
   private async reconcileLoop(): Promise<void> {
     const { clock, cadence } = this.o;
     const signal = this.allAbort.signal;
     const every = Math.min(cadence.listingsMs, cadence.vaultMs);
-    while (await sleepFor(clock, every, signal)) {
+    let lastPass = clock.now();
+    for (;;) {
+      const wake = new AbortController();
+      this.reconcileWake = wake;
+      const due = lastPass + (this.reconcileWanted ? Math.min(every, QUICK_RECONCILE_MS) : every);
+      const slept = await sleepFor(clock, due - clock.now(), AbortSignal.any([signal, wake.signal]));
+      if (signal.aborted) return;
+      // Nudged: the pass is due sooner.
+      if (!slept) continue;
+      this.reconcileWanted = false;
       try {
         await reconcile(this.reconcileOptions, (fn) => this.sell.exclusive(fn));
         await this.sell.process();
@@ -395,6 +433,7 @@ export class AccountBot {
         this.o.log.warn({ code: e.code }, `reconciliation failed, will retry: ${e.message}`);
       }
       this.refreshModel();
+      lastPass = clock.now();
     }
   }
 }

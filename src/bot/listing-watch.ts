@@ -10,14 +10,11 @@ import type { VaultEntry } from '../api/schemas.js';
 import { toCents, toUsd } from '../core/money.js';
 import type { ListingRow } from '../store/ledger.js';
 import { decideListing } from '../strategy/decide-listing.js';
-import { netOfFeeCents } from '../strategy/listing-model.js';
 import type { AccountContext } from './context.js';
 import type { FailureOrder } from './failure-order.js';
 import { type ListingMarks, listingInput, vaultMark } from './listing-input.js';
 
 export interface ListingWatchOptions extends AccountContext {
-  /** Told about listing proceeds (the budget's running totals). */
-  onCash?: (cents: number) => void;
   /** Where the values this pass read are kept for the read API (the account bot's). */
   listingMarks?: ListingMarks;
 }
@@ -28,7 +25,7 @@ export interface WatchResult {
   delisted: number;
   /** Listings the vault shows unlisted though the ledger has them active (delisted elsewhere). */
   drift: number;
-  /** Proceeds of the fills found in this pass. */
+  /** Proceeds credited to sales in this pass (by the reconciliation's balance reading). */
   proceedsCents: number;
 }
 
@@ -55,10 +52,9 @@ export async function watchListings(
       if (Math.max(listing.createdAt, listing.repricedAt ?? 0) >= readStart) continue;
       const entry = vault.get(listing.cardId);
       if (!entry) {
-        const proceeds = netOfFeeCents(listing.priceCents, o.strategy);
-        o.ledger.recordListingFill(listing.listingId, proceeds);
-        result.proceedsCents += proceeds;
-        o.log.info({ card: listing.cardId, proceeds: toUsd(proceeds) }, 'listing filled');
+        // Its proceeds are what the balance gained for it (cash-books.ts), not an assumed fee.
+        o.ledger.recordListingFill(listing.listingId, null);
+        o.log.info({ card: listing.cardId, price: toUsd(listing.priceCents) }, 'listing sold');
         result.filled++;
       } else if (!entry.listed) {
         o.ledger.recordListingUpdate(listing.listingId, { delisted: true });
@@ -70,8 +66,6 @@ export async function watchListings(
       } else still.push([listing, entry]);
     }
   });
-  // Counted once committed.
-  if (result.proceedsCents > 0) o.onCash?.(result.proceedsCents);
   // A failing service ends the pass at its first failed write: the rest wait for the next pass,
   // not each for its own retries while the sell side stays locked.
   for (const [listing, entry] of failures.sort(still, ([l]) => l.cardId))

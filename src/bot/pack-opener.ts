@@ -58,6 +58,8 @@ export interface PackOpenerOptions extends AccountContext {
   onConfirmed: (confirmed: ConfirmedOrder, replay: boolean) => void;
   /** Brings the orders-in-doubt gauge up to date. */
   updateDoubtGauge: () => void;
+  /** Told the balance of every account read, and when the read was sent (the books' nudge). */
+  onBalanceRead?: (balanceCents: number, sentAt: number) => void;
 }
 
 export class PackOpener {
@@ -283,8 +285,10 @@ export class PackOpener {
       !a || now >= a.readAt + this.o.cadence.accountMs || (a.packsLeftToday <= 0 && now >= a.resetsAt);
     if (!stale) return a;
     try {
+      const sentAt = this.o.clock.now();
       const view = accountView(await this.o.api.getAccount(), this.o.clock.now());
       this.account = view;
+      this.o.onBalanceRead?.(view.balanceCents, sentAt);
       this.o.metrics.balance(view.balanceCents);
       this.o.metrics.packsLeftToday(view.packsLeftToday);
       return view;

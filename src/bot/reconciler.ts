@@ -5,14 +5,15 @@
  * ledger is corrected only where the service is authoritative (a card gone is gone).
  */
 import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
-import { toCents, toUsd } from '../core/money.js';
+import { toCents } from '../core/money.js';
 import { adoptStrays } from './adopt.js';
+import { type CashBooksOptions, creditFoundSales, readBalance } from './cash-books.js';
 import type { EvidenceOptions } from './evidence.js';
 import { FailureOrder } from './failure-order.js';
 import { type ListingWatchOptions, type WatchResult, watchListings } from './listing-watch.js';
 import { readVault } from './vault.js';
 
-export interface ReconcileOptions extends ListingWatchOptions {
+export interface ReconcileOptions extends ListingWatchOptions, CashBooksOptions {
   /** Cards whose delisting failed, kept across passes (the sell side's `delistFailures`). */
   delistFailures?: FailureOrder;
   /** Take over vault cards from no order of ours (the owner's): `orders.adopt_unknown_cards`. */
@@ -53,6 +54,7 @@ export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alon
   const readStart = o.clock.now();
   const vault = await readVault(o.api, categories);
   const known = o.ledger.latestBalance(o.account)?.id;
+  const accountSent = o.clock.now();
   const account = await o.api.getAccount();
   const accountAt = o.clock.now();
   // Without the sell side's order of failed delistings, this pass starts one of its own.
@@ -65,7 +67,8 @@ export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alon
     });
     const { missing } = diffVault(o, vault, readStart);
     const strayListings = await delistStray(o, vault, readStart, failures);
-    const drift = balanceDrift(o, toCents(account.balance), accountAt, known, listings.proceedsCents);
+    listings.proceedsCents += creditFoundSales(o, readStart);
+    const drift = balanceDrift(o, toCents(account.balance), accountSent, accountAt, known, listings);
     o.metrics.reconcileDrift(drift, missing.length + unknown.length + listings.drift + strayListings);
     o.metrics.vaultUnknownCards(unknown.length);
     if (missing.length + unknown.length > 0)
@@ -75,28 +78,26 @@ export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alon
 }
 
 /**
- * The reported balance (read at `accountAt`) against the one the ledger expects, recorded as of its
- * read. The ledger's latest balance must be the one it had when the read was sent (`known`, its
- * row): one learnt since (a sell-back's or an order's answer) may be newer than the read, so the
- * comparison waits for the next pass and that balance stays the ledger's.
+ * The reported balance (read at `accountAt`) against the books (cash-books.ts): a rise credits the
+ * sales this pass found, the rest is an adjustment. The ledger's latest balance must be the one it
+ * had when the read was sent (`known`, its row): one learnt since (a sell-back's answer) may be
+ * newer than the read, so the comparison waits for the next pass and that balance stays the
+ * ledger's. Returns what the books could not attribute.
  */
 function balanceDrift(
   o: ReconcileOptions,
   reported: number,
+  accountSent: number,
   accountAt: number,
   known: number | undefined,
-  proceedsCents: number,
+  listings: WatchResult,
 ): number {
-  const last = o.ledger.latestBalance(o.account);
-  if (last?.id !== known) return 0;
-  // Fills found in this pass were credited after the last balance the ledger saw.
-  const expected = last ? last.balanceCents + proceedsCents : reported;
-  const drift = reported - expected;
-  o.ledger.recordBalance(o.account, reported, 'reconcile', accountAt);
   o.metrics.balance(reported);
-  if (drift !== 0)
-    o.log.warn({ reported: toUsd(reported), expected: toUsd(expected) }, 'balance differs from the ledger');
-  return drift;
+  if (o.ledger.latestBalance(o.account)?.id !== known) return 0;
+  const obs = readBalance(o, reported, 'reconcile', accountSent, accountAt);
+  if (!obs) return 0;
+  listings.proceedsCents += obs.attributedCents;
+  return obs.adjustmentCents;
 }
 
 /**

@@ -18,13 +18,14 @@ import { toCents, toUsd } from '../core/money.js';
 import type { PullRow } from '../store/ledger.js';
 import { decideBoughtCard, decidePull, type PullDecision } from '../strategy/decide-pull.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
+import { type CashBooksOptions, readBalance } from './cash-books.js';
 import type { AccountContext } from './context.js';
 import { FailureOrder } from './failure-order.js';
 import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
 import { Mutex } from './sleep.js';
 
-export interface SellSideOptions extends AccountContext {
+export interface SellSideOptions extends CashBooksOptions {
   batchSize: number;
   /** Told about every newly counted payout (the budget's running totals). */
   onCash?: (cents: number) => void;
@@ -213,6 +214,7 @@ export class SellSide {
     const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: p.pullId }));
     for (const p of batch) this.selling.add(p.pullId);
     let response: Awaited<ReturnType<PartnerApi['sellBack']>>;
+    const asked = this.o.clock.now();
     try {
       const sending = api.sellBack(items);
       const sentAt = this.stopwatch();
@@ -231,15 +233,13 @@ export class SellSide {
       for (const p of batch) this.selling.delete(p.pullId);
     }
     const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
-    // The sales and the balance they leave: one commit.
-    const outcome = ledger.atomically(() => {
-      const booked = ledger.recordSellBack(response.results, { account });
-      ledger.recordBalance(account, toCents(response.remaining_balance), 'sell-back');
-      return booked;
-    });
+    const outcome = ledger.recordSellBack(response.results, { account });
     metrics.sellbackPayout(outcome.newlyPaidCents);
     this.o.onCash?.(outcome.newlyPaidCents);
-    metrics.balance(toCents(response.remaining_balance));
+    // The balance it leaves, against the books (a sale's credit since the last reading shows here).
+    const balance = toCents(response.remaining_balance);
+    readBalance(this.o, balance, 'sell-back', asked, this.o.clock.now());
+    metrics.balance(balance);
     for (const r of response.results) {
       const want = expected.get(r.pull_id);
       if (r.status === 'failed') {

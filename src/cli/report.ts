@@ -1,8 +1,10 @@
+import { dirname, resolve } from 'node:path';
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
-import { WallClock } from '../core/clock.js';
+import { loadStrategy } from '../config/strategy-file.js';
+import { iso, WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
-import { formatUsd } from '../core/money.js';
+import { formatUsd, toUsd } from '../core/money.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
@@ -134,6 +136,81 @@ export function renderReport(
   ].join('\n');
 }
 
+/** An account's books against its balance (src/store/books.ts), for `report` and `--json`. */
+export interface BooksJson {
+  account: string;
+  first_balance_usd: number;
+  first_balance_at: string;
+  balance_now_usd: number;
+  balance_change_usd: number;
+  cash_pnl_usd: number;
+  adjustments_usd: number;
+  residual_usd: number;
+  sales_awaiting_credit: number;
+  listing_fee_rate: number | null;
+  assumed_fee_rate: number | null;
+  adjustments: { at: string; amount_usd: number; reason: string; source: string }[];
+}
+
+/** The strategy's assumed marketplace fee, for the comparison; null when the file cannot be read. */
+function assumedFeeOf(strategy: string, configPath: string): number | null {
+  try {
+    return loadStrategy(resolve(dirname(configPath), strategy)).sell.list.seller_fee_rate;
+  } catch {
+    return null;
+  }
+}
+
+export function booksOf(ledger: Ledger, account: string, assumedFee: number | null): BooksJson | null {
+  const id = ledger.balanceIdentity(account);
+  if (!id) return null;
+  return {
+    account,
+    first_balance_usd: toUsd(id.firstBalanceCents),
+    first_balance_at: iso(id.firstAt),
+    balance_now_usd: toUsd(id.balanceNowCents),
+    balance_change_usd: toUsd(id.balanceNowCents - id.firstBalanceCents),
+    cash_pnl_usd: toUsd(id.cashPnlCents),
+    adjustments_usd: toUsd(id.adjustmentsCents),
+    residual_usd: toUsd(id.residualCents),
+    sales_awaiting_credit: id.salesAwaitingCredit,
+    listing_fee_rate: ledger.listingFeeRate(account),
+    assumed_fee_rate: assumedFee,
+    adjustments: ledger.adjustments(account).map((a) => ({
+      at: iso(a.at),
+      amount_usd: toUsd(a.amountCents),
+      reason: a.reason,
+      source: a.source,
+    })),
+  };
+}
+
+/** The identity the books keep: cash P&L = balance change − adjustments, and what is left over. */
+export function renderBooks(books: readonly BooksJson[]): string {
+  if (books.length === 0) return '';
+  const usd = (n: number) => `${n < 0 ? '-' : ''}$${Math.abs(n).toFixed(2)}`;
+  const lines = ['Books against the balance (since the first reading):'];
+  for (const b of books) {
+    lines.push(
+      `  ${b.account}: cash P&L ${usd(b.cash_pnl_usd)} = balance change ${usd(b.balance_change_usd)} ` +
+        `(${usd(b.first_balance_usd)} → ${usd(b.balance_now_usd)}) − adjustments ${usd(b.adjustments_usd)}; ` +
+        `residual ${usd(b.residual_usd)}`,
+    );
+    if (b.listing_fee_rate !== null)
+      lines.push(
+        `    marketplace fee measured ${(b.listing_fee_rate * 100).toFixed(2)}%` +
+          (b.assumed_fee_rate === null
+            ? ''
+            : ` (strategy assumes ${(b.assumed_fee_rate * 100).toFixed(2)}%)`),
+      );
+    if (b.sales_awaiting_credit > 0)
+      lines.push(`    ${b.sales_awaiting_credit} listing sale(s) found, their credit not yet in the balance`);
+    for (const a of b.adjustments)
+      lines.push(`    adjustment ${a.at} ${usd(a.amount_usd)}: ${a.reason} (${a.source})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 export const command: Command = {
   summary: 'profit and loss from the ledger',
   usage: USAGE,
@@ -178,10 +255,16 @@ export const command: Command = {
         parked: doubt.filter((i) => i.parkedAt !== null).length,
         keys: doubt.map((i) => i.key),
       };
+      const books = file.accounts
+        .filter((a) => values.account === undefined || a.name === values.account)
+        .map((a) => booksOf(ledger, a.name, assumedFeeOf(a.strategy, configPath)))
+        .filter((b): b is BooksJson => b !== null);
       process.stdout.write(
         values.json
-          ? `${JSON.stringify({ ...report, in_doubt: inDoubt, model }, null, 2)}\n`
-          : renderReport(report, inDoubt) + (report.totals.orders > 0 ? renderModel(model) : ''),
+          ? `${JSON.stringify({ ...report, in_doubt: inDoubt, model, books }, null, 2)}\n`
+          : renderReport(report, inDoubt) +
+              (report.totals.orders > 0 ? renderModel(model) : '') +
+              renderBooks(books),
       );
       return 0;
     } finally {

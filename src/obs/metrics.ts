@@ -157,6 +157,18 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120],
     registers: [this.registry],
   });
+  readonly listingFeeRateGauge = new Gauge({
+    name: `${PREFIX}listing_fee_rate`,
+    help: 'Share of sale prices the marketplace kept, over the listing sales the balance credited',
+    labelNames: ['account'] as const,
+    registers: [this.registry],
+  });
+  readonly balanceAdjustmentsUsd = new Gauge({
+    name: `${PREFIX}balance_adjustments_usd`,
+    help: 'Sum of the balance changes the books could not attribute (deposits, withdrawals, unknown)',
+    labelNames: ['account'] as const,
+    registers: [this.registry],
+  });
   readonly listingsActiveGauge = new Gauge({
     name: `${PREFIX}listings_active`,
     help: 'Marketplace listings currently active',
@@ -388,6 +400,12 @@ export class Metrics {
     this.ordersInDoubtGauge.set(this.acct, n);
     this.ordersParkedGauge.set(this.acct, parked);
     this.budgetInDoubtUsd.set(this.acct, usd(worstCaseCents));
+  }
+
+  /** The measured marketplace fee (null: no credited sale yet) and the adjustments' sum. */
+  books(feeRate: number | null, adjustmentsCents: Cents): void {
+    if (feeRate !== null && Number.isFinite(feeRate)) this.listingFeeRateGauge.set(this.acct, feeRate);
+    this.balanceAdjustmentsUsd.set(this.acct, usd(adjustmentsCents));
   }
 
   reconcileDrift(balanceDriftCents: Cents, vaultDriftCards: number): void {

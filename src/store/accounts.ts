@@ -27,7 +27,7 @@ export class Accounts extends LedgerPart {
   expectedBalance(account: string): Cents | undefined {
     const last = this.latestBalance(account);
     if (!last) return undefined;
-    const f = this.stmts.flowsAfter.get({ account, at: last.at }) as {
+    const f = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at }) as {
       payouts: number;
       proceeds: number;
       charged: number;

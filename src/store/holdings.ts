@@ -205,8 +205,11 @@ export class Holdings extends LedgerPart {
     });
   }
 
-  /** The listing sold: proceeds are what the account was credited (cents); its pull is `sold`. */
-  recordListingFill(listingId: string, proceedsCents: Cents, at?: number): ListingRow {
+  /**
+   * The listing sold: its pull is `sold`. Proceeds are what the account was credited (cents), or
+   * null while the sale waits for a balance reading to show its credit (books.ts attributes it).
+   */
+  recordListingFill(listingId: string, proceedsCents: Cents | null, at?: number): ListingRow {
     const now = this.now(at);
     return this.tx(() => {
       const listing = this.requireActiveListing(listingId);

@@ -8,6 +8,7 @@ import type { CardPurchaseResponse, PackPurchaseResponse } from '../api/schemas.
 import { IDEMPOTENCY_KEY_RE } from '../api/schemas.js';
 import { type Cents, toCents } from '../core/money.js';
 import type { Accounts } from './accounts.js';
+import type { Books } from './books.js';
 import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
 import type { Holdings } from './holdings.js';
 import { type LedgerConnection, LedgerError, LedgerPart } from './ledger-part.js';
@@ -59,6 +60,7 @@ export class Intents extends LedgerPart {
     c: LedgerConnection,
     private readonly holdings: Holdings,
     private readonly accounts: Accounts,
+    private readonly books: Books,
   ) {
     super(c);
   }
@@ -175,7 +177,7 @@ export class Intents extends LedgerPart {
           });
           this.stmts.setPullStatus.run({ pullId: held.pullId, status: 'held', now });
         }
-        this.stmts.insertBalance.run(intent.account, order.remainingBalanceCents, 'card purchase', now);
+        this.observeAnswer(intent, response, order.remainingBalanceCents, 'card purchase', now);
         this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now, settledBy: null });
         return { order, pulls: this.holdings.pullsOfOrder(order.checkoutId), recorded: true };
       }
@@ -200,10 +202,26 @@ export class Intents extends LedgerPart {
         };
       });
       this.insertOrder(order, pulls);
-      this.stmts.insertBalance.run(intent.account, order.remainingBalanceCents, 'purchase', now);
+      this.observeAnswer(intent, response, order.remainingBalanceCents, 'purchase', now);
       this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now, settledBy: null });
       return { order, pulls: this.holdings.pullsOfOrder(order.checkoutId), recorded: true };
     });
+  }
+
+  /**
+   * A purchase's answer reports the balance it left: a reading for the books (books.ts), unless it
+   * is a replay (the balance of the first answer) or another purchase may be in it.
+   */
+  private observeAnswer(
+    intent: Intent,
+    response: PackPurchaseResponse | CardPurchaseResponse,
+    remainingCents: number,
+    source: string,
+    now: number,
+  ): void {
+    if (response.idempotent_replay === true) return;
+    if (!this.books.quietSince(intent.account, intent.lastSentAt ?? now, intent.key)) return;
+    this.books.observe(intent.account, remainingCents, source, null, now);
   }
 
   /**

@@ -18,6 +18,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Clock, WallClock } from '../core/clock.js';
 import { Accounts } from './accounts.js';
+import { Books } from './books.js';
 import { Holdings } from './holdings.js';
 import { Intents } from './intents.js';
 import type { LedgerConnection } from './ledger-part.js';
@@ -28,6 +29,7 @@ import { ensurePrivateDir, ensurePrivateFile, tightenFile } from './private-file
 import { Reads } from './reads.js';
 import { prepareStatements } from './statements.js';
 
+export type { AdjustmentRow, BalanceIdentity, Observation } from './books.js';
 export type { SellBackOutcome } from './holdings.js';
 export { type ConfirmedOrder, NEEDS_REVIEW_REASON, type NewIntent, type Settlement } from './intents.js';
 export { LedgerError } from './ledger-part.js';
@@ -35,7 +37,13 @@ export type { ListingHistoryRow, ReportData } from './reads.js';
 export * from './types.js';
 
 export class Ledger {
-  private readonly parts: { intents: Intents; holdings: Holdings; accounts: Accounts; reads: Reads };
+  private readonly parts: {
+    intents: Intents;
+    holdings: Holdings;
+    accounts: Accounts;
+    books: Books;
+    reads: Reads;
+  };
   private closed = false;
 
   private constructor(
@@ -46,8 +54,9 @@ export class Ledger {
     const c: LedgerConnection = { db, stmts: prepareStatements(db), clock };
     const holdings = new Holdings(c);
     const accounts = new Accounts(c);
-    const intents = new Intents(c, holdings, accounts);
-    this.parts = { intents, holdings, accounts, reads: new Reads(c, intents) };
+    const books = new Books(c);
+    const intents = new Intents(c, holdings, accounts, books);
+    this.parts = { intents, holdings, accounts, books, reads: new Reads(c, intents) };
   }
 
   /** Opens (creating the file and its directory if needed) and migrates the ledger at `path`. */
@@ -271,6 +280,39 @@ export class Ledger {
 
   expectedBalance(...a: Parameters<Accounts['expectedBalance']>) {
     return this.parts.accounts.expectedBalance(...a);
+  }
+
+  /** A balance the service reported, compared with the books and recorded (books.ts). */
+  observeBalance(...a: Parameters<Books['observe']>) {
+    return this.parts.books.observe(...a);
+  }
+
+  balanceQuietSince(...a: Parameters<Books['quietSince']>) {
+    return this.parts.books.quietSince(...a);
+  }
+
+  listingProceedsCents(...a: Parameters<Books['proceedsCents']>) {
+    return this.parts.books.proceedsCents(...a);
+  }
+
+  creditFoundSales(...a: Parameters<Books['creditFound']>) {
+    return this.parts.books.creditFound(...a);
+  }
+
+  listingFeeRate(...a: Parameters<Books['feeRate']>) {
+    return this.parts.books.feeRate(...a);
+  }
+
+  listingFeeTotals(...a: Parameters<Books['feeTotals']>) {
+    return this.parts.books.feeTotals(...a);
+  }
+
+  adjustments(...a: Parameters<Books['adjustments']>) {
+    return this.parts.books.adjustments(...a);
+  }
+
+  balanceIdentity(...a: Parameters<Books['identity']>) {
+    return this.parts.books.identity(...a);
   }
 
   accountFact(...a: Parameters<Accounts['accountFact']>) {

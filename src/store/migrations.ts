@@ -205,6 +205,31 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX pulls_checkout ON pulls (checkout_id);
   CREATE INDEX listings_pull ON listings (pull_id);
   `,
+  // 5: the books follow the balance (src/store/books.ts). A sale's proceeds are what the balance
+  // gained, attributed when a balance reading shows it (`credited_at`; null while a sale found in
+  // the vault waits for its credit), with the fee the marketplace kept; every balance change the
+  // ledger cannot attribute is an adjustment, with what of a credit is still free to attribute.
+  // A payout or a charge keeps the last balance reading booked before it (`balance_seen`): it is
+  // a flow after that reading and before the next, whatever their milliseconds say.
+  // Sales booked before at the strategy's assumed fee stay as they were.
+  `
+  ALTER TABLE sellbacks ADD COLUMN balance_seen INTEGER;
+  ALTER TABLE orders ADD COLUMN balance_seen INTEGER;
+  ALTER TABLE listings ADD COLUMN credited_at INTEGER;
+  ALTER TABLE listings ADD COLUMN fee_cents INTEGER;
+  UPDATE listings SET credited_at = filled_at, fee_cents = price_cents - proceeds_cents
+    WHERE state = 'filled' AND proceeds_cents IS NOT NULL;
+  CREATE TABLE adjustments (
+    id             INTEGER PRIMARY KEY,
+    account        TEXT NOT NULL,
+    amount_cents   INTEGER NOT NULL,
+    unattributed_cents INTEGER NOT NULL DEFAULT 0,
+    reason         TEXT NOT NULL,
+    source         TEXT NOT NULL,
+    at             INTEGER NOT NULL
+  );
+  CREATE INDEX adjustments_account_at ON adjustments (account, at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,10 +28,16 @@ const SELLBACK_COLS = `id, pull_id AS pullId, card_id AS cardId, account, status
   payout_rate AS payoutRate, transaction_id AS transactionId, error, counted, at`;
 const LISTING_COLS = `listing_id AS listingId, card_id AS cardId, pull_id AS pullId, account,
   price_cents AS priceCents, state, created_at AS createdAt, repriced_at AS repricedAt,
-  delisted_at AS delistedAt, filled_at AS filledAt, proceeds_cents AS proceedsCents`;
+  delisted_at AS delistedAt, filled_at AS filledAt, proceeds_cents AS proceedsCents,
+  credited_at AS creditedAt, fee_cents AS feeCents`;
 const BALANCE_COLS = `id, account, balance_cents AS balanceCents, source, at`;
 
 export type Raw = Record<string, unknown>;
+
+/** The account's last balance reading when a flow is booked (books.ts: flows between readings). */
+export const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
+/** A payout's or a charge's row is after reading @id (taken at @at). */
+export const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
 export const toIntent = (r: Raw): Intent => ({
   ...(r as unknown as Intent),
   body: JSON.parse(r.bodyJson as string),
@@ -92,10 +98,10 @@ export function prepareStatements(db: Database.Database) {
     countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
     insertOrder: db.prepare(`INSERT INTO orders (checkout_id, intent_key, account, operation, pack_type,
       category, risk_level, card_id, quantity, total_charged_cents, remaining_balance_cents,
-      expected_value_cents, stdev_cents, created_at, price_cents, fee_cents, source, needs_review)
+      expected_value_cents, stdev_cents, created_at, price_cents, fee_cents, source, needs_review, balance_seen)
       VALUES (@checkoutId, @intentKey, @account, @operation, @packType, @category, @riskLevel, @cardId,
       @quantity, @totalChargedCents, @remainingBalanceCents, @expectedValueCents, @stdevCents, @createdAt,
-      @priceCents, @feeCents, @source, @needsReview)`),
+      @priceCents, @feeCents, @source, @needsReview, ${LAST_READING})`),
     orderByIntent: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE intent_key = ?`),
     orderByCheckout: db.prepare(`SELECT ${ORDER_COLS} FROM orders WHERE checkout_id = ?`),
     insertPull: db.prepare(`INSERT INTO pulls (pull_id, checkout_id, account, card_id, name, kind,
@@ -117,8 +123,8 @@ export function prepareStatements(db: Database.Database) {
     decisionsOf: db.prepare(`SELECT ${DECISION_COLS} FROM decisions WHERE pull_id = ? ORDER BY id`),
     countedSale: db.prepare(`SELECT ${SELLBACK_COLS} FROM sellbacks WHERE pull_id = ? AND counted = 1`),
     insertSellBack: db.prepare(`INSERT INTO sellbacks (pull_id, card_id, account, status, payout_cents,
-      payout_rate, transaction_id, error, counted, at) VALUES (@pullId, @cardId, @account, @status,
-      @payoutCents, @payoutRate, @transactionId, @error, @counted, @now)`),
+      payout_rate, transaction_id, error, counted, at, balance_seen) VALUES (@pullId, @cardId, @account, @status,
+      @payoutCents, @payoutRate, @transactionId, @error, @counted, @now, ${LAST_READING})`),
     getSellBack: db.prepare(`SELECT ${SELLBACK_COLS} FROM sellbacks WHERE id = ?`),
     insertListing: db.prepare(`INSERT INTO listings (listing_id, card_id, pull_id, account, price_cents,
       state, created_at) VALUES (@listingId, @cardId, @pullId, @account, @priceCents, 'active', @now)`),
@@ -128,7 +134,8 @@ export function prepareStatements(db: Database.Database) {
     delistListing: db.prepare(`UPDATE listings SET state = 'delisted', delisted_at = @now
       WHERE listing_id = @listingId`),
     fillListing: db.prepare(`UPDATE listings SET state = 'filled', filled_at = @now,
-      proceeds_cents = @proceedsCents WHERE listing_id = @listingId`),
+      proceeds_cents = @proceedsCents, credited_at = CASE WHEN @proceedsCents IS NULL THEN NULL ELSE @now END,
+      fee_cents = price_cents - @proceedsCents WHERE listing_id = @listingId`),
     insertListingEvent: db.prepare(`INSERT INTO listing_events (listing_id, event, price_cents, at)
       VALUES (?, ?, ?, ?)`),
     activeListings: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE state = 'active'
@@ -145,13 +152,15 @@ export function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?)`),
     latestBalance: db.prepare(`SELECT ${BALANCE_COLS} FROM balances WHERE account = ?
       ORDER BY at DESC, id DESC LIMIT 1`),
+    // The flows after reading @id (taken at @at): booked since it was recorded (`balance_seen`;
+    // rows from before that column by time), proceeds credited after it.
     flowsAfter: db.prepare(`SELECT
       (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
-        WHERE account = @account AND counted = 1 AND at > @at) AS payouts,
+        WHERE account = @account AND counted = 1 AND ${AFTER_READING}) AS payouts,
       (SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings
-        WHERE account = @account AND state = 'filled' AND filled_at > @at) AS proceeds,
+        WHERE account = @account AND state = 'filled' AND credited_at > @at) AS proceeds,
       (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
-        WHERE account = @account AND created_at > @at) AS charged`),
+        WHERE account = @account AND ${AFTER_READING.replace('at >', 'created_at >')}) AS charged`),
     latestActivity: db.prepare(`SELECT MAX(
       (SELECT COALESCE(MAX(updated_at), 0) FROM intents),
       (SELECT COALESCE(MAX(at), 0) FROM sellbacks),

@@ -163,7 +163,12 @@ export interface ListingRow {
   repricedAt: number | null;
   delistedAt: number | null;
   filledAt: number | null;
+  /** What the account was credited for the sale; null while a sale waits for its credit. */
   proceedsCents: Cents | null;
+  /** When a balance reading showed the credit (books.ts). */
+  creditedAt: number | null;
+  /** What the marketplace kept: price − proceeds. */
+  feeCents: Cents | null;
 }
 
 export interface BalanceRow {

@@ -1,0 +1,108 @@
+/**
+ * The cash books (src/store/books.ts): a sale's proceeds are what the balance gained, whatever fee
+ * the marketplace keeps and whenever its credit arrives; what the books cannot attribute is an
+ * adjustment; and the identity cash P&L = balance change − adjustments holds after every reading.
+ */
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { attribute } from '../../src/store/books.js';
+import { Ledger } from '../../src/store/ledger.js';
+
+const T0 = Date.UTC(2026, 0, 5, 8);
+
+describe('attribute: which waiting sales a credit pays, and how much each', () => {
+  const w = (...prices: number[]) => prices.map((p, i) => ({ listingId: `l${i}`, priceCents: p }));
+  it.each([
+    ['one sale at 10%', 900, w(1000), 0.05, [900]],
+    [
+      'two sales split by their prices, each rounded on its own',
+      2700 - 270 + 1035 - 104,
+      w(2700, 1035),
+      0.05,
+      [2430, 931],
+    ],
+    ['the oldest only, when the credit fits it and not both', 900, w(1000, 3000), 0.1, [900]],
+    ['none: the credit is far less than the oldest sale could pay', 100, w(1000), 0.05, []],
+    ["never more than a sale's price: the rest stays free", 1500, w(1000), 0.05, [1000]],
+    ['nothing waiting', 500, w(), 0.05, []],
+  ])('%s', (_, cents, waiting, fee, expected) => {
+    expect(attribute(cents, waiting, fee).map((s) => s.cents)).toEqual(expected);
+  });
+});
+
+function books() {
+  const clock = new VirtualClock(T0);
+  const ledger = Ledger.open(':memory:', { clock });
+  const sale = (id: string, priceCents: number) => {
+    ledger.recordListing({ listingId: id, cardId: `card-${id}`, priceCents, account: 'main' });
+    return () => ledger.recordListingFill(id, null);
+  };
+  const residual = () => ledger.balanceIdentity('main')!.residualCents;
+  return { clock, ledger, sale, residual };
+}
+
+describe('the books against balance readings', () => {
+  it('credits a sale with what the balance gained, and measures the fee', () => {
+    const { clock, ledger, sale, residual } = books();
+    ledger.observeBalance('main', 100_000, 'reconcile', 0.05);
+    const sold = sale('a', 10_000);
+    clock.advance(60_000);
+    sold();
+    const obs = ledger.observeBalance('main', 109_000, 'reconcile', 0.05);
+    expect(obs).toMatchObject({ deltaCents: 9_000, attributedCents: 9_000, adjustmentCents: 0 });
+    expect(ledger.getListing('a')).toMatchObject({ proceedsCents: 9_000, feeCents: 1_000 });
+    expect(ledger.listingFeeRate('main')).toBeCloseTo(0.1);
+    expect(residual()).toBe(0);
+  });
+
+  it('keeps a sale waiting while its credit is late, and credits it when the balance shows it', () => {
+    const { clock, ledger, sale, residual } = books();
+    ledger.observeBalance('main', 100_000, 'reconcile', 0.05);
+    sale('a', 10_000)();
+    clock.advance(60_000);
+    expect(ledger.observeBalance('main', 100_000, 'reconcile', 0.05).deltaCents).toBe(0);
+    expect(ledger.getListing('a')?.proceedsCents).toBeNull();
+    expect(ledger.balanceIdentity('main')).toMatchObject({ salesAwaitingCredit: 1, residualCents: 0 });
+    clock.advance(60_000);
+    ledger.observeBalance('main', 109_500, 'sell-back', 0.05);
+    expect(ledger.getListing('a')?.proceedsCents).toBe(9_500);
+    expect(residual()).toBe(0);
+  });
+
+  it('holds a rise no sale explains as a free credit, which a sale found by the next vault read takes', () => {
+    const { clock, ledger, sale, residual } = books();
+    ledger.observeBalance('main', 100_000, 'reconcile', 0.05);
+    const vaultRead = clock.now();
+    const sold = sale('a', 10_000);
+    clock.advance(60_000);
+    // The sale's credit shows in a reading before a vault read has seen the card gone.
+    const rise = ledger.observeBalance('main', 109_000, 'sell-back', 0.05);
+    expect(rise).toMatchObject({ attributedCents: 0, adjustmentCents: 9_000 });
+    expect(residual()).toBe(0);
+    clock.advance(30_000);
+    sold();
+    expect(ledger.creditFoundSales('main', vaultRead, 0.05).map((l) => l.proceedsCents)).toEqual([9_000]);
+    expect(ledger.adjustments('main').reduce((n, a) => n + a.amountCents, 0)).toBe(0);
+    expect(residual()).toBe(0);
+    // The next reading sees nothing new: the credit is not counted twice.
+    clock.advance(60_000);
+    expect(ledger.observeBalance('main', 109_000, 'reconcile', 0.05).deltaCents).toBe(0);
+    expect(residual()).toBe(0);
+  });
+
+  it('books a deposit and a withdrawal as adjustments, and a sale found later does not take a credit read before its window', () => {
+    const { clock, ledger, sale, residual } = books();
+    ledger.observeBalance('main', 100_000, 'reconcile', 0.05);
+    clock.advance(60_000);
+    ledger.observeBalance('main', 150_000, 'reconcile', 0.05);
+    clock.advance(60_000);
+    const vaultRead = clock.now();
+    ledger.observeBalance('main', 140_000, 'reconcile', 0.05);
+    expect(ledger.adjustments('main').map((a) => a.amountCents)).toEqual([50_000, -10_000]);
+    sale('a', 10_000)();
+    // The deposit was read before the vault read that still showed the card listed.
+    expect(ledger.creditFoundSales('main', vaultRead, 0.05)).toEqual([]);
+    expect(ledger.balanceIdentity('main')).toMatchObject({ adjustmentsCents: 40_000, residualCents: 0 });
+    expect(residual()).toBe(0);
+  });
+});
