@@ -22,7 +22,7 @@ import { Books } from './books.js';
 import { Holdings } from './holdings.js';
 import { Intents } from './intents.js';
 import type { LedgerConnection } from './ledger-part.js';
-import { migrate } from './migrations.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { type ModelRows, type ModelRowsQuery, readModelRows } from './model-store.js';
 import { ledgerOpenError } from './open-error.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenFile } from './private-files.js';
@@ -45,6 +45,8 @@ export class Ledger {
     reads: Reads;
   };
   private closed = false;
+  /** The file's schema version when this is a migrated copy of an older file (read-only open). */
+  private fileVersion: number | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -77,8 +79,19 @@ export class Ledger {
       ensurePrivateFile(path);
       for (const side of ['-wal', '-shm']) tightenFile(`${path}${side}`);
     }
-    const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });
+    let db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !!options.readonly });
+    let fileVersion: number | undefined;
     try {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (options.readonly && version < SCHEMA_VERSION) {
+        // A reader of a ledger the bot has not migrated yet (just after an upgrade) reads a copy
+        // in memory brought to this schema; the file is left to the bot's next start.
+        const copy = new Database(db.serialize());
+        db.close();
+        db = copy;
+        migrate(db);
+        fileVersion = version;
+      }
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
       if (!options.readonly) {
@@ -87,7 +100,9 @@ export class Ledger {
         db.pragma('synchronous = FULL');
         migrate(db);
       }
-      return new Ledger(db, path, options.clock ?? new WallClock());
+      const ledger = new Ledger(db, path, options.clock ?? new WallClock());
+      ledger.fileVersion = fileVersion;
+      return ledger;
     } catch (e) {
       db.close();
       throw e;
@@ -116,7 +131,7 @@ export class Ledger {
 
   /** The schema version the file is at (`PRAGMA user_version`; `packbot doctor`). */
   schemaVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
+    return this.fileVersion ?? (this.db.pragma('user_version', { simple: true }) as number);
   }
 
   /**

@@ -3,10 +3,15 @@
  * the marketplace keeps and whenever its credit arrives; what the books cannot attribute is an
  * adjustment; and the identity cash P&L = balance change − adjustments holds after every reading.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
 import { attribute } from '../../src/store/books.js';
 import { Ledger } from '../../src/store/ledger.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 
 const T0 = Date.UTC(2026, 0, 5, 8);
 
@@ -104,5 +109,29 @@ describe('the books against balance readings', () => {
     expect(ledger.creditFoundSales('main', vaultRead, 0.05)).toEqual([]);
     expect(ledger.balanceIdentity('main')).toMatchObject({ adjustmentsCents: 40_000, residualCents: 0 });
     expect(residual()).toBe(0);
+  });
+});
+
+describe('a ledger the bot has not migrated yet', () => {
+  it('reads (doctor, report, status) from a migrated copy and leaves the file as it is', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'packbot-books-'));
+    try {
+      const path = join(dir, 'old.db');
+      const db = new Database(path);
+      for (const [i, sql] of MIGRATIONS.slice(0, 4).entries()) {
+        db.exec(sql);
+        db.pragma(`user_version = ${i + 1}`);
+      }
+      db.close();
+      const ledger = Ledger.open(path, { readonly: true });
+      expect(ledger.schemaVersion()).toBe(4);
+      expect(ledger.adjustments('main')).toEqual([]);
+      ledger.close();
+      const again = new Database(path, { readonly: true });
+      expect(again.pragma('user_version', { simple: true })).toBe(4);
+      again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
