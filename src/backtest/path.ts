@@ -8,7 +8,7 @@
 import { DAY_MS, HOUR_MS, nextUtcMidnight } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
 import { Rng } from '../core/prng.js';
-import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
+import { budgetBlock, markedPnlCents, spendHeadroom } from '../strategy/budget.js';
 import { cardBuyRoom } from '../strategy/decide-card.js';
 import {
   decideOpen,
@@ -151,7 +151,7 @@ export function runPath(
     if (cardsToday >= cardMaxPerDay) return;
     markHeld(t);
     state.balanceCents = cash;
-    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
+    state.markedPnlCents = markedPnlCents(cash - startCash, heldSellBack, listedHold, sealedWorth);
     if (budgetBlock(state, strategy)) return;
     const fee = shop!.feeCents;
     // The strategy's caps and budget, as the bot's card buyer asks them (strategy/decide-card.ts):
@@ -251,7 +251,7 @@ export function runPath(
     // NaN (no such wait) matches no instant.
     if (Math.max(waitCashCannotLift(state, t), t + 1) !== tDecide) return false;
     state.balanceCents = cash;
-    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
+    state.markedPnlCents = markedPnlCents(cash - startCash, heldSellBack, listedHold, sealedWorth);
     if (budgetBlock(state, strategy) !== null) return false;
     return ruined || !ruinFound();
   };
@@ -318,8 +318,8 @@ export function runPath(
     // A purchase slot.
     market.advance(t);
     state.balanceCents = cash;
-    // Cards on the marketplace count at their sell-back value: listing is not losing.
-    state.markedPnlCents = cash + listedHold + heldSellBack - startCash;
+    // The stop-loss's marking is the bot's: cards at sell-back value, sealed packs at the fraction.
+    state.markedPnlCents = markedPnlCents(cash - startCash, heldSellBack, listedHold, sealedWorth);
     // Once no pack can be opened again, the decision does not read the rows: none is built.
     if (!rowsDone && !opts.readEveryRow && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
     let rows: readonly ScoreRow[] = NO_ROWS;

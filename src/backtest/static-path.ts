@@ -7,7 +7,7 @@
  */
 import { DAY_MS } from '../core/clock.js';
 import { roundHalfAway, toCents } from '../core/money.js';
-import { budgetBlock, spendHeadroom } from '../strategy/budget.js';
+import { budgetBlock, markedPnlCents, spendHeadroom } from '../strategy/budget.js';
 import {
   decideOpen,
   type OpenDecision,
@@ -208,7 +208,7 @@ export class StaticPaths {
         if (tDecide > t) {
           if (Math.max(waitCashCannotLift(state, t), t + 1) === tDecide) {
             state.balanceCents = cash;
-            state.markedPnlCents = cash + listedHold - startCash;
+            state.markedPnlCents = markedPnlCents(cash - startCash, 0, listedHold, sealedWorth);
             holds =
               budgetBlock(state, strategy) === null &&
               (ruined ||
@@ -239,7 +239,7 @@ export class StaticPaths {
 
       // A purchase slot.
       state.balanceCents = cash;
-      state.markedPnlCents = cash + listedHold - startCash;
+      state.markedPnlCents = markedPnlCents(cash - startCash, 0, listedHold, sealedWorth);
       if (!rowsDone && rowsNeverRead(state, strategy, cheapestPool)) rowsDone = true;
       let rows: readonly ScoreRow[] = NO_ROWS;
       if (!rowsDone) {

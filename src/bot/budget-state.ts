@@ -2,15 +2,15 @@
  * The running totals the strategy's budget guards need. Spend follows the ledger's orders by row
  * (read once from the start, then only the rows booked since), so an order booked by any path — an
  * answer, evidence, an adopted extra charge — counts, and a decision never rescans months of
- * history. Orders not settled yet count at their worst case (`inDoubtCents`). P&L is marked
- * conservatively: cash back, plus what is still held valued at the late sell-back rate (sealed
- * packs at the strategy's fraction), minus spend.
+ * history. Orders not settled yet count at their worst case (`inDoubtCents`). P&L is marked by
+ * the strategy's one definition (`markedPnlCents`), as every backtest path marks it: cards still
+ * ours at the late sell-back rate, sealed packs at the strategy's fraction of their value.
  */
 import { DAY_MS } from '../core/clock.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { Ledger } from '../store/ledger.js';
 import type { Intent } from '../store/types.js';
-import { worstCaseCents } from '../strategy/budget.js';
+import { markedPnlCents, worstCaseCents } from '../strategy/budget.js';
 import { LATE_RATE } from '../strategy/listing-model.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -18,7 +18,7 @@ import type { Strategy } from '../strategy/strategy-schema.js';
 export interface SpendTotals {
   spentTodayCents: number;
   spentTotalCents: number;
-  /** Cash back + holdings at their late sell-back value − spend (strategy/budget.ts BudgetState). */
+  /** Cash back − spend + what is still ours, marked (strategy/budget.ts `markedPnlCents`). */
   markedPnlCents: number;
   /** The worst case of the orders not settled yet (strategy/budget.ts `worstCaseCents`). */
   inDoubtCents: number;
@@ -75,15 +75,17 @@ export class BudgetTracker {
   totals(now: number): SpendTotals {
     this.catchUp();
     let held = 0;
+    let listed = 0;
+    let sealed = 0; // fractional cents, rounded once by markedPnlCents
     for (const p of this.ledger.holdings(this.account))
-      held +=
-        p.kind === 'sealed_pack'
-          ? Math.round(sealedValueCents(p.valueCents, this.strategy))
-          : applyRate(p.valueCents, LATE_RATE);
+      if (p.kind === 'sealed_pack') sealed += sealedValueCents(p.valueCents, this.strategy);
+      else if (p.status === 'listed' || p.status === 'list_pending')
+        listed += applyRate(p.valueCents, LATE_RATE);
+      else held += applyRate(p.valueCents, LATE_RATE);
     return {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
-      markedPnlCents: this.cashBack + held - this.spentTotal,
+      markedPnlCents: markedPnlCents(this.cashBack - this.spentTotal, held, listed, sealed),
       inDoubtCents: inDoubtCentsOf(this.ledger.unresolvedIntents(this.account)),
     };
   }

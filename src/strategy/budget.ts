@@ -7,7 +7,7 @@
 
 import { CARD_FEE_USD } from '../api/rules.js';
 import { nextUtcMidnight } from '../core/clock.js';
-import { type Cents, toCents } from '../core/money.js';
+import { type Cents, roundHalfAway, toCents } from '../core/money.js';
 import type { Strategy } from './strategy-schema.js';
 
 export interface BudgetState {
@@ -16,11 +16,7 @@ export interface BudgetState {
   spentTodayCents: Cents;
   /** Spent on packs since the bot started trading with this strategy. */
   spentTotalCents: Cents;
-  /**
-   * Marked profit and loss so far (negative = loss): cash back (sell-back payouts, sale proceeds)
-   * plus what is still held marked at its late sell-back value (sealed packs at the strategy's
-   * worth of them), minus spend: what the stop-loss reads.
-   */
+  /** Marked profit and loss so far (negative = loss), what the stop-loss reads: `markedPnlCents`. */
   markedPnlCents: Cents;
   /** Operator's kill switch (e.g. from a file or signal); the strategy has its own too. */
   killSwitch: boolean;
@@ -85,7 +81,29 @@ export function budgetPauses(
   return out;
 }
 
-/** The strategy's stop-loss: the marked loss (held cards at their late sell-back value) reached it. */
+/**
+ * The marked P&L, the one definition: the bot's budget totals (and so `packbot status`, the
+ * dashboard and the read API) and every backtest path ask this function, so the stop-loss trips
+ * at the same order in both. It is the cash change since the start (sell-back payouts and sale
+ * proceeds, less spend) plus what is still ours at what it can surely bring back: cards held or
+ * listed at their sell-back value (listing a card is not losing it), and sealed packs, which
+ * cannot be sold back, at `sell.sealed_value_fraction` of their value (`sealedValueCents`).
+ *
+ * `sealedWorthCents` is the sum of those unrounded worths (a fraction of a value is fractional
+ * cents); it is rounded once here, so the bot summing pack by pack and a path keeping a running
+ * total mark the same packs alike. The other parts are whole cents. Called at every purchase slot
+ * of a backtest: it stays this small.
+ */
+export function markedPnlCents(
+  cashChangeCents: Cents,
+  heldSellBackCents: Cents,
+  listedSellBackCents: Cents,
+  sealedWorthCents: number,
+): Cents {
+  return cashChangeCents + heldSellBackCents + listedSellBackCents + roundHalfAway(sealedWorthCents);
+}
+
+/** The strategy's stop-loss: the marked loss (`markedPnlCents`) reached it. */
 export function stopLossHit(state: Pick<BudgetState, 'markedPnlCents'>, strategy: Strategy): boolean {
   return state.markedPnlCents <= -toCents(strategy.budget.stop_loss_usd);
 }

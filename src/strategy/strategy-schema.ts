@@ -175,7 +175,7 @@ export const StrategyFile = z.strictObject({
       max_total_spend_usd: Usd.default(5000),
       min_balance_usd: Usd.default(100).describe('never spend below this reserve'),
       stop_loss_usd: Usd.default(1000).describe(
-        'stop opening once the marked loss (held cards at sell-back value) reaches this',
+        'stop opening once the marked loss (cards at sell-back value, sealed packs at sealed_value_fraction) reaches this',
       ),
       kill_switch: z.boolean().default(false).describe('true: never open anything'),
     })
