@@ -53,8 +53,6 @@ export class BudgetTracker {
     const data = ledger.reportData(0, now);
     this.catchUp();
     for (const s of data.sellbacks) if (s.account === account && s.counted) this.cashBack += s.payoutCents;
-    for (const l of data.listings)
-      if (l.account === account && l.state === 'filled') this.cashBack += l.proceedsCents ?? 0;
   }
 
   /** Counts the orders booked since the last look. */
@@ -67,7 +65,7 @@ export class BudgetTracker {
     }
   }
 
-  /** Sell-back payouts (newly counted only) and listing proceeds. */
+  /** Sell-back payouts (newly counted only); listing proceeds are read from the books. */
   cash(cents: Cents): void {
     this.cashBack += cents;
   }
@@ -85,7 +83,13 @@ export class BudgetTracker {
     return {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
-      markedPnlCents: markedPnlCents(this.cashBack - this.spentTotal, held, listed, sealed),
+      // A sale's proceeds count once a balance reading credits them (src/store/books.ts).
+      markedPnlCents: markedPnlCents(
+        this.cashBack + this.ledger.listingProceedsCents(this.account) - this.spentTotal,
+        held,
+        listed,
+        sealed,
+      ),
       inDoubtCents: inDoubtCentsOf(this.ledger.unresolvedIntents(this.account)),
     };
   }
