@@ -148,6 +148,7 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
             : `version ${v}; the bot migrates it to ${SCHEMA_VERSION} at its next start`,
     });
     if (v < SCHEMA_VERSION) out[out.length - 1]!.level = 'warn';
+    for (const a of config.accounts) feeCheck(ledger, a.name, a.strategy.sell.list.seller_fee_rate, out);
     const doubt = ledger.unresolvedIntents().filter((i) => i.state !== 'pending');
     out.push({
       check: 'orders in doubt',
@@ -161,6 +162,31 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
     ledger.close();
   }
   return { locked };
+}
+
+/** Sales whose fee is measured before a gap from the strategy's forecast is named. */
+const FEE_SALES = 3;
+/** A gap in the fee rate worth naming (half a point: 2.5 USD on a 500 USD sale). */
+const FEE_GAP = 0.005;
+
+/**
+ * The marketplace fee the balance showed against the one the strategy assumes (`seller_fee_rate`,
+ * which prices every listing decision): a gap means the strategy lists on a wrong forecast.
+ */
+function feeCheck(ledger: Ledger, account: string, assumed: number, out: Check[]): void {
+  const t = ledger.listingFeeTotals(account);
+  if (t.sales === 0) return;
+  const measured = t.feeCents / t.priceCents;
+  const pct = (r: number) => `${(r * 100).toFixed(2)}%`;
+  const gap = t.sales >= FEE_SALES && Math.abs(measured - assumed) > FEE_GAP;
+  out.push({
+    check: `${account}: marketplace fee`,
+    level: gap ? 'warn' : 'ok',
+    detail: gap
+      ? `the marketplace kept ${pct(measured)} of ${t.sales} sale(s); the strategy assumes ${pct(assumed)} ` +
+        `(sell.list.seller_fee_rate): set it to ${measured.toFixed(3)} so listing decisions price the real fee`
+      : `${pct(measured)} over ${t.sales} sale(s) (the strategy assumes ${pct(assumed)})`,
+  });
 }
 
 const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;

@@ -4,7 +4,9 @@
  * status, vault, listings, orders and delist --all on an embedded bot's books, with the bot stopped
  * (ledger and the saved simulator state) and running (its API).
  */
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
@@ -13,6 +15,7 @@ import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { SimClock } from '../../src/market/sim-clock.js';
 import { devKeys } from '../../src/market/world.js';
+import { Ledger } from '../../src/store/ledger.js';
 import { driveUntil, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
 import { generousStrategy, removeTempDirs, tempDir, writeConfig } from '../e2e/helpers.js';
 import { runCli } from './run-cli.js';
@@ -72,6 +75,27 @@ describe('packbot doctor against the simulator over HTTP', () => {
     expect(parsed.checks.map((c: { check: string }) => c.check)).toEqual(
       expect.arrayContaining(['main: scopes', 'main: limits', 'main: clock', 'ledger', 'metrics']),
     );
+  });
+
+  it('names a marketplace fee the strategy does not assume, once sales measured it', async () => {
+    process.env.PB_DOCTOR_KEY = 'sk_sim_full';
+    const ledger = Ledger.open(join(dir, 'ledger.db'), { clock: new VirtualClock(START) });
+    ledger.observeBalance('main', 100_000, 'reconcile', 0.05);
+    let balance = 100_000;
+    for (const [i, price] of [4000, 6000, 10_000].entries()) {
+      ledger.recordListing({ listingId: `l${i}`, cardId: `c${i}`, priceCents: price, account: 'main' });
+      ledger.recordListingFill(`l${i}`, null);
+      balance += price * 0.9;
+      ledger.observeBalance('main', balance, 'reconcile', 0.05);
+    }
+    ledger.close();
+    const r = await runCli(['doctor', '--config', config]);
+    expect(r.stdout).toMatch(
+      /warn\s+main: marketplace fee\s+the marketplace kept 10\.00% of 3 sale\(s\); the strategy assumes 5\.00%/,
+    );
+    expect(r.code).toBe(0);
+    rmSync(join(dir, 'ledger.db'));
+    delete process.env.PB_DOCTOR_KEY;
   });
 
   it('exits 1 naming the missing scope with a key that cannot sell back', async () => {
