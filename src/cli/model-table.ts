@@ -37,6 +37,19 @@ const withParts = (label: string, f: FiguresJson): string[][] => [
   ['  held', ...cells(f.parts.held), ''],
 ];
 
+/** The fee the balance showed against the strategies' forecast, when sales measured it. */
+function feeLine(m: ModelJson): string[] {
+  const f = m.listing_fee;
+  if (!f || f.measured_rate === null) return [];
+  const pct = (r: number) => `${(r * 100).toFixed(2)}%`;
+  const assumed = f.assumed_rates.map(pct).join(', ');
+  const differs = f.assumed_rates.some((r) => Math.abs(r - f.measured_rate!) > 0.005);
+  return [
+    `  listing fee: the marketplace kept ${pct(f.measured_rate)} of ${f.sales} sale(s); the strategy assumes ${assumed || 'n/a'}` +
+      (differs ? ' (the listing part prices the assumed fee: set sell.list.seller_fee_rate)' : ''),
+  ];
+}
+
 export function renderModel(m: ModelJson): string {
   if (m.orders === 0)
     return `Expected vs realized: no order in the window carries the model's promise${
@@ -47,6 +60,7 @@ export function renderModel(m: ModelJson): string {
     "the model; the listing part against the listing model's promise for the cards listed):",
     '',
     grid(['model', ...HEAD, 'resolved'], withParts('all', m)),
+    ...feeLine(m),
     '',
     grid(
       ['strategy (version)', ...HEAD, 'resolved'],

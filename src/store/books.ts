@@ -108,6 +108,9 @@ export class Books extends LedgerPart {
         AND (state IN ('pending', 'sent', 'in_doubt') OR created_at > @since OR updated_at > @since)`),
       proceeds: db.prepare(`SELECT COALESCE(SUM(proceeds_cents), 0) AS cents FROM listings
         WHERE account = ? AND state = 'filled'`),
+      feeAll: db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(price_cents), 0) AS price,
+        COUNT(*) AS sales FROM listings WHERE state = 'filled' AND credited_at IS NOT NULL
+        AND fee_cents IS NOT NULL`),
       firstBalance: db.prepare(`SELECT id, balance_cents AS balanceCents, at FROM balances WHERE account = ?
         ORDER BY at, id LIMIT 1`),
       flowsSince: db.prepare(`SELECT
@@ -227,9 +230,13 @@ export class Books extends LedgerPart {
     return r.sales > 0 && r.price > 0 ? r.fee / r.price : null;
   }
 
-  /** Credited sales and what the marketplace kept of them. */
-  feeTotals(account: string): { sales: number; feeCents: Cents; priceCents: Cents } {
-    const r = this.q.feeSoFar!.get(account) as { fee: number; price: number; sales: number };
+  /** Credited sales and what the marketplace kept of them (every account's without one). */
+  feeTotals(account?: string): { sales: number; feeCents: Cents; priceCents: Cents } {
+    const r = (account === undefined ? this.q.feeAll!.get() : this.q.feeSoFar!.get(account)) as {
+      fee: number;
+      price: number;
+      sales: number;
+    };
     return { sales: r.sales, feeCents: r.fee, priceCents: r.price };
   }
 

@@ -104,13 +104,28 @@ export function modelFromRows(rows: ModelRows, now: number): { report: ModelRepo
 
 /** The `model` block of `packbot report --json` and `GET /api/v1/pnl`: orders of `q`, as of `now`. */
 export function ledgerModel(
-  ledger: Pick<Ledger, 'modelRows'>,
+  ledger: Pick<Ledger, 'modelRows' | 'listingFeeTotals'>,
   q: ModelRowsQuery,
   now: number,
   seriesLimit?: number,
 ): ModelJson {
-  const { report, excluded } = modelFromRows(ledger.modelRows(q), now);
-  return modelJson(report, { excluded, ...(seriesLimit !== undefined ? { seriesLimit } : {}) });
+  const rows = ledger.modelRows(q);
+  const { report, excluded } = modelFromRows(rows, now);
+  const json = modelJson(report, { excluded, ...(seriesLimit !== undefined ? { seriesLimit } : {}) });
+  const fee = ledger.listingFeeTotals(q.account);
+  const assumed = new Set<number>();
+  for (const v of rows.strategies.values()) {
+    const rate = (JSON.parse(v.json) as { sell?: { list?: { seller_fee_rate?: number } } }).sell?.list
+      ?.seller_fee_rate;
+    if (typeof rate === 'number') assumed.add(rate);
+  }
+  json.listing_fee = {
+    sales: fee.sales,
+    measured_rate:
+      fee.sales > 0 && fee.priceCents > 0 ? Math.round((fee.feeCents / fee.priceCents) * 1e4) / 1e4 : null,
+    assumed_rates: [...assumed].sort((a, b) => a - b),
+  };
+  return json;
 }
 
 /**

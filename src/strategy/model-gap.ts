@@ -288,9 +288,21 @@ export interface PackJson extends GapJson {
   open_pulls: number;
 }
 
+/**
+ * The marketplace fee behind the listing part (the bot's books only): what the balance showed the
+ * marketplace kept of the credited sales, against the fee the strategies assumed. The listing
+ * part's expectation prices the assumed fee; a gap here is a gap there.
+ */
+export interface ListingFeeJson {
+  sales: number;
+  measured_rate: number | null;
+  assumed_rates: number[];
+}
+
 export interface ModelJson extends FiguresJson {
   /** What the figures mark open pulls at (`model`: the model's expectation given their age). */
   marking: 'model';
+  listing_fee?: ListingFeeJson;
   /** Orders left out: a pull shipped or gone, pulls not all booked, a strategy not readable. */
   excluded_orders: number;
   at_sell_back: FiguresJson;

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Runner } from '../../src/bot/runner.js';
+import { renderModel } from '../../src/cli/model-table.js';
 import { booksOf } from '../../src/cli/report.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
@@ -16,6 +17,7 @@ import { toCents } from '../../src/core/money.js';
 import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { Ledger } from '../../src/store/ledger.js';
+import { ledgerModel } from '../../src/store/model-orders.js';
 import { computeReport } from '../../src/store/report.js';
 import { PACK } from '../bot/card-world.js';
 import { driveUntil, fault, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
@@ -133,6 +135,10 @@ cards:
           credited.set(e.ref, (credited.get(e.ref) ?? 0) + e.amountCents);
       for (const l of sold) expect(l.proceedsCents, l.listingId).toBe(credited.get(l.listingId));
       expect(ledger.listingFeeRate('main')).toBeCloseTo(0.1, 3);
+      // The model's listing part names the fee the balance showed against the one it priced.
+      const model = ledgerModel(ledger, { account: 'main' }, clock.now());
+      expect(model.listing_fee).toEqual({ sales: sold.length, measured_rate: 0.1, assumed_rates: [0.05] });
+      expect(renderModel(model)).toContain('the marketplace kept 10.00% of');
 
       // The identity: cash P&L = balance change − adjustments, residual 0, and no adjustment.
       const books = booksOf(ledger, 'main', 0.05)!;
