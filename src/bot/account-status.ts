@@ -66,6 +66,7 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
     net_pnl_usd: toUsd(report.totals.netCents),
     marked_pnl_usd: toUsd(totals.markedPnlCents),
     cash_pnl_usd: toUsd(cash),
+    books: booksStatus(ledger, name),
     packs: {
       today: ledger.packsOrderedSince(name, dayStart),
       left_today: view ? view.packsLeftToday : null,
@@ -118,4 +119,22 @@ export function doubtDetail(doubts: readonly Intent[]): string {
   const parked = doubts.find((d) => d.parkedAt !== null);
   const why = parked ? `; ${parked.key} parked: ${parked.errorMessage ?? 'evidence cannot settle it'}` : '';
   return `${doubts.length} order(s) in doubt are settled first${why}`;
+}
+
+/** The books against the balance (src/store/books.ts): the identity and the latest adjustments. */
+function booksStatus(ledger: Ledger, account: string): AccountStatus['books'] {
+  const id = ledger.balanceIdentity(account);
+  if (!id) return null;
+  return {
+    balance_change_usd: toUsd(id.balanceNowCents - id.firstBalanceCents),
+    cash_pnl_usd: toUsd(id.cashPnlCents),
+    adjustments_usd: toUsd(id.adjustmentsCents),
+    residual_usd: toUsd(id.residualCents),
+    sales_awaiting_credit: id.salesAwaitingCredit,
+    listing_fee_rate: ledger.listingFeeRate(account),
+    adjustments: ledger
+      .adjustments(account)
+      .slice(-20)
+      .map((a) => ({ at: iso(a.at), amount_usd: toUsd(a.amountCents), reason: a.reason, source: a.source })),
+  };
 }

@@ -30,6 +30,32 @@ export const AccountStatus = z.strictObject({
     "what the stop-loss reads: payouts + proceeds + holdings at their late sell-back value (sealed packs at the strategy's worth) − spend",
   ),
   cash_pnl_usd: Usd.describe('cash only: payouts + listing proceeds − spend'),
+  books: z
+    .strictObject({
+      balance_change_usd: Usd.describe(
+        'the balance since the first reading (and the flows booked since the last)',
+      ),
+      cash_pnl_usd: Usd.describe('payouts + listing proceeds − charges since the first reading'),
+      adjustments_usd: Usd.describe('the balance changes the books could not attribute'),
+      residual_usd: Usd.describe(
+        'balance change − adjustments − cash P&L: 0 when the books explain the balance',
+      ),
+      sales_awaiting_credit: z
+        .number()
+        .int()
+        .describe('listing sales found whose credit no reading has shown yet'),
+      listing_fee_rate: z
+        .number()
+        .nullable()
+        .describe(
+          'share of sale prices the marketplace kept over the credited sales (null before the first)',
+        ),
+      adjustments: z
+        .array(z.strictObject({ at: Time, amount_usd: Usd, reason: z.string(), source: z.string() }))
+        .describe('the latest 20 adjustment rows, newest last (packbot report lists them all)'),
+    })
+    .nullable()
+    .describe('the books against the balance (docs/ledger.md); null before the first balance reading'),
   packs: z.strictObject({
     today: z.number().int().describe('packs the ledger booked since UTC midnight'),
     left_today: z.number().int().nullable().describe('the service says (last account read)'),

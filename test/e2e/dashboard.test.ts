@@ -74,6 +74,11 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
       const status = StatusResponse.parse(await api('status'));
       return (await balance.textContent()) === usd(status.accounts[0]!.balance_usd ?? Number.NaN);
     });
+    // The books against the balance, as /api/v1/status has them (residual 0 on the simulator).
+    await eventually('the books line', async () => {
+      const text = (await page.getByTestId('books-main').textContent().catch(() => null)) ?? '';
+      return /cash P&L .* = balance change .* − adjustments .* · residual \$0\.00/.test(text);
+    });
     // Chart and pulls fill as the bot trades.
     await eventually('P&L chart with several points', async () => {
       const n = await page.locator('[data-testid="pnl-main"] svg.chart path.cash').count();

@@ -146,6 +146,26 @@ function gapChart(series, z) {
 }
 
 /** The whole and each part: expected, realized, gap, its 95% band and z (|z| > 3 is a drift). */
+/** The books against the balance: cash P&L = balance change − adjustments, and each adjustment. */
+function booksSection(name, b) {
+  if (!b) return '';
+  const fee =
+    b.listing_fee_rate === null
+      ? ''
+      : ` · marketplace fee measured ${(b.listing_fee_rate * 100).toFixed(2)}%`;
+  const waiting =
+    b.sales_awaiting_credit > 0 ? ` · ${b.sales_awaiting_credit} sale(s) awaiting their credit` : '';
+  const rows = b.adjustments
+    .map(
+      (x) =>
+        `<tr><td>${timeCell(x.at)}</td><td class="num">${signed(x.amount_usd)}</td><td>${esc(x.reason)}</td><td>${esc(x.source)}</td></tr>`,
+    )
+    .join('');
+  return `<h3>Books against the balance</h3>
+  <p data-testid="books-${esc(name)}">cash P&amp;L ${signed(b.cash_pnl_usd)} = balance change ${signed(b.balance_change_usd)} − adjustments ${signed(b.adjustments_usd)} · residual <span class="${b.residual_usd === 0 ? 'up' : 'down'}">${signed(b.residual_usd)}</span>${fee}${waiting}</p>
+  ${rows ? `<div class="scroll"><table data-testid="adjustments-${esc(name)}"><thead><tr><th>when</th><th class="num">amount</th><th>reason</th><th>reading</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}`;
+}
+
 function modelSection(name, m) {
   if (!m) return '';
   const zCell = (z) =>
@@ -203,6 +223,7 @@ function accountSection(a) {
   <h3>Pauses</h3><div data-testid="pauses-${esc(name)}">${pauses}</div>
   <h3>Balance and cash P&amp;L</h3>
   <div class="charts" data-testid="pnl-${esc(name)}">${chart(pnl, 'balance_usd', 'balance', 'balance')}${chart(pnl, 'cash_pnl_usd', 'cash', 'cash P&L')}</div>
+  ${booksSection(name, a.books)}
   ${modelSection(name, pnlAccount?.model)}
   <div class="grid2">
   <div><h3>Scores ${scores?.scored_at ? `<span class="muted">· ${rel(scores.scored_at)}</span>` : ''}</h3>
