@@ -23,6 +23,8 @@ export interface FinishedOrder {
   /** Card orders: the sale (ref of its ledger entries) and the card. */
   transaction_id?: string;
   card_id?: string;
+  /** Card orders: the bought card's pull_id in the vault and sell-back (`rules.purchased_card_pull_id`). */
+  pull_id?: string;
 }
 
 /** A held card leaves the vault for good (shipping is not part of the partner API). */
@@ -35,6 +37,9 @@ export function ship(s: MarketState, cardId: string): { card_id: string; shipped
 
 /** Finished orders, including those whose answer never reached the client. */
 export function finishedOrders(s: MarketState): FinishedOrder[] {
+  const pullIdOf = new Map<string, string>();
+  for (const a of s.acquisitions.values())
+    if (a.transactionId !== undefined) pullIdOf.set(a.transactionId, a.id);
   const out = [];
   for (const [id, o] of s.orders) {
     if (o.state !== 'finished') continue;
@@ -52,7 +57,11 @@ export function finishedOrders(s: MarketState): FinishedOrder[] {
       checkout_id: r.checkout_id,
       pull_ids: (r.pulls ?? []).map((p) => p.pull_id),
       ...(typeof r.transaction_id === 'string'
-        ? { transaction_id: r.transaction_id, card_id: String(r.card_id) }
+        ? {
+            transaction_id: r.transaction_id,
+            card_id: String(r.card_id),
+            pull_id: pullIdOf.get(r.transaction_id) ?? r.transaction_id,
+          }
         : {}),
     });
   }
@@ -136,6 +145,12 @@ export function dump(s: MarketState, faults: Faults, now: number): Record<string
     report_rows: s.report.n,
     pack_openings: s.report.openings,
     ledger_entries: s.ledger.length,
+    pending_proceeds: s.pendingProceeds.map((p) => ({
+      account: p.accountId,
+      listing_id: p.listingId,
+      amount: toUsd(p.priceCents),
+      at: iso(p.at),
+    })),
     faults: faults.list(),
     audit: audit(s),
   };

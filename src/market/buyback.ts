@@ -8,8 +8,10 @@ import { type Offer, sellBackOffer } from '../strategy/market-laws.js';
 import type { Rules } from './world-schema.js';
 
 export interface Acquisition {
-  id: string; // pull_id, or the card purchase's transaction_id
+  id: string; // pull_id, or a bought card's (rules.purchased_card_pull_id)
   kind: 'pull' | 'purchase';
+  /** A card purchase's transaction_id (its sale), whatever the card's pull_id is. */
+  transactionId?: string;
   slot: number;
   accountId: string;
   at: number;

@@ -6,6 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import { advanceDynamics } from './dynamics.js';
 import type { Faults } from './faults.js';
+import { serverTime } from './server-time.js';
 import type { MarketState } from './state.js';
 
 export interface MarketContext {
@@ -14,8 +15,9 @@ export interface MarketContext {
   readonly faults: Faults;
 }
 
+/** The service's now, at the resolution it keeps time in (server-time.ts). */
 export function now(ctx: MarketContext): number {
-  return ctx.clock.now();
+  return serverTime(ctx.s.world.rules, ctx.clock.now());
 }
 
 /** Applies background dynamics up to the clock's now; returns that now. */

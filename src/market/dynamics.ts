@@ -7,7 +7,6 @@
  * each event are src/strategy/market-laws.ts (shared with the backtest's fast world); this file schedules them.
  */
 import { CATEGORIES, type RiskLevel } from '../api/schemas.js';
-import { applyRate } from '../core/money.js';
 import {
   bandGap,
   fillProbability,
@@ -35,8 +34,9 @@ import {
   type PoolState,
   releaseGone,
 } from './inventory.js';
+import { listingSold, nextProceedsAt, payDueProceeds } from './proceeds.js';
 import { recordOpening } from './report-log.js';
-import { addOtherListing, type MarketState, record } from './state.js';
+import { addOtherListing, type MarketState } from './state.js';
 
 const DAY = 86_400_000;
 
@@ -72,6 +72,13 @@ export function advanceDynamics(s: MarketState, to: number): void {
         at = t;
         next = p;
       }
+    }
+    // Listing proceeds due before the next event (or by `to`) are paid first, at their own time.
+    const payAt = nextProceedsAt(s);
+    if (payAt !== undefined && payAt <= at && payAt <= to) {
+      s.syncedTo = Math.max(s.syncedTo, payAt);
+      payDueProceeds(s, payAt);
+      continue;
     }
     if (at > to) break;
     s.syncedTo = at;
@@ -210,11 +217,7 @@ function fillListings(s: MarketState, at: number, dtDays: number): void {
     );
     if (s.dyn.next() >= fillProbability(rate, dtDays)) continue;
     s.inv.listings.delete(slot);
-    if (l.seller !== null) {
-      record(s, l.seller, at, 'listing_sale', l.priceCents, l.id);
-      const fee = applyRate(l.priceCents, s.world.rules.seller_fee_rate);
-      if (fee > 0) record(s, l.seller, at, 'seller_fee', -fee, l.id);
-    }
+    if (l.seller !== null) listingSold(s, l.seller, l.id, l.priceCents, at);
     c.listing = null;
     c.loc = 'gone';
     c.owner = null;

@@ -1,8 +1,10 @@
 /**
  * What an account does with the cards it holds: sell them back to the house (per item: sold,
- * already sold, or failed with a reason) and list them on the marketplace or take them off.
+ * already sold, or failed with a reason) and list them on the marketplace or take them off. The
+ * statuses of a request refused as a whole are the world's (`rules.holdings_errors`, wire-errors.ts).
  */
-import { NotFoundError } from '../api/errors.js';
+import { BadRequestError } from '../api/errors.js';
+import type { Operation } from '../api/operations.js';
 import type {
   CreateListingRequest,
   DeleteListingRequest,
@@ -17,8 +19,25 @@ import type { Caller } from './auth.js';
 import { offerAt } from './buyback.js';
 import { type MarketContext, now } from './context.js';
 import { type CardRec, cardValue } from './inventory.js';
+import { type Input, parseRequest } from './request.js';
 import { type AccountState, record } from './state.js';
-import * as v from './validate.js';
+import { holdingsError } from './wire-errors.js';
+
+type HoldingsOp = Extract<Operation, 'sellBack' | 'createListing' | 'deleteListing'>;
+
+/** The request of a sell-back, listing or delisting, read with its schema (a refusal otherwise). */
+export function holdingsInput<O extends HoldingsOp>(
+  ctx: MarketContext,
+  op: O,
+  req: { body?: unknown; query?: Record<string, unknown> | undefined },
+): Input<O> {
+  try {
+    return parseRequest(op, req);
+  } catch (e) {
+    if (e instanceof BadRequestError) throw holdingsError(ctx.s.world.rules, 'invalid', e.message);
+    throw e;
+  }
+}
 
 export function sellBack(ctx: MarketContext, caller: Caller, input: SellBackRequest): SellBackResponse {
   const s = ctx.s;
@@ -72,11 +91,17 @@ export function sellBack(ctx: MarketContext, caller: Caller, input: SellBackRequ
   return { total_paid: toUsd(total), remaining_balance: toUsd(account.balanceCents), results };
 }
 
-/** A card the account holds in its vault, listed or not (404 otherwise). */
+/**
+ * A card the account holds in its vault, listed or not (not held otherwise). A sealed pack the
+ * vault shows (`rules.vault_sealed_packs`) is held, but cannot be listed.
+ */
 function heldCard(ctx: MarketContext, account: AccountState, cardId: string): CardRec {
+  const rules = ctx.s.world.rules;
   const c = ctx.s.inv.byId.get(cardId);
+  if (c?.owner === account.id && c.loc === 'sealed' && rules.vault_sealed_packs)
+    throw holdingsError(rules, 'invalid', 'sealed packs cannot be listed');
   if (!c || c.owner !== account.id || (c.loc !== 'vault' && c.loc !== 'listed'))
-    throw new NotFoundError(`card '${cardId}' is not in your vault`);
+    throw holdingsError(rules, 'not_held', `card '${cardId}' is not in your vault`);
   return c;
 }
 
@@ -85,13 +110,22 @@ export function createListing(ctx: MarketContext, caller: Caller, input: CreateL
   const cardId = input.card_id;
   const priceUsd = input.price;
   const c = heldCard(ctx, caller.account!, cardId);
-  if (c.loc === 'listed') throw v.bad('card is already listed; delist it first to change the price');
+  const rules = s.world.rules;
+  if (c.loc === 'listed')
+    throw holdingsError(rules, 'conflict', 'card is already listed; delist it first to change the price');
   const price = toCents(priceUsd);
   const min = toCents(s.world.rules.marketplace_min_price);
   const max = Math.floor(cardValue(s.inv, c) * s.world.rules.max_listing_multiple);
-  if (price <= min) throw v.bad(`price must be above the marketplace minimum of $${toUsd(min).toFixed(2)}`);
+  if (price <= min)
+    throw holdingsError(
+      rules,
+      'invalid',
+      `price must be above the marketplace minimum of $${toUsd(min).toFixed(2)}`,
+    );
   if (price > max)
-    throw v.bad(
+    throw holdingsError(
+      rules,
+      'invalid',
       `price must be at most ${s.world.rules.max_listing_multiple} times the market value ($${toUsd(max).toFixed(2)})`,
     );
   const listingId = s.ids.uuid();
@@ -114,7 +148,7 @@ export function deleteListing(
 ): DelistResponse {
   const cardId = input.card_id;
   const c = heldCard(ctx, caller.account!, cardId);
-  if (c.loc !== 'listed') throw v.bad('card is not listed');
+  if (c.loc !== 'listed') throw holdingsError(ctx.s.world.rules, 'conflict', 'card is not listed');
   ctx.s.inv.listings.delete(c.slot);
   c.listing = null;
   c.loc = 'vault';

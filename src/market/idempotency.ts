@@ -13,8 +13,10 @@ import type { Order } from './state.js';
 export type OrderOp = Extract<Operation, 'purchasePacks' | 'purchaseCard'>;
 
 /**
- * Runs `place` (at the synced now) at most once for `accountId` and `key`, after the endpoint's
- * injected latency; returns its answer or the stored one.
+ * Runs `place` (at the synced now) at most once for `accountId` and `key`, after the time the
+ * service takes to answer (`rules.pack_purchase_answer_ms`, `card_purchase_answer_ms`) and the
+ * endpoint's injected latency; returns its answer or the stored one. The order is running all that
+ * time, and commits at its end: a retry meanwhile gets 409, a save leaves it out.
  */
 export async function runOrder<R extends object>(
   ctx: MarketContext,
@@ -40,7 +42,9 @@ export async function runOrder<R extends object>(
   const order: Order = { state: 'running', fingerprint, response: undefined };
   state.orders.set(id, order);
   try {
-    const latency = ctx.faults.latencyMs(ENDPOINTS[op]);
+    const rules = state.world.rules;
+    const answerMs = op === 'purchasePacks' ? rules.pack_purchase_answer_ms : rules.card_purchase_answer_ms;
+    const latency = answerMs + ctx.faults.latencyMs(ENDPOINTS[op]);
     if (latency > 0) await ctx.clock.sleep(latency);
     if (ctx.s !== state) throw new ServerError('the simulator was reset while the order ran');
     const response = place(sync(ctx));

@@ -4,8 +4,9 @@
  * daily card count and spend caps. Days are UTC days of the injected clock.
  */
 import { DailyCardLimitReachedError, DailyLimitReachedError, RateLimitedError } from '../api/errors.js';
-import { iso, nextUtcMidnight, utcDay } from '../core/clock.js';
+import { nextUtcMidnight, utcDay } from '../core/clock.js';
 import { type Cents, toCents } from '../core/money.js';
+import { stamp } from './server-time.js';
 import type { AccountState, KeyState } from './state.js';
 import type { Rules } from './world-schema.js';
 
@@ -26,9 +27,15 @@ export function packsToday(a: AccountState, now: number): number {
 }
 
 /** Throws DailyLimitReachedError when `quantity` more packs would pass the key's daily limit. */
-export function checkPackDaily(key: KeyState, used: number, quantity: number, now: number): void {
+export function checkPackDaily(
+  rules: Rules,
+  key: KeyState,
+  used: number,
+  quantity: number,
+  now: number,
+): void {
   if (used + quantity > key.maxPacksPerDay)
-    throw new DailyLimitReachedError(key.maxPacksPerDay, used, iso(nextUtcMidnight(now)));
+    throw new DailyLimitReachedError(key.maxPacksPerDay, used, stamp(rules, nextUtcMidnight(now)));
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Category } from '../api/schemas.js';
 import type { Clock } from '../core/clock.js';
 import type { Cents } from '../core/money.js';
 import * as admin from './admin.js';
+import { shapeAnswer } from './answer-shape.js';
 import { audit } from './audit.js';
 import { authorize, type Caller } from './auth.js';
 import { type MarketContext, sync } from './context.js';
@@ -158,17 +159,19 @@ export class Market {
     };
   }
 
-  /** Runs one operation. Throws PartnerApiError subclasses for every error response. */
+  /**
+   * Runs one operation. Throws PartnerApiError subclasses for every error response. The answer is
+   * written as the world's service writes it (extra fields, key order: answer-shape.ts).
+   */
   async handle(op: Operation, req: RawRequest): Promise<Json> {
     const endpoint = ENDPOINTS[op];
     try {
       const caller = authorize(this.ctx.s, req.authorization, op);
-      if (op === 'purchasePacks' || op === 'purchaseCard') return await this.order(op, caller, req);
-      const latency = this.faults.latencyMs(endpoint);
-      if (latency > 0) await this.clock.sleep(latency);
-      sync(this.ctx);
-      if (this.faults.roll(endpoint, 'error')) throw new ServerError('injected server fault');
-      return this.run(op, caller, req);
+      const answer =
+        op === 'purchasePacks' || op === 'purchaseCard'
+          ? await this.order(op, caller, req)
+          : await this.nonOrder(op, caller, req);
+      return this.shape(answer) as Json;
     } catch (e) {
       if (e instanceof Error && 'endpoint' in e && e.endpoint === undefined)
         (e as { endpoint: string }).endpoint = endpoint;
@@ -176,6 +179,21 @@ export class Market {
     } finally {
       if (MUTATING_OPS.has(op)) for (const l of this.mutationListeners) l(op);
     }
+  }
+
+  /** Any other operation, after the endpoint's injected latency and faults. */
+  private async nonOrder(op: Operation, caller: Caller, req: RawRequest): Promise<Json> {
+    const endpoint = ENDPOINTS[op];
+    const latency = this.faults.latencyMs(endpoint);
+    if (latency > 0) await this.clock.sleep(latency);
+    sync(this.ctx);
+    if (this.faults.roll(endpoint, 'error')) throw new ServerError('injected server fault');
+    return this.run(op, caller, req);
+  }
+
+  /** A JSON body (an answer, or an error's) as this world's service writes it. */
+  shape(body: unknown): unknown {
+    return shapeAnswer(body, this.world.rules, this.seed, this.clock.now());
   }
 
   /** An order: its Idempotency-Key and input read first, then run at most once per key. */
@@ -196,11 +214,11 @@ export class Market {
     const ctx: MarketContext = this.ctx;
     switch (op) {
       case 'sellBack':
-        return holdings.sellBack(ctx, caller, parseRequest(op, req));
+        return holdings.sellBack(ctx, caller, holdings.holdingsInput(ctx, op, req));
       case 'createListing':
-        return holdings.createListing(ctx, caller, parseRequest(op, req));
+        return holdings.createListing(ctx, caller, holdings.holdingsInput(ctx, op, req));
       case 'deleteListing':
-        return holdings.deleteListing(ctx, caller, parseRequest(op, req));
+        return holdings.deleteListing(ctx, caller, holdings.holdingsInput(ctx, op, req));
       case 'listPacks':
         return reads.listPacks(ctx, parseRequest(op, req));
       case 'getPackPool':

@@ -19,8 +19,7 @@ import type {
   Pull,
   PullBuyback,
 } from '../api/schemas.js';
-import { iso } from '../core/clock.js';
-import { applyRate, toCents, toUsd } from '../core/money.js';
+import { toCents, toUsd } from '../core/money.js';
 import { freshEnds, lockEnds, sellBackOffer } from '../strategy/market-laws.js';
 import type { Caller } from './auth.js';
 import type { Acquisition } from './buyback.js';
@@ -44,8 +43,10 @@ import {
   countPacks,
   packsToday,
 } from './limits.js';
+import { listingSold } from './proceeds.js';
 import { recordOpening } from './report-log.js';
 import type { PackPurchaseInput } from './request.js';
+import { stamp } from './server-time.js';
 import { record } from './state.js';
 import * as v from './validate.js';
 import { cardWire, sealedWire } from './wire.js';
@@ -74,7 +75,7 @@ export function purchasePacks(
       `risk_level '${req.risk_level}' is not offered by this pack (${pool.spec.risk_levels.join(', ')})`,
     );
   const used = packsToday(account, now);
-  checkPackDaily(key, used, req.quantity, now);
+  checkPackDaily(s.world.rules, key, used, req.quantity, now);
   checkRate(key.lastPurchaseAt, key.minSecondsBetween, now);
   const cost = pool.priceCents * req.quantity;
   if (account.balanceCents < cost)
@@ -132,8 +133,8 @@ export function purchasePacks(
     c.loc = c.kind === 'sealed' ? 'sealed' : 'vault';
     const band = d.band >= 0 ? pool.bands[d.band]! : undefined;
     const hit = {
-      rarity_tier: band ? band.rarityTier : 'chase',
-      bucket: band ? band.spec.bucket_id : 'chase',
+      rarity_tier: band ? band.rarityTier : rules.chase_bucket,
+      bucket: band ? band.spec.bucket_id : rules.chase_bucket,
       bucket_odds: d.odds,
       is_chase: !band,
       chase_label: band ? null : pool.chase!.label,
@@ -149,11 +150,11 @@ export function purchasePacks(
       buyback = {
         amount: toUsd(fresh.amountCents),
         rate: fresh.rate,
-        valid_until: iso(freshUntil),
+        valid_until: stamp(rules, freshUntil),
         after: {
           amount: toUsd(after.amountCents),
           rate: after.rate,
-          valid_until: iso(lockEnds(now, rules)),
+          valid_until: stamp(rules, lockEnds(now, rules)),
         },
       };
     }
@@ -171,7 +172,14 @@ export function purchasePacks(
             hit,
             buyback: null,
           }
-        : { pull_id: pullId, kind: 'card', item: cardWire(s.inv, c), value: toUsd(value), hit, buyback },
+        : {
+            pull_id: pullId,
+            kind: 'card',
+            item: cardWire(s.inv, c, rules),
+            value: toUsd(value),
+            hit,
+            buyback,
+          },
     );
     recordOpening(s.report, {
       at: now,
@@ -235,11 +243,7 @@ export function purchaseCard(
   if (fee > 0) record(s, account.id, now, 'card_fee', -fee, txn);
   if (listing) {
     s.inv.listings.delete(c.slot);
-    if (listing.seller !== null) {
-      record(s, listing.seller, now, 'listing_sale', price, listing.id);
-      const sellerFee = applyRate(price, rules.seller_fee_rate);
-      if (sellerFee > 0) record(s, listing.seller, now, 'seller_fee', -sellerFee, listing.id);
-    }
+    if (listing.seller !== null) listingSold(s, listing.seller, listing.id, price, now);
     c.listing = null;
   } else s.inv.shop[c.category].delete(c.slot);
   countCard(caller.key, account, today, price, now);
@@ -247,10 +251,18 @@ export function purchaseCard(
   c.anchorIndex = s.inv.index[c.category];
   c.loc = 'vault';
   c.owner = account.id;
-  c.acquisition = txn;
-  s.acquisitions.set(txn, {
-    id: txn,
+  // How the vault and sell-back name the bought card is the world's choice (the spec: not shown).
+  const pullId =
+    rules.purchased_card_pull_id === 'transaction_id'
+      ? txn
+      : rules.purchased_card_pull_id === 'checkout_id'
+        ? checkoutId
+        : s.ids.uuid();
+  c.acquisition = pullId;
+  s.acquisitions.set(pullId, {
+    id: pullId,
     kind: 'purchase',
+    transactionId: txn,
     slot: c.slot,
     accountId: account.id,
     at: now,
@@ -268,7 +280,7 @@ export function purchaseCard(
     fee: toUsd(fee),
     total_charged: toUsd(price + fee),
     remaining_balance: toUsd(account.balanceCents),
-    item: cardWire(s.inv, c),
+    item: cardWire(s.inv, c, rules),
   };
   if (ctx.faults.roll(ENDPOINTS.purchaseCard, 'needs_review')) out.needs_review = true;
   return out;

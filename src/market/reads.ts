@@ -26,10 +26,10 @@ import type {
   VaultPage,
   VaultQuery,
 } from '../api/schemas.js';
-import { iso, nextUtcMidnight } from '../core/clock.js';
+import { nextUtcMidnight } from '../core/clock.js';
 import { type Cents, toUsd } from '../core/money.js';
 import type { Caller } from './auth.js';
-import { type Acquisition, offerAt } from './buyback.js';
+import { offerAt } from './buyback.js';
 import { type MarketContext, now } from './context.js';
 import {
   bandWeight,
@@ -38,14 +38,18 @@ import {
   chaseActive,
   drawable,
   expectedValueCents,
+  type PoolState,
   purchasablePool,
   shopPrice,
   totalWeight,
 } from './inventory.js';
 import { nextPurchaseAt, packsToday } from './limits.js';
 import { reportRows } from './report-log.js';
+import { stamp } from './server-time.js';
 import * as v from './validate.js';
+import { vaultHoldings } from './vault-order.js';
 import { cardWire, sealedAsCard } from './wire.js';
+import type { Rules } from './world-schema.js';
 
 const byId = (a: CardRec, b: CardRec): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -103,11 +107,11 @@ export function getPackPool(ctx: MarketContext, q: PackPoolQuery): PackPool {
   const chase =
     ch && chaseActive(pool, t)
       ? {
-          card: cardWire(s.inv, s.inv.cards[ch.slot]!),
+          card: cardWire(s.inv, s.inv.cards[ch.slot]!, s.world.rules),
           probability: ch.probability,
           odds_label: ch.oddsLabel,
           label: ch.label,
-          ends_at: ch.endsAt === null ? null : iso(ch.endsAt),
+          ends_at: ch.endsAt === null ? null : stamp(s.world.rules, ch.endsAt),
         }
       : null;
   return {
@@ -120,12 +124,29 @@ export function getPackPool(ctx: MarketContext, q: PackPoolQuery): PackPool {
     expected_value: toUsd(Math.round(expectedValueCents(s.inv, pool, risk, t))),
     bands,
     chase,
-    total_cards: cards.length,
+    total_cards: totalCards(s.world.rules.pool_total_cards, pool, cards.length, chase !== null),
     cards: cards.map((x) => ({
-      ...(x.c.kind === 'sealed' ? sealedAsCard(s.inv, x.c) : cardWire(s.inv, x.c)),
+      ...(x.c.kind === 'sealed' ? sealedAsCard(s.inv, x.c) : cardWire(s.inv, x.c, s.world.rules)),
       bucket_id: x.bucket,
     })),
   };
+}
+
+/**
+ * A pool's `total_cards` (the spec names it, nothing more): the cards listed, every card of the
+ * pack's bands at any risk level, or the listed ones and an active chase.
+ */
+function totalCards(
+  mode: Rules['pool_total_cards'],
+  pool: PoolState,
+  listed: number,
+  chaseShown: boolean,
+): number {
+  if (mode === 'listed') return listed;
+  if (mode === 'listed_and_chase') return listed + (chaseShown ? 1 : 0);
+  let all = 0;
+  for (const b of pool.bands) all += b.bag.count;
+  return all;
 }
 
 export function listShopCards(ctx: MarketContext, q: ShopCardsQuery): ShopCardsPage {
@@ -142,26 +163,21 @@ export function listShopCards(ctx: MarketContext, q: ShopCardsQuery): ShopCardsP
     per_page: perPage,
     total: all.length,
     cards: slice.map((c) => ({
-      ...cardWire(s.inv, c),
+      ...cardWire(s.inv, c, s.world.rules),
       price: toUsd(shopPrice(s.inv, c)),
-      sale_status: 'shop',
+      sale_status: s.world.rules.shop_sale_status,
     })),
   };
 }
 
 export function getVault(ctx: MarketContext, caller: Caller, q: VaultQuery): VaultPage {
   const s = ctx.s;
+  const rules = s.world.rules;
   const category = q.category ?? DEFAULT_CATEGORY;
   const page = q.page ?? 1;
   const perPage = q.per_page ?? PAGE_LIMITS.vault.default;
-  const account = caller.account!;
   const t = now(ctx);
-  const held: { c: CardRec; acq: Acquisition }[] = [];
-  for (const acq of s.acquisitions.values()) {
-    const c = s.inv.cards[acq.slot]!;
-    if (c.acquisition !== acq.id || c.owner !== account.id || c.category !== category) continue;
-    if (c.loc === 'vault' || c.loc === 'listed') held.push({ c, acq });
-  }
+  const held = vaultHoldings(s, caller.account!.id, category);
   const slice = held.slice((page - 1) * perPage, page * perPage);
   return {
     category,
@@ -170,13 +186,18 @@ export function getVault(ctx: MarketContext, caller: Caller, q: VaultQuery): Vau
     total: held.length,
     cards: slice.map(({ c, acq }): VaultEntry => {
       const value = cardValue(s.inv, c);
-      const offer = offerAt(acq, value, t, s.world.rules);
+      const pulledAt =
+        acq.kind === 'pull' || rules.purchased_card_pulled_at === 'purchase_time'
+          ? stamp(rules, acq.at)
+          : null;
+      const head = { card_id: c.id, pull_id: acq.id, pulled_at: pulledAt, acquired_at: stamp(rules, acq.at) };
+      // A sealed pack (shown when `rules.vault_sealed_packs`): no offer, since it cannot be sold back.
+      if (c.kind === 'sealed')
+        return { ...head, item: sealedAsCard(s.inv, c), value: toUsd(value), listed: false, buyback: null };
+      const offer = offerAt(acq, value, t, rules);
       return {
-        card_id: c.id,
-        pull_id: acq.id,
-        pulled_at: acq.kind === 'pull' ? iso(acq.at) : null,
-        acquired_at: iso(acq.at),
-        item: cardWire(s.inv, c),
+        ...head,
+        item: cardWire(s.inv, c, rules),
         value: toUsd(value),
         listed: c.loc === 'listed',
         buyback:
@@ -186,7 +207,7 @@ export function getVault(ctx: MarketContext, caller: Caller, q: VaultQuery): Vau
                 amount: toUsd(offer.amountCents),
                 rate: offer.rate,
                 basis_value: toUsd(offer.basisCents),
-                locked_value_until: offer.lockedUntil === null ? null : iso(offer.lockedUntil),
+                locked_value_until: offer.lockedUntil === null ? null : stamp(rules, offer.lockedUntil),
               },
       };
     }),
@@ -205,9 +226,12 @@ export function getAccount(ctx: MarketContext, caller: Caller): Account {
       packs_today: used,
       max_packs_per_day: k.maxPacksPerDay,
       packs_left_today: Math.max(0, k.maxPacksPerDay - used),
-      resets_at: iso(nextUtcMidnight(t)),
+      resets_at: stamp(ctx.s.world.rules, nextUtcMidnight(t)),
       min_seconds_between_purchases: k.minSecondsBetween,
-      next_purchase_at: iso(Math.max(t, nextPurchaseAt(k.lastPurchaseAt, k.minSecondsBetween, t))),
+      next_purchase_at: stamp(
+        ctx.s.world.rules,
+        Math.max(t, nextPurchaseAt(k.lastPurchaseAt, k.minSecondsBetween, t)),
+      ),
     },
   };
 }
@@ -240,14 +264,14 @@ export function getPurchaseReport(ctx: MarketContext, q: PurchaseReportQuery): P
   const rows = reportRows(ctx.s.report, since, until);
   const pools = ctx.s.inv.pools;
   return {
-    since: iso(since),
-    until: iso(until),
+    since: stamp(ctx.s.world.rules, since),
+    until: stamp(ctx.s.world.rules, until),
     page,
     per_page: perPage,
     total: rows.length,
     pulls: rows.slice((page - 1) * perPage, page * perPage).map((r) => ({
       user_id: r.userId,
-      created_at: iso(r.at),
+      created_at: stamp(ctx.s.world.rules, r.at),
       amount: toUsd(r.amountCents),
       source: pools[r.pool]!.spec.report_source ?? pools[r.pool]!.category,
       pack_type: pools[r.pool]!.spec.pack_type,

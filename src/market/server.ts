@@ -249,23 +249,27 @@ export function startSimServer(opts: SimServerOptions): Promise<SimServer> {
       return;
     }
     void (async () => {
+      // Error bodies of the partner API are written as its answers are (answer-shape.ts).
+      let shape = (body: unknown) => body;
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const p = url.pathname.replace(/\/+$/, '') || '/';
-        if (p.startsWith(`${API_PREFIX}/`)) await partner(req, res, url, p.slice(API_PREFIX.length));
-        else if (p.startsWith(`${ADMIN_PREFIX}/`)) await admin(req, res, p.slice(ADMIN_PREFIX.length));
+        if (p.startsWith(`${API_PREFIX}/`)) {
+          shape = (body) => market.shape(body);
+          await partner(req, res, url, p.slice(API_PREFIX.length));
+        } else if (p.startsWith(`${ADMIN_PREFIX}/`)) await admin(req, res, p.slice(ADMIN_PREFIX.length));
         else throw new HttpError(404, `no such endpoint: ${p}`);
       } catch (e) {
         if (res.headersSent || req.socket.destroyed) return;
         if (e instanceof HttpError) {
-          send(res, e.status, { error: e.message }, e.headers);
+          send(res, e.status, shape({ error: e.message }), e.headers);
           if (e.status === 413) res.on('finish', () => req.socket.destroy());
         } else if (isPartnerApiError(e)) {
           const w = e.toWire();
-          send(res, w.status, w.body, w.headers ?? {});
+          send(res, w.status, shape(w.body), w.headers ?? {});
         } else {
           onError(e);
-          send(res, 500, { error: 'internal server error' });
+          send(res, 500, shape({ error: 'internal server error' }));
         }
       }
     })();

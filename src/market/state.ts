@@ -55,6 +55,15 @@ export interface LedgerEntry {
   ref: string;
 }
 
+/** A listing's proceeds not paid yet (`rules.listing_proceeds_delay_seconds`, proceeds.ts). */
+export interface PendingProceeds {
+  /** When the money reaches the seller's balance. */
+  at: number;
+  accountId: string;
+  listingId: string;
+  priceCents: Cents;
+}
+
 export interface Order {
   state: 'running' | 'finished';
   fingerprint: string;
@@ -70,6 +79,8 @@ export interface MarketState {
   orders: Map<string, Order>;
   acquisitions: Map<string, Acquisition>;
   ledger: LedgerEntry[];
+  /** Listing proceeds not paid yet (`rules.listing_proceeds_delay_seconds`), in time order. */
+  pendingProceeds: PendingProceeds[];
   report: ReportLog;
   otherUsers: string[];
   /** Draw stream (our pulls), dynamics stream, id stream: separate so one cannot shift another. */
@@ -126,6 +137,7 @@ export function buildState(world: World, seed: number, now: number): MarketState
     orders: new Map(),
     acquisitions: new Map(),
     ledger: [],
+    pendingProceeds: [],
     report: emptyReport(),
     otherUsers,
     draws: root.fork(2),

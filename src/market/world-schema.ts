@@ -1,7 +1,8 @@
 /**
  * `packbot.world/v1`: everything the simulated service starts from. Amounts are USD numbers (file
  * boundary); the market converts them to cents. Every field has a default, so a world file only
- * states what it changes. Choices where the spec says "not shown" live under `rules`.
+ * states what it changes. Choices where the spec says "not shown" (or nothing) live under `rules`
+ * (the wire and vault ones in server-choices.ts).
  */
 
 import { z } from 'zod';
@@ -18,6 +19,7 @@ import {
   VALUE_LOCK_DAYS,
 } from '../api/rules.js';
 import { CATEGORIES, REPORT_SOURCES, RISK_LEVELS, RiskLevel, SCOPES, Timestamp } from '../api/schemas.js';
+import { SERVER_CHOICES } from './server-choices.js';
 
 export const WORLD_FORMAT = 'packbot.world/v1';
 
@@ -202,6 +204,7 @@ export const RulesSpec = z.strictObject({
   max_listing_multiple: z.number().min(1).default(MAX_LISTING_MULTIPLE),
   seller_fee_rate: Prob.default(0.05),
   max_body_bytes: z.number().int().min(256).default(65536),
+  ...SERVER_CHOICES,
 });
 export type Rules = z.infer<typeof RulesSpec>;
 export type Dynamics = z.infer<typeof DynamicsSpec>;
