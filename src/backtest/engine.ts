@@ -14,7 +14,6 @@ import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathResult } from './path-io.js
 import type { PathMarket } from './path-market.js';
 import { MODEL_FIELDS, MODEL_POOL_FIELDS } from './path-model.js';
 import { StaticMarket, StaticRowsCache } from './static-market.js';
-import { StaticPaths } from './static-path.js';
 
 export { CARD_CATEGORY_FIELDS, CARD_TOTALS } from './path-io.js';
 
@@ -42,8 +41,6 @@ export class Engine {
   /** Whether and how cards are backtested (null: the strategy buys no cards). */
   readonly cards: CardsSetup | null;
   private readonly staticRows: StaticRowsCache;
-  /** The static market's own loop (static-path.ts): the general loop's results, faster. */
-  private readonly staticPaths: StaticPaths | null;
 
   constructor(readonly spec: EngineSpec) {
     this.model = buildModel(spec.snapshot, spec.strategy, {
@@ -51,7 +48,6 @@ export class Engine {
     });
     this.staticRows = new StaticRowsCache(this.model);
     this.cards = cardsSetup(spec.snapshot, spec.strategy, spec.market);
-    this.staticPaths = spec.market === 'static' ? new StaticPaths(this.model, this.staticRows) : null;
   }
 
   marketFor(index: number): PathMarket {
@@ -61,13 +57,11 @@ export class Engine {
 
   /** Runs path `index`: a function of (spec, index) only. */
   runPath(index: number): PathResult {
-    if (this.staticPaths) return this.staticPaths.runOwn(index, this.spec.days, this.spec.seed);
     return this.runPathShared(index);
   }
 
   /** `runPath`, whose result's arrays may be reused by the next path (read at once). */
   runPathShared(index: number): PathResult {
-    if (this.staticPaths) return this.staticPaths.run(index, this.spec.days, this.spec.seed);
     return runPath(this.model, this.marketFor(index), index, {
       days: this.spec.days,
       seed: this.spec.seed,
