@@ -69,7 +69,12 @@ export function adoptStrays(
   const evidence = { ...DEFAULT_EVIDENCE_OPTIONS, ...opts.evidence };
   const { ledger, log, account } = o;
   const strays = [...vault.values()].filter(
-    (v) => v.pull_id !== null && v.pulled_at !== null && !ledger.getPull(v.pull_id),
+    // A card we hold is no stray, whatever pull_id the vault shows for it (a bought card: sell-ids.ts).
+    (v) =>
+      v.pull_id !== null &&
+      v.pulled_at !== null &&
+      !ledger.getPull(v.pull_id) &&
+      !ledger.ownedPullByCard(v.card_id),
   );
   if (strays.length === 0) return { adopted: [], unknown: [] };
   // Pack orders only: a pulled card never comes from a card purchase (a bought card is not a pull

@@ -11,6 +11,7 @@ import { type CashBooksOptions, creditFoundSales, readBalance } from './cash-boo
 import type { EvidenceOptions } from './evidence.js';
 import { FailureOrder } from './failure-order.js';
 import { type ListingWatchOptions, type WatchResult, watchListings } from './listing-watch.js';
+import { learnSellIds } from './sell-ids.js';
 import { readVault } from './vault.js';
 
 export interface ReconcileOptions extends ListingWatchOptions, CashBooksOptions {
@@ -60,6 +61,7 @@ export async function reconcile(o: ReconcileOptions, exclusive: Exclusive = alon
   // Without the sell side's order of failed delistings, this pass starts one of its own.
   const failures = o.delistFailures ?? new FailureOrder();
   return exclusive(async () => {
+    learnSellIds(o, vault);
     const listings = await watchListings(o, vault, readStart, failures);
     const { adopted, unknown } = adoptStrays(o, vault, readStart, {
       adoptUnknown: o.adoptUnknownCards === true,

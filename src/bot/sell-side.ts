@@ -23,7 +23,10 @@ import type { AccountContext } from './context.js';
 import { FailureOrder } from './failure-order.js';
 import * as notices from './notices.js';
 import { pullFromRow } from './pull-view.js';
+import { vaultCategories } from './reconciler.js';
+import { learnSellIds, sellIdOf } from './sell-ids.js';
 import { Mutex } from './sleep.js';
+import { readVault } from './vault.js';
 
 export interface SellSideOptions extends CashBooksOptions {
   batchSize: number;
@@ -211,7 +214,7 @@ export class SellSide {
   /** One sell-back request and what its answer books; a retryable failure leaves the pulls pending. */
   private async sellBatch(batch: readonly PullRow[]): Promise<void> {
     const { ledger, account, api, log, metrics } = this.o;
-    const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: p.pullId }));
+    const items: SellBackItem[] = batch.map((p) => ({ card_id: p.cardId, pull_id: sellIdOf(p) }));
     for (const p of batch) this.selling.add(p.pullId);
     let response: Awaited<ReturnType<PartnerApi['sellBack']>>;
     const asked = this.o.clock.now();
@@ -233,20 +236,26 @@ export class SellSide {
       for (const p of batch) this.selling.delete(p.pullId);
     }
     const expected = new Map(batch.map((p) => [p.pullId, this.expectedPayout(p)]));
-    const outcome = ledger.recordSellBack(response.results, { account });
+    // Results under a bought card's service id are booked to its pull (sell-ids.ts).
+    const ours = new Map(batch.map((p) => [sellIdOf(p), p.pullId]));
+    const results = response.results.map((r) => ({ ...r, pull_id: ours.get(r.pull_id) ?? r.pull_id }));
+    const outcome = ledger.recordSellBack(results, { account });
     metrics.sellbackPayout(outcome.newlyPaidCents);
     this.o.onCash?.(outcome.newlyPaidCents);
     // The balance it leaves, against the books (a sale's credit since the last reading shows here).
     const balance = toCents(response.remaining_balance);
     readBalance(this.o, balance, 'sell-back', asked, this.o.clock.now());
     metrics.balance(balance);
-    for (const r of response.results) {
+    let unnamed = false;
+    for (const r of results) {
       const want = expected.get(r.pull_id);
       if (r.status === 'failed') {
         log.warn(
           { pull: r.pull_id, error: r.error },
           'sell-back item failed; the pull will be decided again',
         );
+        const pull = batch.find((p) => p.pullId === r.pull_id);
+        if (pull?.origin === 'purchase' && !pull.sellPullId) unnamed = true;
         continue;
       }
       if (r.status === 'sold' && want !== undefined && toCents(r.payout_amount ?? 0) < want) {
@@ -270,6 +279,9 @@ export class SellSide {
       }
     }
     log.info({ items: items.length, paid: response.total_paid }, 'sold back');
+    // A bought card refused under its transaction id: the vault says what the service calls it
+    // (vault reads are not rate-limited), and the next pass sells it under that.
+    if (unnamed) learnSellIds(this.o, await readVault(api, vaultCategories(this.o)));
   }
 
   private expectedPayout(p: PullRow): number | undefined {

@@ -248,8 +248,14 @@ export class Holdings extends LedgerPart {
     return listing;
   }
 
-  private ownedPullByCard(cardId: string): PullRow | undefined {
+  /** The pull of ours that holds card `cardId` now (the latest), if any. */
+  ownedPullByCard(cardId: string): PullRow | undefined {
     const r = this.stmts.ownedPullByCard.get(cardId) as Raw | undefined;
     return r ? toPull(r) : undefined;
+  }
+
+  /** The pull_id the service's vault shows for a bought card (see PullRow.sellPullId). */
+  setSellPullId(pullId: string, sellPullId: string): void {
+    this.stmts.setSellPullId.run({ pullId, sellPullId });
   }
 }

@@ -255,6 +255,14 @@ export class Ledger {
     return this.parts.holdings.saleOf(...a);
   }
 
+  ownedPullByCard(...a: Parameters<Holdings['ownedPullByCard']>) {
+    return this.parts.holdings.ownedPullByCard(...a);
+  }
+
+  setSellPullId(...a: Parameters<Holdings['setSellPullId']>) {
+    return this.parts.holdings.setSellPullId(...a);
+  }
+
   recordListing(...a: Parameters<Holdings['recordListing']>) {
     return this.parts.holdings.recordListing(...a);
   }

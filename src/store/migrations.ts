@@ -210,9 +210,12 @@ export const MIGRATIONS: readonly string[] = [
   // the vault waits for its credit), with the fee the marketplace kept; every balance change the
   // ledger cannot attribute is an adjustment, with what of a credit is still free to attribute.
   // A payout or a charge keeps the last balance reading booked before it (`balance_seen`): it is
-  // a flow after that reading and before the next, whatever their milliseconds say.
+  // a flow after that reading and before the next, whatever their milliseconds say. A bought card
+  // keeps the pull_id the service's vault shows for it when that is not its transaction id
+  // (`sell_pull_id`: the spec does not show how a bought card is named for sell-back).
   // Sales booked before at the strategy's assumed fee stay as they were.
   `
+  ALTER TABLE pulls ADD COLUMN sell_pull_id TEXT;
   ALTER TABLE sellbacks ADD COLUMN balance_seen INTEGER;
   ALTER TABLE orders ADD COLUMN balance_seen INTEGER;
   ALTER TABLE listings ADD COLUMN credited_at INTEGER;

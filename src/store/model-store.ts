@@ -115,7 +115,7 @@ const PULL_COLS = `p.pull_id AS pullId, p.checkout_id AS checkoutId, p.account, 
   p.buyback_cents AS buybackCents, p.buyback_rate AS buybackRate,
   p.buyback_valid_until AS buybackValidUntil, p.after_cents AS afterCents, p.after_rate AS afterRate,
   p.after_valid_until AS afterValidUntil, p.pulled_at AS pulledAt, p.status, p.status_at AS statusAt,
-  p.origin, p.price_paid_cents AS pricePaidCents`;
+  p.origin, p.price_paid_cents AS pricePaidCents, p.sell_pull_id AS sellPullId`;
 
 export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
   const params = {

@@ -5,6 +5,7 @@
  * else, so no call prepares a statement.
  */
 import type Database from 'better-sqlite3';
+import { UNSETTLED_STATES } from './order-facts.js';
 import { type Intent, type OrderRow, OWNED_STATUSES, type PullRow, type SellBackRow } from './types.js';
 
 const INTENT_COLS = `key, account, operation, body AS bodyJson, state, attempts, error_code AS errorCode,
@@ -22,7 +23,8 @@ const PULL_COLS = `pull_id AS pullId, checkout_id AS checkoutId, account, card_i
   value_cents AS valueCents, bucket, rarity_tier AS rarityTier, is_chase AS isChase,
   buyback_cents AS buybackCents, buyback_rate AS buybackRate, buyback_valid_until AS buybackValidUntil,
   after_cents AS afterCents, after_rate AS afterRate, after_valid_until AS afterValidUntil,
-  pulled_at AS pulledAt, status, status_at AS statusAt, origin, price_paid_cents AS pricePaidCents`;
+  pulled_at AS pulledAt, status, status_at AS statusAt, origin, price_paid_cents AS pricePaidCents,
+  sell_pull_id AS sellPullId`;
 const DECISION_COLS = `id, pull_id AS pullId, action, reason, price_cents AS priceCents, decided_at AS decidedAt`;
 const SELLBACK_COLS = `id, pull_id AS pullId, card_id AS cardId, account, status, payout_cents AS payoutCents,
   payout_rate AS payoutRate, transaction_id AS transactionId, error, counted, at`;
@@ -54,6 +56,7 @@ export const toSellBack = (r: Raw): SellBackRow => ({
   counted: r.counted === 1,
 });
 const ownedList = OWNED_STATUSES.map((s) => `'${s}'`).join(', ');
+const unsettledList = UNSETTLED_STATES.map((s) => `'${s}'`).join(', ');
 
 /** Every statement of the ledger, prepared on `db` once (at open). */
 export function prepareStatements(db: Database.Database) {
@@ -94,7 +97,7 @@ export function prepareStatements(db: Database.Database) {
     chargesAfter: db.prepare(`SELECT rowid AS row, total_charged_cents AS cents, created_at AS at
       FROM orders WHERE account = ? AND rowid > ? ORDER BY rowid`),
     unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
-      WHERE state IN ('pending', 'sent', 'in_doubt') ORDER BY created_at, key`),
+      WHERE state IN (${unsettledList}) ORDER BY created_at, key`),
     countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
     insertOrder: db.prepare(`INSERT INTO orders (checkout_id, intent_key, account, operation, pack_type,
       category, risk_level, card_id, quantity, total_charged_cents, remaining_balance_cents,
@@ -114,6 +117,7 @@ export function prepareStatements(db: Database.Database) {
     getPull: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE pull_id = ?`),
     ownedPullByCard: db.prepare(`SELECT ${PULL_COLS} FROM pulls
       WHERE card_id = ? AND status IN (${ownedList}) ORDER BY pulled_at DESC LIMIT 1`),
+    setSellPullId: db.prepare('UPDATE pulls SET sell_pull_id = @sellPullId WHERE pull_id = @pullId'),
     setPullStatus: db.prepare(`UPDATE pulls SET status = @status, status_at = @now WHERE pull_id = @pullId`),
     pullsByStatus: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE status = ?
       ORDER BY buyback_valid_until IS NULL, buyback_valid_until, pulled_at`),

@@ -113,6 +113,11 @@ export interface PullRow {
   origin: PullOrigin;
   /** Card purchases: the price paid (fee excluded); null for pulls. */
   pricePaidCents: Cents | null;
+  /**
+   * A bought card's pull_id in the service's vault and sell-back when it is not its transaction
+   * id (the spec does not show how it is named): learnt from the vault; null until then.
+   */
+  sellPullId?: string | null;
 }
 
 export type PullOrigin = 'pack' | 'purchase';
@@ -120,7 +125,7 @@ export type PullOrigin = 'pack' | 'purchase';
 /** A pull as the ledger stores it before it has an order and a status (a pack's pull by default). */
 export type NewPull = Omit<
   PullRow,
-  'checkoutId' | 'account' | 'status' | 'statusAt' | 'origin' | 'pricePaidCents'
+  'checkoutId' | 'account' | 'status' | 'statusAt' | 'origin' | 'pricePaidCents' | 'sellPullId'
 > &
   Partial<Pick<PullRow, 'origin' | 'pricePaidCents'>>;
 
