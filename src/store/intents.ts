@@ -13,6 +13,16 @@ import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
 import type { Holdings } from './holdings.js';
 import { type LedgerConnection, LedgerError, LedgerPart } from './ledger-part.js';
 import { insertOrderModel, type OrderModelInput } from './model-store.js';
+import {
+  type ChargeAtBound,
+  cardIdOf,
+  categoryOf,
+  chargeAtBound,
+  isUnsettled,
+  packTypeOf,
+  quantityOf,
+  riskLevelOf,
+} from './order-facts.js';
 import { type Raw, toIntent, toOrder } from './statements.js';
 import type { Intent, IntentOperation, IntentState, NewPull, OrderRow, PullRow } from './types.js';
 
@@ -38,20 +48,17 @@ export interface ConfirmedOrder {
   recorded: boolean;
 }
 
-/** How an intent settled without the service's answer is booked (`confirmBySettlement`). */
-export interface Settlement {
-  quantity: number;
-  totalChargedCents: Cents;
+/**
+ * How an intent settled without the service's answer is booked (`confirmBySettlement`): at its
+ * bound (order-facts.ts `chargeAtBound`), with the pulls found for it.
+ */
+export interface Settlement extends ChargeAtBound {
   pulls: readonly NewPull[];
   by: string;
-  /** A card order: the price and fee it is booked at. */
-  card?: { priceCents: Cents; feeCents: Cents };
 }
 
 /** The hold decision of a bought card whose purchase the service flagged `needs_review`. */
 export const NEEDS_REVIEW_REASON = 'needs_review: the service asks for a manual check of this purchase';
-
-const UNRESOLVED: readonly IntentState[] = ['pending', 'sent', 'in_doubt'];
 
 const ms = (isoTime: string): number => Date.parse(isoTime);
 
@@ -136,7 +143,6 @@ export class Intents extends LedgerPart {
     return this.tx((): ConfirmedOrder => {
       const intent = this.requireIntent(key);
       if (intent.state === 'confirmed') return this.storedOrder(key);
-      const body = intent.body;
       const pack = intent.operation === 'pack' ? (response as PackPurchaseResponse) : undefined;
       const card = intent.operation === 'card' ? (response as CardPurchaseResponse) : undefined;
       const order: OrderRow = {
@@ -144,9 +150,9 @@ export class Intents extends LedgerPart {
         intentKey: key,
         account: intent.account,
         operation: intent.operation,
-        packType: pack ? String(body.pack_type ?? pack.pack_type) : null,
-        category: pack ? String(body.category ?? 'pokemon') : String(card?.item.category ?? 'unknown'),
-        riskLevel: pack ? String(body.risk_level ?? 'standard') : null,
+        packType: pack ? (packTypeOf(intent) ?? pack.pack_type) : null,
+        category: pack ? categoryOf(intent) : String(card?.item.category ?? 'unknown'),
+        riskLevel: riskLevelOf(intent),
         cardId: card ? card.card_id : null,
         quantity: pack ? pack.quantity : 1,
         totalChargedCents: toCents(response.total_charged),
@@ -234,17 +240,16 @@ export class Intents extends LedgerPart {
     return this.tx((): ConfirmedOrder => {
       const intent = this.requireIntent(key);
       if (intent.state === 'confirmed') return this.storedOrder(key);
-      const body = intent.body;
       const last = this.accounts.latestBalance(intent.account);
       const order: OrderRow = {
         checkoutId: `settled:${key}`,
         intentKey: key,
         account: intent.account,
         operation: intent.operation,
-        packType: body.pack_type === undefined ? null : String(body.pack_type),
-        category: String(body.category ?? 'pokemon'),
-        riskLevel: intent.operation === 'pack' ? String(body.risk_level ?? 'standard') : null,
-        cardId: body.card_id === undefined ? null : String(body.card_id),
+        packType: packTypeOf(intent),
+        category: categoryOf(intent),
+        riskLevel: riskLevelOf(intent),
+        cardId: cardIdOf(intent),
         quantity: s.quantity,
         totalChargedCents: s.totalChargedCents,
         // Not reported by the service: the last balance seen, less the charge.
@@ -285,12 +290,8 @@ export class Intents extends LedgerPart {
         price: intent.unitPriceCents,
         now,
       });
-      const quantity = Math.max(pulls.length, Number(intent.body.quantity ?? 1));
-      return this.confirmBySettlement(
-        extra,
-        { quantity, totalChargedCents: (intent.unitPriceCents ?? 0) * quantity, pulls, by },
-        now,
-      );
+      const quantity = Math.max(pulls.length, quantityOf(intent));
+      return this.confirmBySettlement(extra, { ...chargeAtBound(intent, quantity), pulls, by }, now);
     });
   }
 
@@ -433,8 +434,8 @@ export class Intents extends LedgerPart {
   }
 
   /**
-   * Intents whose outcome is unknown (`pending`, `sent`, `in_doubt`), oldest first. At start-up each
-   * must be re-sent with its stored key and exact body; the service replays a finished order.
+   * The unsettled intents (order-facts.ts `UNSETTLED_STATES`: `pending`, `sent`, `in_doubt`), oldest
+   * first. Which of them are in doubt or parked, order-facts.ts says (`isInDoubt`, `isParked`).
    */
   unresolvedIntents(account?: string): Intent[] {
     const all = (this.stmts.unresolved.all() as Raw[]).map(toIntent);
@@ -447,10 +448,10 @@ export class Intents extends LedgerPart {
     return out;
   }
 
-  /** Count for the `orders_in_doubt` gauge: every intent not known to be confirmed or failed. */
+  /** How many intents are unsettled (order-facts.ts `isUnsettled`), every account's. */
   unresolvedCount(): number {
     const c = this.intentCounts();
-    return UNRESOLVED.reduce((n, s) => n + c[s], 0);
+    return (Object.keys(c) as IntentState[]).reduce((n, s) => n + (isUnsettled({ state: s }) ? c[s] : 0), 0);
   }
 
   orderForIntent(key: string): OrderRow | undefined {
