@@ -11,8 +11,9 @@
  */
 import type { VaultEntry } from '../api/schemas.js';
 import type { Intent, Ledger, NewPull } from '../store/ledger.js';
+import { categoryOf, chargeAtBound, isSentUnsettled, quantityOf } from '../store/order-facts.js';
 import type { AccountContext } from './context.js';
-import { DEFAULT_EVIDENCE_OPTIONS, type EvidenceOptions, intentWindow, quantityOf } from './evidence.js';
+import { DEFAULT_EVIDENCE_OPTIONS, type EvidenceOptions, intentWindow } from './evidence.js';
 import { pullOf } from './in-doubt.js';
 
 export interface AdoptionReport {
@@ -53,7 +54,7 @@ function ownerOf(
   };
   const fits = candidates.filter((i) => {
     const w = intentWindow(i, ctx.evidence);
-    const inWindow = at >= w.from && at <= w.to && String(i.body.category ?? 'pokemon') === v.item.category;
+    const inWindow = at >= w.from && at <= w.to && categoryOf(i) === v.item.category;
     return inWindow && (room(i) > 0 || mayBeChargedTwice(i));
   });
   const sentAt = (i: Intent) => i.firstSentAt ?? i.createdAt;
@@ -82,8 +83,9 @@ export function adoptStrays(
   // max_price for a card it never bought.
   const mine = ledger.recentIntents().filter((i) => i.account === account && i.operation === 'pack');
   const candidates = mine.filter(mayHaveStrays);
-  // An order still in doubt is the resolver's to settle from these very cards (in-doubt.ts).
-  const unresolved = mine.filter((i) => i.state === 'sent' || i.state === 'in_doubt');
+  // An order sent and not settled (in doubt, or on the wire) is the resolver's or its answer's to
+  // settle from these very cards (in-doubt.ts).
+  const unresolved = mine.filter(isSentUnsettled);
   const byIntent = new Map<Intent, VaultEntry[]>();
   const unknown: string[] = [];
   strays.sort((a, b) => Date.parse(a.pulled_at!) - Date.parse(b.pulled_at!));
@@ -112,8 +114,7 @@ export function adoptStrays(
     } else {
       const own = rest.slice(0, quantity);
       ledger.confirmBySettlement(intent.key, {
-        quantity,
-        totalChargedCents: (intent.unitPriceCents ?? 0) * quantity,
+        ...chargeAtBound(intent),
         pulls: own,
         by: `evidence: ${own.length} pull(s) ${why}`,
       });

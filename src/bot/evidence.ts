@@ -10,6 +10,7 @@
  */
 import type { VaultEntry } from '../api/schemas.js';
 import type { Intent } from '../store/ledger.js';
+import { boundCents, quantityOf } from '../store/order-facts.js';
 
 export interface EvidenceOptions {
   /** After the last send, how long the service may still be running the order (ms). */
@@ -43,8 +44,9 @@ export interface Evidence {
    */
   report?: { unexplainedCents: number };
   /**
-   * Other unresolved pack intents of the account (their pulls and packs would be mistaken for
-   * ours). Card purchases leave no pull time, no pack count and no report row: they do not count.
+   * Other pack orders of the account sent and not settled (order-facts.ts `isSentUnsettled`: their
+   * pulls and packs would be mistaken for ours). Card purchases leave no pull time, no pack count
+   * and no report row: they do not count.
    */
   otherUnresolved: number;
 }
@@ -78,11 +80,6 @@ export function intentWindow(intent: Intent, o: EvidenceOptions): Window {
   };
 }
 
-export function quantityOf(intent: Intent): number {
-  const q = intent.body.quantity;
-  return typeof q === 'number' && Number.isInteger(q) && q >= 1 ? q : 1;
-}
-
 export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOptions): PackVerdict {
   const quantity = quantityOf(intent);
   const win = intentWindow(intent, o);
@@ -102,7 +99,8 @@ export function judge(intent: Intent, ev: Evidence, now: number, o: EvidenceOpti
       pulls: ev.unknownPulls,
       by: `evidence: packs_today ${acct!.packsToday} and ${pulls} pull(s) in the vault`,
     };
-  const orderCents = (intent.unitPriceCents ?? 0) * quantity;
+  // The charge nothing else explains must be this order's bound: its planned price × its packs.
+  const orderCents = boundCents(intent);
   if (alone && ev.report && orderCents > 0 && ev.report.unexplainedCents === orderCents && pulls <= quantity)
     return { kind: 'charged', pulls: ev.unknownPulls, by: 'evidence: purchase report row of this account' };
 

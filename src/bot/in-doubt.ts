@@ -9,13 +9,21 @@
  */
 
 import { iterPurchaseReport } from '../api/paginate.js';
-import { CARD_FEE_USD, LATE_RATE } from '../api/rules.js';
+import { LATE_RATE } from '../api/rules.js';
 import { CATEGORIES, type Category, type VaultEntry } from '../api/schemas.js';
 import { iso } from '../core/clock.js';
 import { applyRate, toCents } from '../core/money.js';
 import { NO_NOTIFIER } from '../obs/notify/event.js';
 import { boughtCardPull } from '../store/bought-card.js';
 import type { ConfirmedOrder, Intent, NewPull } from '../store/ledger.js';
+import {
+  cardIdOf,
+  categoryOf,
+  chargeAtBound,
+  isSentUnsettled,
+  packTypeOf,
+  quantityOf,
+} from '../store/order-facts.js';
 import { freshEnds, SPEC_SELL_BACK_RULES } from '../strategy/market-laws.js';
 import type { AccountContext } from './context.js';
 import {
@@ -25,7 +33,6 @@ import {
   intentWindow,
   judge,
   judgeCard,
-  quantityOf,
 } from './evidence.js';
 import type { PurchaseExecutor, PurchaseOutcome } from './executor.js';
 import * as notices from './notices.js';
@@ -104,8 +111,7 @@ export class InDoubtResolver {
     switch (verdict.kind) {
       case 'charged': {
         const confirmed = ledger.confirmBySettlement(intent.key, {
-          quantity: quantityOf(intent),
-          totalChargedCents: (intent.unitPriceCents ?? 0) * quantityOf(intent),
+          ...chargeAtBound(intent),
           pulls: verdict.pulls.map(pullOf),
           by: verdict.by,
         });
@@ -159,7 +165,7 @@ export class InDoubtResolver {
   /** A card purchase in doubt, settled by whether the card is in the vault (evidence.ts judgeCard). */
   private async resolveCard(intent: Intent, mayResend: boolean): Promise<Resolution> {
     const { ledger, log, clock, api } = this.o;
-    const cardId = String(intent.body.card_id ?? '');
+    const cardId = cardIdOf(intent) ?? '';
     let found: VaultEntry | undefined;
     try {
       // The body names no category: every category's vault is read (rare: orders in doubt only).
@@ -178,14 +184,13 @@ export class InDoubtResolver {
     const verdict = judgeCard(intent, found, clock.now(), this.opts, mayResend);
     switch (verdict.kind) {
       case 'charged': {
-        const maxPrice = intent.unitPriceCents ?? 0;
-        const fee = toCents(CARD_FEE_USD);
+        // No answer says what the card cost: booked at its bound, max_price + fee.
+        const bound = chargeAtBound(intent);
+        const maxPrice = bound.card?.priceCents ?? 0;
         const confirmed = ledger.confirmBySettlement(intent.key, {
-          quantity: 1,
-          totalChargedCents: maxPrice + fee,
+          ...bound,
           pulls: verdict.pulls.map((v) => boughtCardOf(v, maxPrice, clock.now())),
           by: `${verdict.by} (booked at its max_price)`,
-          card: { priceCents: maxPrice, feeCents: fee },
         });
         log.warn({ intent: intent.key, card: cardId }, 'card order in doubt settled: charged');
         if (confirmed.recorded)
@@ -230,7 +235,7 @@ export class InDoubtResolver {
   private async gather(intent: Intent): Promise<Evidence | undefined> {
     const { api, ledger, account, log } = this.o;
     const win = intentWindow(intent, this.opts);
-    const category = String(intent.body.category ?? 'pokemon') as Category;
+    const category = categoryOf(intent) as Category;
     let vault: Map<string, VaultEntry>;
     try {
       vault = await readVault(api, [category]);
@@ -248,7 +253,7 @@ export class InDoubtResolver {
       // A card purchase leaves no pull time, no pack count and no report row: only pack orders count.
       otherUnresolved: ledger
         .unresolvedIntents(account)
-        .filter((i) => i.key !== intent.key && i.state !== 'pending' && i.operation === 'pack').length,
+        .filter((i) => i.key !== intent.key && isSentUnsettled(i) && i.operation === 'pack').length,
     };
     try {
       const a = await api.getAccount();
@@ -275,14 +280,15 @@ export class InDoubtResolver {
     const { ledger, account, api, clock } = this.o;
     const userId = ledger.accountFact(account, USER_ID_FACT);
     if (userId === undefined || this.reportDenied) return undefined;
+    const packType = packTypeOf(intent);
     try {
       let reported = 0;
       const until = Math.min(to, clock.now());
       for await (const r of iterPurchaseReport(api, { since: iso(from), until: iso(until) }, clock))
-        if (r.user_id === userId && r.pack_type === intent.body.pack_type) reported += toCents(r.amount);
+        if (r.user_id === userId && r.pack_type === packType) reported += toCents(r.amount);
       const booked = ledger
         .ordersBetween(account, from, until)
-        .filter((o) => o.packType === intent.body.pack_type)
+        .filter((o) => o.packType === packType)
         .reduce((n, o) => n + o.totalChargedCents, 0);
       return { unexplainedCents: reported - booked };
     } catch (e) {

@@ -7,11 +7,9 @@ import { iso } from '../core/clock.js';
 import { formatUsd } from '../core/money.js';
 import type { Notifier, NotifyEvent } from '../obs/notify/event.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
+import { describeOrder } from '../store/order-facts.js';
 import type { ReportTotals } from '../store/report.js';
 import type { Intent, PullRow } from '../store/types.js';
-
-const packOf = (body: Record<string, unknown>) =>
-  `${String(body.quantity ?? '?')} × ${String(body.pack_type ?? '?')} (${String(body.category ?? '?')}, ${String(body.risk_level ?? '?')})`;
 
 export function orderConfirmed(account: string, c: ConfirmedOrder, at: number): NotifyEvent {
   const { order, pulls } = c;
@@ -91,7 +89,7 @@ export function orderFailed(
     event: 'order_failed',
     account,
     at,
-    summary: `order ${packOf(intent.body)} not placed: ${code} ${why}`,
+    summary: `order ${describeOrder(intent)} not placed: ${code} ${why}`,
     data: { order_key: intent.key, code, reason: why, attempts: intent.attempts },
   };
 }
@@ -109,8 +107,8 @@ export function orderInDoubt(
     account,
     at,
     summary: parked
-      ? `order ${packOf(intent.body)} parked for review, no new order until settled (packbot orders --in-doubt): ${why}`
-      : `order ${packOf(intent.body)} outcome unknown, settling by evidence: ${why}`,
+      ? `order ${describeOrder(intent)} parked for review, no new order until settled (packbot orders --in-doubt): ${why}`
+      : `order ${describeOrder(intent)} outcome unknown, settling by evidence: ${why}`,
     data: { order_key: intent.key, parked, reason: why },
   };
 }
