@@ -6,12 +6,14 @@
  * the account's balance and limits) and hands its pulls to the sell side at once.
  */
 import { isPartnerApiError } from '../api/errors.js';
+import { DEFAULT_RISK_LEVEL } from '../api/rules.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
+import { doubtFigures, isInDoubt, type OnTheWire } from '../store/order-facts.js';
 import type { OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
-import { BudgetTracker, inDoubtCentsOf } from './budget-state.js';
+import { BudgetTracker } from './budget-state.js';
 import { CardBuyer } from './card-buyer.js';
 import type { AccountContext } from './context.js';
 import type { EvidenceOptions } from './evidence.js';
@@ -80,6 +82,8 @@ export class AccountBot {
   private reconcileWanted = false;
 
   private budget: BudgetTracker;
+  /** This account's requests on the wire: unsettled, not in doubt (order-facts.ts `isInDoubt`). */
+  readonly onTheWire: OnTheWire = (key) => this.executor.isOnTheWire(key);
 
   constructor(private readonly o: AccountBotOptions) {
     this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
@@ -122,10 +126,7 @@ export class AccountBot {
       spending: (fn) => this.spending.run(fn),
       readAccount: (now) => this.packs.readAccountIfStale(now),
       // A pack order merely on the wire is not in doubt (the lock below orders the two anyway).
-      inDoubt: () =>
-        o.ledger
-          .unresolvedIntents(o.account)
-          .some((i) => i.state !== 'pending' && !this.executor.isOnTheWire(i.key)),
+      inDoubt: () => o.ledger.unresolvedIntents(o.account).some((i) => isInDoubt(i, this.onTheWire)),
       onBought: async (confirmed, replay) => {
         this.onConfirmed(confirmed, replay);
         this.updateDoubtGauge();
@@ -329,7 +330,7 @@ export class AccountBot {
         metrics.packsOpened(
           order.category,
           order.packType ?? 'other',
-          order.riskLevel ?? 'standard',
+          order.riskLevel ?? DEFAULT_RISK_LEVEL,
           order.quantity,
         );
         packs.purchases++;
@@ -362,12 +363,12 @@ export class AccountBot {
     );
   }
 
+  /** The orders in doubt, parked, and the worst case of the unsettled ones (order-facts.ts). */
   private updateDoubtGauge(): void {
     // Only the unsettled orders: the budget's totals would also walk every held pull.
     const { ledger, metrics, account } = this.o;
-    const open = ledger.unresolvedIntents(account);
-    const parked = open.filter((i) => i.parkedAt !== null).length;
-    metrics.ordersInDoubt(open.length, parked, inDoubtCentsOf(open));
+    const f = doubtFigures(ledger.unresolvedIntents(account), this.onTheWire);
+    metrics.ordersInDoubt(f.inDoubt, f.parked, f.worstCaseCents);
   }
 
   // ------------------------------------------------------------------ sell sweep and reconcile

@@ -10,6 +10,7 @@ import { toUsd } from '../core/money.js';
 import type { AccountStatus } from '../obs/api-schemas.js';
 import type { PauseStatus } from '../obs/kill-switch.js';
 import type { Intent, Ledger } from '../store/ledger.js';
+import { inDoubtFirst, type OnTheWire } from '../store/order-facts.js';
 import { computeReport } from '../store/report.js';
 import { budgetPauses } from '../strategy/budget.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -32,6 +33,8 @@ export interface AccountStatusInput {
   waiting?: string | null;
   /** The running card buyer; absent offline. */
   cards?: Pick<CardBuyer, 'lastWait' | 'lastSync'>;
+  /** The running bot's requests on the wire (not in doubt: order-facts.ts); absent offline. */
+  onTheWire?: OnTheWire;
 }
 
 const isoOrNull = (ms: number | null | undefined): string | null =>
@@ -48,7 +51,7 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
   const cash = ledger.cashFlows(name).reduce((n, f) => n + f.cents, 0);
   const budget = strategy.budget;
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-  const doubts = ledger.unresolvedIntents(name).filter((d) => d.state !== 'pending');
+  const doubts = inDoubtFirst(ledger.unresolvedIntents(name), i.onTheWire);
   const ks = i.killSwitch;
   const pauses: AccountStatus['pauses'] = budgetPauses(
     { balanceCents: balance ?? 0, ...totals, killSwitch: ks.paused },
@@ -114,7 +117,10 @@ export function cardStatus(
   };
 }
 
-/** What an order in doubt pause says: how many, and why the first parked one is not settled yet. */
+/**
+ * What an order in doubt pause says: how many, and why the first parked one is not settled yet
+ * (`doubts` in doubt, parked first: order-facts.ts `inDoubtFirst`).
+ */
 export function doubtDetail(doubts: readonly Intent[]): string {
   const parked = doubts.find((d) => d.parkedAt !== null);
   const why = parked ? `; ${parked.key} parked: ${parked.errorMessage ?? 'evidence cannot settle it'}` : '';

@@ -18,6 +18,7 @@ import { nextUtcMidnight } from '../core/clock.js';
 import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
+import { isInDoubt } from '../store/order-facts.js';
 import { stopLossHit } from '../strategy/budget.js';
 import { decideOpen, type OpenDecision } from '../strategy/decide-open.js';
 import type { ScoreRow } from '../strategy/score.js';
@@ -118,8 +119,10 @@ export class PackOpener {
     const now = clock.now();
     this.pausedWait = false;
     if (this.o.openingStopped()) return 'stop';
-    // An order whose outcome is unknown is settled (by evidence, or its own key) before any new one.
-    const doubt = ledger.unresolvedIntents(this.o.account).find((i) => i.state !== 'pending');
+    // An order in doubt is settled (by evidence, or its own key) before any new one. The card
+    // buyer's order on the wire is not: the spending lock orders it before this loop's next order.
+    const onTheWire = (key: string) => this.o.executor.isOnTheWire(key);
+    const doubt = ledger.unresolvedIntents(this.o.account).find((i) => isInDoubt(i, onTheWire));
     if (doubt) {
       const mayResend = !this.o.openingStopped() && !this.o.killSwitch?.isPaused();
       const r = this.o.settled(await this.o.inDoubt.resolve(doubt, mayResend));
@@ -193,6 +196,8 @@ export class PackOpener {
       // The card buyer may have spent while this loop waited for the lock: the caps are asked again
       // with what is booked and open now, and anything but the same order waits for the next step.
       const inLock = clock.now();
+      // A card order that went into doubt while this loop waited is settled first (next step).
+      if (ledger.unresolvedIntents(this.o.account).some((i) => isInDoubt(i, onTheWire))) return undefined;
       if (!sameOrder(decide(inLock, this.o.budget().totals(inLock)), decision)) return undefined;
       return this.o.executor.open({
         body: {

@@ -21,6 +21,7 @@ import type { Notifier } from '../obs/notify/event.js';
 import { createNotifier } from '../obs/notify/notifier.js';
 import { type ObsServer, startObsServer } from '../obs/server.js';
 import { Ledger } from '../store/ledger.js';
+import { doubtFigures } from '../store/order-facts.js';
 import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
 import type { AccountBot } from './account-bot.js';
@@ -195,7 +196,7 @@ export class Runner {
       if (pause.paused) log.warn({ reasons: pause.reasons, file: pause.file }, 'opening packs is paused');
       for (const a of config.accounts) {
         const am = metrics.forAccount(a.name);
-        am.ordersInDoubt(ledger.unresolvedIntents(a.name).length);
+        exportDoubts(am, ledger, a.name);
         am.listingsActive(ledger.activeListings(a.name).length);
       }
 
@@ -306,8 +307,7 @@ export class Runner {
     }
     this.summaries.abort();
     await this.summaryLoop;
-    for (const a of this.config.accounts)
-      this.metrics.forAccount(a.name).ordersInDoubt(this.ledger.unresolvedIntents(a.name).length);
+    for (const a of this.config.accounts) exportDoubts(this.metrics.forAccount(a.name), this.ledger, a.name);
     this.ledger.close();
     await this.obs?.close().catch(() => undefined);
     for (const h of this.https) await h.close().catch(() => undefined);
@@ -319,6 +319,15 @@ export class Runner {
     this.log.info({ reason }, 'stopped');
     this.resolveDone(this.fatal === undefined ? 0 : 1);
   }
+}
+
+/**
+ * The doubt gauges as the ledger alone gives them (order-facts.ts): before the account bots start
+ * and after they stop, when no request is on the wire.
+ */
+function exportDoubts(metrics: Metrics, ledger: Ledger, account: string): void {
+  const f = doubtFigures(ledger.unresolvedIntents(account));
+  metrics.ordersInDoubt(f.inDoubt, f.parked, f.worstCaseCents);
 }
 
 /** The logger, with every key and token registered as a secret before the first line. */

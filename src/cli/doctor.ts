@@ -13,6 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
+import { inDoubtFirst, isParked } from '../store/order-facts.js';
 import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, LedgerLockedError, readLockHolder } from '../store/writer-lock.js';
 import { missingScopes, scopesNeeded } from '../strategy/scopes.js';
@@ -149,14 +150,14 @@ function ledgerChecks(config: BotConfig, out: Check[]): { locked: boolean } {
     });
     if (v < SCHEMA_VERSION) out[out.length - 1]!.level = 'warn';
     for (const a of config.accounts) feeCheck(ledger, a.name, a.strategy.sell.list.seller_fee_rate, out);
-    const doubt = ledger.unresolvedIntents().filter((i) => i.state !== 'pending');
+    const doubt = inDoubtFirst(ledger.unresolvedIntents());
     out.push({
       check: 'orders in doubt',
       level: doubt.length === 0 ? 'ok' : 'problem',
       detail:
         doubt.length === 0
           ? 'none'
-          : `${doubt.length}: ${doubt.map((i) => `${i.key}${i.parkedAt !== null ? ' (parked)' : ''}`).join(', ')} (packbot orders --in-doubt)`,
+          : `${doubt.length}: ${doubt.map((i) => `${i.key}${isParked(i) ? ' (parked)' : ''}`).join(', ')} (packbot orders --in-doubt)`,
     });
   } finally {
     ledger.close();

@@ -8,6 +8,7 @@ import { formatUsd, toUsd } from '../core/money.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
+import { inDoubtFirst, isParked } from '../store/order-facts.js';
 import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
@@ -249,10 +250,11 @@ export const command: Command = {
       // The window picks the orders; what their pulls realized is as the ledger has it now.
       const now = Math.max(new WallClock().now(), ledger.latestActivityAt());
       const model = ledgerModel(ledger, { ...account, since, until }, now);
-      const doubt = ledger.unresolvedIntents(values.account);
+      // The ledger alone: a running bot's request on the wire counts in doubt (order-facts.ts).
+      const doubt = inDoubtFirst(ledger.unresolvedIntents(values.account));
       const inDoubt: InDoubtSummary = {
         count: doubt.length,
-        parked: doubt.filter((i) => i.parkedAt !== null).length,
+        parked: doubt.filter((i) => isParked(i)).length,
         keys: doubt.map((i) => i.key),
       };
       const books = file.accounts

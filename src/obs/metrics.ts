@@ -177,7 +177,7 @@ export class Metrics {
   });
   readonly ordersInDoubtGauge = new Gauge({
     name: `${PREFIX}orders_in_doubt`,
-    help: 'Purchase intents whose outcome is not yet known (pending, sent or in doubt)',
+    help: 'Purchase orders in doubt: sent, no clear answer yet and not on the wire (parked included)',
     labelNames: ['account'] as const,
     registers: [this.registry],
   });
@@ -396,6 +396,10 @@ export class Metrics {
     this.listingsActiveGauge.set(this.acct, n);
   }
 
+  /**
+   * Orders in doubt and parked, and the worst case of every unsettled order (src/store/order-facts.ts
+   * `doubtFigures` says which is which).
+   */
   ordersInDoubt(n: number, parked = 0, worstCaseCents: Cents = 0): void {
     this.ordersInDoubtGauge.set(this.acct, n);
     this.ordersParkedGauge.set(this.acct, parked);
