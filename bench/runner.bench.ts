@@ -209,11 +209,7 @@ export async function latency(): Promise<BenchResult[]> {
   for (const [name, fn] of subs) diagnostics.subscribe(name, fn);
   let runner: Runner | undefined;
   try {
-    const config = loadBotConfig(
-      files.config(sim.url, 0),
-      { BENCH_SIM_KEY: 'sk_sim_full' },
-      { cwd: files.dir },
-    );
+    const config = loadBotConfig(files.config(sim.url, 0), { BENCH_SIM_KEY: 'sk_sim_full' });
     runner = await Runner.start(config, { clock: sim.clock, logDestination: discard() });
     const end = runner.clock.now() + DAY_MS;
     while (runner.clock.now() < end)

@@ -229,11 +229,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       seed: 1,
       speed: options.speed,
     });
-    const config = loadBotConfig(
-      writeSoakConfig(dir, sim.url),
-      { SOAK_SIM_KEY: 'sk_sim_full' },
-      { cwd: dir },
-    );
+    const config = loadBotConfig(writeSoakConfig(dir, sim.url), { SOAK_SIM_KEY: 'sk_sim_full' });
     loop.enable();
     const wall0 = performance.now();
     const bot = await Runner.start(config, { clock: sim.clock, logDestination: logs });

@@ -5,6 +5,7 @@
 import type { CrashPoint } from '../bot/executor.js';
 import { Runner, type RunnerOptions } from '../bot/runner.js';
 import { loadBotConfig } from '../config/bot-config.js';
+import { pathsLeftBehind } from '../config/paths-left-behind.js';
 import { UsageError } from '../core/errors.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
@@ -46,9 +47,12 @@ strategies (kept unchanged if any is invalid). See docs/runner.md and docs/api.m
       'run',
     );
     if (positionals.length > 0) throw new UsageError(`run: unexpected argument '${positionals[0]}'`);
-    const config = loadBotConfig(values.config ?? 'config/bot.yaml', process.env, {
-      forceDryRun: values['dry-run'] === true,
-    });
+    const configPath = values.config ?? 'config/bot.yaml';
+    const config = loadBotConfig(configPath, process.env, { forceDryRun: values['dry-run'] === true });
+    // A ledger or pause file where a packbot resolving against the working directory put them:
+    // refuse rather than open empty books beside it (src/config/paths-left-behind.ts).
+    const behind = pathsLeftBehind(configPath, config.mode);
+    if (behind) throw behind;
     // Handlers go in before start-up, so a signal during start-up is a graceful stop too.
     let runner: Runner | undefined;
     let requested: NodeJS.Signals | undefined;

@@ -9,6 +9,11 @@
  * API keys are read from the variables the file names, never from the file itself (webhook URLs,
  * which may carry tokens, are best given the same way: src/config/notify-config.ts). They are exposed
  * only through a non-enumerable `apiKey()` closure, so logging or serialising the config leaks nothing.
+ *
+ * Path rule: every relative path in the file (`accounts[].strategy`, `store.path`, `sim.world`,
+ * `control.kill_switch_file`) is relative to the directory of the config file, as in a compose
+ * file; absolute paths are taken as written. One rule, so `packbot status --config /etc/x/bot.yaml`
+ * finds the ledger the bot wrote whatever directory either was started from (`configPathOf`).
  */
 
 import { existsSync, statSync } from 'node:fs';
@@ -32,6 +37,8 @@ export const DEFAULT_KEY_ENV = 'PARTNER_API_KEY';
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const Seconds = (min: number, max: number) => z.number().int().min(min).max(max);
 const RelPath = z.string().min(1, 'must not be empty');
+/** The wording every path field's JSON Schema description ends with (editors show it). */
+const PATH_RULE = 'relative to the directory of this config file, or absolute';
 const HostName = z
   .string()
   .regex(
@@ -72,11 +79,17 @@ export const BotConfigFile = z.strictObject({
       z.strictObject({
         name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1-32 characters of a-z 0-9 _ -'),
         key_env: EnvName.optional(),
-        strategy: RelPath,
+        strategy: RelPath.describe(`strategy file, ${PATH_RULE}`),
       }),
     )
     .min(1, 'at least one account is required'),
-  store: z.strictObject({ path: RelPath.default('data/packbot.db') }).default({ path: 'data/packbot.db' }),
+  store: z
+    .strictObject({
+      path: RelPath.default('data/packbot.db').describe(
+        `SQLite ledger, ${PATH_RULE}; ':memory:' keeps it in memory (dry-run: X.db → X.dry-run.db beside it)`,
+      ),
+    })
+    .default({ path: 'data/packbot.db' }),
   metrics: z
     .strictObject({
       enabled: z.boolean().default(true),
@@ -140,7 +153,7 @@ export const BotConfigFile = z.strictObject({
     .default({ clock_skew_seconds: 60, resend_horizon_seconds: 3600, adopt_unknown_cards: false }),
   sim: z
     .strictObject({
-      world: RelPath.optional(),
+      world: RelPath.optional().describe(`world file of the embedded simulator, ${PATH_RULE}`),
       seed: z
         .number()
         .int()
@@ -152,7 +165,9 @@ export const BotConfigFile = z.strictObject({
     .default({ seed: 1, speed: 1 }),
   control: z
     .strictObject({
-      kill_switch_file: RelPath.default('data/packbot.pause'),
+      kill_switch_file: RelPath.default('data/packbot.pause').describe(
+        `while this file exists no pack is opened; ${PATH_RULE}`,
+      ),
       token_env: EnvName.optional(),
       tokens: z
         .array(
@@ -273,8 +288,6 @@ function hidden<T extends object, K extends string, V>(obj: T, key: K, value: V)
 export interface LoadOptions {
   /** `--dry-run` on the command line: forces dry-run whatever the file says. */
   forceDryRun?: boolean;
-  /** Directory `store.path` and the kill switch file are relative to (default: process.cwd()). */
-  cwd?: string;
   /**
    * `packbot validate`: check the files but not the environment (key and token variables are the
    * running bot's business, and validation must not depend on the shell it runs in).
@@ -311,8 +324,6 @@ export function loadBotConfig(
       return undefined;
     }
   };
-  const configDir = dirname(resolve(path));
-  const cwd = options.cwd ?? process.cwd();
   const embedded = raw.api.base_url === 'embedded';
   const loopback = embedded || isLoopbackUrl(raw.api.base_url);
 
@@ -350,7 +361,7 @@ export function loadBotConfig(
         `environment variable ${keyEnv} is not set (the API key of account '${a.name}')`,
       );
     }
-    const strategyPath = resolve(configDir, a.strategy);
+    const strategyPath = configPathOf(path, a.strategy);
     let strategy: Strategy | undefined;
     if (!isFile(strategyPath)) issue(['accounts', i, 'strategy'], `strategy file not found: ${strategyPath}`);
     else strategy = collect(() => loadStrategy(strategyPath));
@@ -364,7 +375,7 @@ export function loadBotConfig(
   if (new Set(keys).size !== keys.length && !embedded)
     issue(['accounts'], 'two accounts use the same key variable (one key acts on one account)');
 
-  const worldPath = raw.sim.world ? resolve(configDir, raw.sim.world) : undefined;
+  const worldPath = raw.sim.world ? configPathOf(path, raw.sim.world) : undefined;
   let world: World | undefined;
   if (embedded && worldPath && !isFile(worldPath))
     issue(['sim', 'world'], `world file not found: ${worldPath}`);
@@ -401,7 +412,7 @@ export function loadBotConfig(
 
   const control = hidden(
     hidden(
-      { killSwitchFile: resolve(cwd, raw.control.kill_switch_file), tokenEnv },
+      { killSwitchFile: configPathOf(path, raw.control.kill_switch_file), tokenEnv },
       'token',
       () => tokenValue,
     ),
@@ -421,7 +432,7 @@ export function loadBotConfig(
       maxResponseBytes: Math.round(raw.api.max_response_mb * 1024 * 1024),
     },
     accounts,
-    store: { path: storePathOf(raw, cwd, mode) },
+    store: { path: storePathOf(raw, path, mode) },
     metrics: hidden(
       {
         enabled: raw.metrics.enabled,
@@ -467,17 +478,27 @@ export function loadBotConfig(
 }
 
 /**
- * The ledger path of a validated file, relative to `cwd` (the report command needs only this).
+ * A path written in the config file `configFile`, made absolute by the path rule (header): against
+ * the file's directory, never the working directory, which differs between the bot and the
+ * commands that read its ledger. `configFile` itself, as given on the command line, is relative
+ * to the working directory.
+ */
+export function configPathOf(configFile: string, written: string): string {
+  return resolve(dirname(resolve(configFile)), written);
+}
+
+/**
+ * The ledger path of a validated file read from `configFile` (the report command needs only this).
  * Dry-run keeps its paper trades in its own ledger beside the live one, so they never mix with
  * real books.
  */
 export function storePathOf(
   raw: BotConfigFile,
-  cwd: string = process.cwd(),
+  configFile: string,
   mode: 'live' | 'dry-run' = 'live',
 ): string {
   if (raw.store.path === ':memory:') return ':memory:';
-  const live = resolve(cwd, raw.store.path);
+  const live = configPathOf(configFile, raw.store.path);
   return mode === 'dry-run' ? dryRunStorePath(live) : live;
 }
 

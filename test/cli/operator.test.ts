@@ -113,10 +113,9 @@ describe('operator commands on an embedded bot', () => {
   const virtual = new VirtualClock(START);
   const clock = new TrackingClock(virtual);
   const dir = tempDir('packbot-ops-');
-  const cwd = process.cwd();
   let configPath: string;
   let port: number;
-  const config = () => loadBotConfig(configPath, { PB_TOKEN: TOKEN }, { cwd: dir });
+  const config = () => loadBotConfig(configPath, { PB_TOKEN: TOKEN });
 
   beforeAll(async () => {
     port = await freePort();
@@ -130,11 +129,8 @@ describe('operator commands on an embedded bot', () => {
     const runner = await Runner.start(config(), { clock, logDestination: new LogSink() });
     await driveUntil(clock, START + 2 * HOUR_MS, 3);
     await runner.stop('test done');
-    // `packbot orders` finds the ledger relative to the working directory.
-    process.chdir(dir);
   });
   afterAll(() => {
-    process.chdir(cwd);
     delete process.env.PB_TOKEN;
   });
 

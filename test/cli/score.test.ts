@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ScoreRow } from '../../src/strategy/score.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
@@ -74,24 +74,21 @@ describe('packbot score --snapshot --json', () => {
   });
 
   it('--config with the embedded simulator reads pools over HTTP and scores them', async () => {
-    // From an empty directory: config/bot.yaml's ledger (and the simulator's saved state beside
-    // it) is relative to the working directory, and a developer's `npm start` leaves one in ./data.
-    const cwd = process.cwd();
-    process.chdir(tempDir('score-cwd-'));
-    let out: Awaited<ReturnType<typeof runCli>>;
-    try {
-      out = await runCli([
-        'score',
-        '--config',
-        join(cwd, 'config/bot.yaml'),
-        '--category',
-        'pokemon',
-        '--json',
-      ]);
-    } finally {
-      process.chdir(cwd);
-    }
-    const { code, stdout } = out;
+    // config/bot.yaml in a copy of the repo's layout: its ledger (and the simulator's saved state
+    // beside it) is relative to the config file, and a developer's `npm start` leaves one in
+    // the repo's data/, which would score the market as that run left it rather than a fresh one.
+    const root = tempDir('score-copy-');
+    mkdirSync(join(root, 'config'));
+    for (const f of ['bot.yaml', 'sim.yaml']) cpSync(join('config', f), join(root, 'config', f));
+    symlinkSync(resolve('strategies'), join(root, 'strategies'));
+    const { code, stdout } = await runCli([
+      'score',
+      '--config',
+      join(root, 'config/bot.yaml'),
+      '--category',
+      'pokemon',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const rows = JSON.parse(stdout) as ScoreRow[];
     expect(rows.length).toBeGreaterThan(3);

@@ -36,7 +36,7 @@ function failure(fn: () => unknown): InputFileError {
 
 describe('loadBotConfig', () => {
   it('applies documented defaults and resolves paths', () => {
-    const cfg = loadBotConfig(write(base('embedded')), {}, { cwd: '/srv/bot' });
+    const cfg = loadBotConfig(write(base('embedded')), {});
     expect(cfg.mode).toBe('live');
     expect(cfg.api).toEqual({
       baseUrl: 'embedded',
@@ -46,7 +46,8 @@ describe('loadBotConfig', () => {
       insecureHttp: false,
       maxResponseBytes: 32 * 1024 * 1024,
     });
-    expect(cfg.store.path).toBe('/srv/bot/data/packbot.db');
+    // Beside the config file (the temp dir), not under the working directory.
+    expect(cfg.store.path).toBe(join(dir, 'data/packbot.db'));
     expect(cfg.metrics).toEqual({ enabled: true, host: '127.0.0.1', port: 9464, allowedHosts: [] });
     expect(cfg.log.level).toBe('info');
     expect(cfg.polling).toEqual({
@@ -59,7 +60,7 @@ describe('loadBotConfig', () => {
     expect(cfg.sellback).toEqual({ safetyMarginMs: 60_000, batchSize: 10 });
     expect(cfg.accounts[0]?.strategyPath).toBe(resolve(dir, 'strategies/s.yaml'));
     expect(cfg.accounts[0]?.keyEnv).toBe('PARTNER_API_KEY');
-    expect(cfg.control.killSwitchFile).toBe('/srv/bot/data/packbot.pause');
+    expect(cfg.control.killSwitchFile).toBe(join(dir, 'data/packbot.pause'));
     expect(cfg.control.token()).toBeUndefined();
     expect(Object.isFrozen(cfg) && Object.isFrozen(cfg.accounts[0])).toBe(true);
   });
@@ -226,29 +227,27 @@ describe('loadBotConfig validates what the config references, before anything ru
 
 describe('dry-run keeps its own books', () => {
   it.each([
-    [{}, 'data/packbot.db', '/srv/bot/data/packbot.db'],
-    [{ forceDryRun: true }, 'data/packbot.db', '/srv/bot/data/packbot.dry-run.db'],
-    [{ forceDryRun: true }, 'ledger', '/srv/bot/ledger.dry-run'],
-    [{ forceDryRun: true }, ':memory:', ':memory:'],
-  ])('%o with store.path %s → %s', (options, path, expected) => {
+    [{}, 'data/packbot.db', 'data/packbot.db'],
+    [{ forceDryRun: true }, 'data/packbot.db', 'data/packbot.dry-run.db'],
+    [{ forceDryRun: true }, 'ledger', 'ledger.dry-run'],
+    [{ forceDryRun: true }, '/srv/bot/x.db', '/srv/bot/x.dry-run.db'],
+  ])('%o with store.path %s → %s beside the config', (options, path, expected) => {
+    const cfg = loadBotConfig(write(`${base('embedded')}store:\n  path: '${path}'\n`), {}, options);
+    expect(cfg.store.path).toBe(resolve(dir, expected));
+  });
+
+  it(':memory: stays in memory, dry-run too', () => {
     const cfg = loadBotConfig(
-      write(`${base('embedded')}store:\n  path: '${path}'\n`),
+      write(`${base('embedded')}store:\n  path: ':memory:'\n`),
       {},
-      {
-        cwd: '/srv/bot',
-        ...options,
-      },
+      { forceDryRun: true },
     );
-    expect(cfg.store.path).toBe(expected);
+    expect(cfg.store.path).toBe(':memory:');
   });
 
   it('a remote URL without mode: live is dry-run, on the paper ledger', () => {
-    const cfg = loadBotConfig(
-      write(base('https://api.example.com')),
-      { PARTNER_API_KEY: 'k' },
-      { cwd: '/srv' },
-    );
-    expect(cfg.store.path).toBe('/srv/data/packbot.dry-run.db');
+    const cfg = loadBotConfig(write(base('https://api.example.com')), { PARTNER_API_KEY: 'k' });
+    expect(cfg.store.path).toBe(join(dir, 'data/packbot.dry-run.db'));
   });
 });
 
@@ -259,6 +258,10 @@ describe('shipped config/bot.yaml', () => {
     expect(cfg.api.embedded).toBe(true);
     expect(cfg.accounts.map((a) => [a.name, a.apiKey()])).toEqual([['main', EMBEDDED_DEV_KEY]]);
     expect(cfg.sim.worldPath).toBe(resolve('config/sim.yaml'));
+    // `npm start` (run from the repository) keeps its books in the repository's data/, as the
+    // README says, now that `../data` is relative to config/.
+    expect(cfg.store.path).toBe(resolve('data/packbot.db'));
+    expect(cfg.control.killSwitchFile).toBe(resolve('data/packbot.pause'));
     expect(cfg.control.token()).toBeUndefined();
   });
 });

@@ -49,7 +49,7 @@ describe('deploy/compose.yaml', () => {
         else named.add(source!);
       }
     expect([...named].sort()).toEqual(Object.keys(compose.volumes).sort());
-    // The ledger lives on a volume, where the image's working directory puts `data/`.
+    // The ledger lives on a volume, where the config's `../data` puts it (next test).
     expect(compose.services.packbot!.volumes).toContain('packbot-data:/app/data');
   });
 
@@ -91,5 +91,8 @@ describe('deploy/compose.yaml', () => {
     expect(config.metrics.allowedHosts).toContain('packbot');
     expect(config.accounts[0]!.strategyPath).toBe(join(app, 'strategies/balanced.yaml'));
     expect(config.api.embedded).toBe(true);
+    // Relative to the mounted config's directory: the packbot-data volume at /app/data.
+    expect(config.store.path).toBe(join(app, 'data/packbot.db'));
+    expect(config.control.killSwitchFile).toBe(join(app, 'data/packbot.pause'));
   });
 });

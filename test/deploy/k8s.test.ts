@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { BotConfigFile } from '../../src/config/bot-config.js';
+import { BotConfigFile, configPathOf, storePathOf } from '../../src/config/bot-config.js';
 import { StrategyFile } from '../../src/strategy/strategy-schema.js';
 
 const DIR = 'deploy/k8s';
@@ -105,7 +105,10 @@ describe('deploy/k8s manifests', () => {
     expect(c.args).toEqual(['run', '--config', `${mounts.config}/bot.yaml`]);
     // The mounted files are valid packbot files; the ledger is on the claim; the key comes from the Secret.
     const bot = BotConfigFile.parse(parseYaml(cm.data['bot.yaml']));
-    expect(`/app/${bot.store.path}`.startsWith(`${mounts.ledger}/`)).toBe(true);
+    // Relative paths resolve against the config's directory (the read-only ConfigMap mount).
+    const configFile = `${mounts.config}/bot.yaml`;
+    expect(storePathOf(bot, configFile).startsWith(`${mounts.ledger}/`)).toBe(true);
+    expect(configPathOf(configFile, bot.control.kill_switch_file).startsWith(`${mounts.ledger}/`)).toBe(true);
     expect(bot.metrics.host).toBe('0.0.0.0');
     for (const a of bot.accounts) {
       expect(cm.data[a.strategy], a.strategy).toBeDefined();

@@ -61,7 +61,7 @@ describe('read and control API of a running bot', () => {
       strategy: strategyPath,
       extra: '  token_env: PB_TOKEN',
     });
-    const config = loadBotConfig(configPath, { PB_TEST_KEY: KEY, PB_TOKEN: TOKEN }, { cwd: dir });
+    const config = loadBotConfig(configPath, { PB_TEST_KEY: KEY, PB_TOKEN: TOKEN });
     runner = await Runner.start(config, { clock, logDestination: sink, cadence: { sweepMs: 60_000 } });
     url = runner.obs!.url;
     await driveUntil(clock, START + 3 * HOUR_MS, SLEEPERS);

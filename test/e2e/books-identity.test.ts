@@ -85,7 +85,7 @@ cards:
     );
     const configPath = writeConfig(dir, { baseUrl: server.url, strategy });
     const sink = new LogSink();
-    const runner = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir }), {
+    const runner = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }), {
       clock,
       logDestination: sink,
       cadence: { sweepMs: 60_000 },
@@ -95,7 +95,7 @@ cards:
     expect(await runner.done).toBe(0);
     // Faults off; a last bot run settles what is in doubt and reads the balance once more.
     market.setFaults({});
-    const last = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir }), {
+    const last = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }), {
       clock,
       logDestination: sink,
       cadence: { sweepMs: 60_000 },

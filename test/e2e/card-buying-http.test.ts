@@ -44,7 +44,7 @@ describe('shop-sniper over HTTP (virtual clock)', () => {
 
   it('buys only under-priced cards, within every cap, and books what the service charged', async () => {
     const strategy = loadFile(SNIPER, StrategyFile);
-    const config = loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir });
+    const config = loadBotConfig(configPath, { PB_TEST_KEY: KEY });
     const runner = await Runner.start(config, {
       clock,
       logDestination: new LogSink(),

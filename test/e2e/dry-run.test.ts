@@ -84,7 +84,7 @@ describe('dry-run', () => {
 
     const dir = tempDir('packbot-dry-');
     const path = writeConfig(dir, { baseUrl: BASE, mode: 'dry-run', strategy: generousStrategy(dir) });
-    const config = loadBotConfig(path, { PB_TEST_KEY: KEY }, { cwd: dir });
+    const config = loadBotConfig(path, { PB_TEST_KEY: KEY });
     expect(config.mode).toBe('dry-run');
     const sink = new LogSink();
     const runner = await Runner.start(config, { clock, logDestination: sink });
@@ -159,7 +159,7 @@ describe('dry-run', () => {
       ].join('\n'),
     );
     const path = writeConfig(dir, { baseUrl: BASE, mode: 'dry-run', strategy });
-    const config = loadBotConfig(path, { PB_TEST_KEY: KEY }, { cwd: dir });
+    const config = loadBotConfig(path, { PB_TEST_KEY: KEY });
     const sink = new LogSink();
     const runner = await Runner.start(config, { clock, logDestination: sink });
     // open, sweep, reconcile and the card buyer

@@ -69,7 +69,7 @@ describe('a fatal answer mid-run', () => {
 
     const dir = tempDir('packbot-fatal-');
     const path = writeConfig(dir, { baseUrl: BASE, mode: 'live', strategy: generousStrategy(dir) });
-    const config = loadBotConfig(path, { PB_TEST_KEY: KEY }, { cwd: dir });
+    const config = loadBotConfig(path, { PB_TEST_KEY: KEY });
     const sink = new LogSink();
     const runner = await Runner.start(config, { clock, logDestination: sink });
     let code: number | undefined;

@@ -55,7 +55,7 @@ async function run(dir: string, strategyYaml: string, days: number, world?: stri
   const server = await startSimServer({ market, clock: virtual, port: 0 });
   const configPath = writeConfig(dir, { baseUrl: server.url, strategy });
   const sink = new LogSink();
-  const runner = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir }), {
+  const runner = await Runner.start(loadBotConfig(configPath, { PB_TEST_KEY: KEY }), {
     clock,
     logDestination: sink,
     cadence: { sweepMs: 60_000 },

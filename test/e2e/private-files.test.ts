@@ -39,7 +39,7 @@ describe('private files', () => {
     // The most open umask: nothing but packbot's own modes keeps the files private.
     const old = process.umask(0);
     try {
-      const config = loadBotConfig(configIn('data'), { PB_TOKEN: TOKEN }, { cwd: dir });
+      const config = loadBotConfig(configIn('data'), { PB_TOKEN: TOKEN });
       const clock = new TrackingClock(new VirtualClock(START));
       const runner = await Runner.start(config, { clock, logDestination: new LogSink() });
       await driveUntil(clock, START + 10 * MINUTE_MS, 3);
@@ -68,7 +68,7 @@ describe('private files', () => {
   it('tightens a ledger an older packbot left 0644; doctor names one readable by others', async () => {
     const store = join(dir, 'old');
     const path = configIn('old');
-    const config = loadBotConfig(path, { PB_TOKEN: TOKEN }, { cwd: dir });
+    const config = loadBotConfig(path, { PB_TOKEN: TOKEN });
     const clock = new TrackingClock(new VirtualClock(START));
     let runner = await Runner.start(config, { clock, logDestination: new LogSink() });
     await runner.stop('first run');

@@ -44,7 +44,7 @@ describe('runner end to end over HTTP (virtual clock)', () => {
     await server.close();
   });
 
-  const config = () => loadBotConfig(configPath, { PB_TEST_KEY: KEY }, { cwd: dir });
+  const config = () => loadBotConfig(configPath, { PB_TEST_KEY: KEY });
 
   it('trades four simulated days inside every limit and window', async () => {
     const runner = await Runner.start(config(), {

@@ -51,7 +51,7 @@ describe('two accounts in one config', () => {
         `    strategy: ${strategy}\n  - name: alt\n    key_env: PB_ALT_KEY\n    strategy: ${strategy}\n`,
       ),
     );
-    const config = loadBotConfig(path, { PB_TEST_KEY: KEY, PB_ALT_KEY: ALT_KEY }, { cwd: dir });
+    const config = loadBotConfig(path, { PB_TEST_KEY: KEY, PB_ALT_KEY: ALT_KEY });
     expect(config.accounts.map((a) => a.name)).toEqual(['main', 'alt']);
     runner = await Runner.start(config, { clock, logDestination: new LogSink() });
     await driveUntil(clock, START + 2 * HOUR_MS, 5);
