@@ -10,7 +10,6 @@ import type {
   AccountStatus,
   BotEvent,
   ListingView,
-  OrderView,
   PauseInfo,
   PnlResponse,
   PullView,
@@ -18,12 +17,14 @@ import type {
 } from '../obs/api-schemas.js';
 import type { BotView, ReadQuery } from '../obs/bot-view.js';
 import type { KillSwitch, PauseStatus } from '../obs/kill-switch.js';
-import type { Intent, Ledger, PullRow } from '../store/ledger.js';
+import type { Ledger, PullRow } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
+import type { OnTheWire } from '../store/order-facts.js';
 import { repriceSchedule, sellBackDeadline } from '../strategy/decide-listing.js';
 import type { AccountBot } from './account-bot.js';
 import { accountStatusOf } from './account-status.js';
 import { listingInput } from './listing-input.js';
+import { ordersOf, orderView } from './order-view.js';
 
 export interface RunnerViewOptions {
   mode: 'live' | 'dry-run';
@@ -48,30 +49,6 @@ export function pauseInfo(s: PauseStatus): PauseInfo {
   };
 }
 
-export function orderView(i: Intent, ledger: Ledger): OrderView {
-  const b = i.body;
-  const order = i.state === 'confirmed' ? ledger.orderForIntent(i.key) : undefined;
-  const inDoubt = i.state === 'sent' || i.state === 'in_doubt';
-  return {
-    key: i.key,
-    account: i.account,
-    state: i.state === 'in_doubt' && i.parkedAt !== null ? 'parked' : i.state,
-    in_doubt: inDoubt,
-    pack_type: typeof b.pack_type === 'string' ? b.pack_type : null,
-    category: typeof b.category === 'string' ? b.category : null,
-    risk_level: typeof b.risk_level === 'string' ? b.risk_level : null,
-    quantity: typeof b.quantity === 'number' ? b.quantity : null,
-    unit_price_usd: i.unitPriceCents === null ? null : toUsd(i.unitPriceCents),
-    total_charged_usd: order ? toUsd(order.totalChargedCents) : null,
-    created_at: iso(i.createdAt),
-    updated_at: iso(i.updatedAt),
-    attempts: i.attempts,
-    error_code: i.errorCode,
-    error_message: i.errorMessage,
-    settled_by: i.settledBy,
-  };
-}
-
 interface CardExtras {
   grade: string | null;
   image: string | null;
@@ -88,7 +65,12 @@ export class RunnerView implements BotView {
   /** checkout id → pull id → image and grade, from the order's stored response. */
   private readonly extras = new Map<string, Map<string, CardExtras>>();
 
-  constructor(private readonly o: RunnerViewOptions) {}
+  /** A request some account's executor has on the wire: not in doubt (order-facts.ts). */
+  private readonly onTheWire: OnTheWire;
+
+  constructor(private readonly o: RunnerViewOptions) {
+    this.onTheWire = (key) => o.bots.some((b) => b.onTheWire(key));
+  }
 
   private bots(q: ReadQuery): readonly AccountBot[] {
     return q.account === undefined ? this.o.bots : this.o.bots.filter((b) => b.name === q.account);
@@ -117,6 +99,7 @@ export class RunnerView implements BotView {
       ...(snap.account ? { view: snap.account } : {}),
       waiting: snap.lastWait === '' ? null : snap.lastWait,
       cards: bot.cards,
+      onTheWire: this.onTheWire,
     });
   }
 
@@ -247,15 +230,7 @@ export class RunnerView implements BotView {
   }
 
   orders(q: ReadQuery) {
-    const { ledger } = this.o;
-    const limit = q.limit ?? 50;
-    const doubt = ledger.unresolvedIntents(q.account).filter((i) => i.state !== 'pending');
-    const intents = q.inDoubt
-      ? doubt
-      : ledger
-          .recentIntents(q.account === undefined ? limit : 1000)
-          .filter((i) => q.account === undefined || i.account === q.account);
-    return { in_doubt: doubt.length, orders: intents.slice(0, limit).map((i) => orderView(i, ledger)) };
+    return ordersOf(this.o.ledger, q, this.onTheWire);
   }
 
   /**
@@ -356,7 +331,7 @@ export class RunnerView implements BotView {
     if (!prev) return { cursor: next, events: [] };
     const events: BotEvent[] = [];
     for (const i of ledger.intentsUpdatedSince(prev.intentsAt, 50).reverse())
-      events.push({ type: 'order', order: orderView(i, ledger) });
+      events.push({ type: 'order', order: orderView(i, ledger, this.onTheWire) });
     for (const p of ledger.recentPulls(100, prev.pullSeq).reverse())
       events.push({ type: 'pull', pull: this.pullView(p) });
     if (prev.pause !== pauseKey) events.push({ type: 'pause', pause: pauseInfo(ks) });

@@ -1,15 +1,18 @@
 /**
- * `packbot orders`: the purchase intents in the ledger (newest first), `--in-doubt` for those whose
- * outcome is unknown (parked ones first), and `packbot orders settle KEY --charged|--not-charged` for
- * an operator to settle one the evidence could not. Settling needs the bot stopped (one writer).
+ * `packbot orders`: the purchase orders in the ledger (newest first), `--in-doubt` for those in
+ * doubt (parked ones first), each as the read API shows it (src/bot/order-view.ts), and
+ * `packbot orders settle KEY --charged|--not-charged` for an operator to settle one the evidence
+ * could not. Settling needs the bot stopped (one writer).
  */
+import { ordersOf } from '../bot/order-view.js';
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
-import { iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';
-import { formatUsd, toCents, toUsd } from '../core/money.js';
+import { formatUsd, toCents } from '../core/money.js';
 import { textTable } from '../core/text-table.js';
-import { type Intent, Ledger } from '../store/ledger.js';
+import type { OrderView } from '../obs/api-schemas.js';
+import { Ledger } from '../store/ledger.js';
+import { chargeAtBound, isUnsettled } from '../store/order-facts.js';
 import { acquireWriterLock } from '../store/writer-lock.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
@@ -18,60 +21,44 @@ import { ledgerPathOf } from './ledger-of.js';
 const USAGE = `packbot orders [--config F] [--in-doubt] [--json] [--dry-run]
 packbot orders settle KEY (--charged | --not-charged) [--note TEXT] [--config F] [--dry-run]
 
-  --in-doubt     only orders whose outcome is unknown (parked ones block new orders of their account)
+  --in-doubt     only orders in doubt (sent, no clear answer yet), parked ones first: a parked
+                 order blocks new orders of its account
+  --json         { in_doubt, orders } as GET /api/v1/orders gives it (schemas/api-orders.schema.json):
+                 a pack order's pack_type and quantity, a card order's card_id and card_name;
+                 charged_usd (null until settled), a card's price_usd and fee_usd, and bound_usd
+                 (max_price + fee, or the planned price × packs) with amount_is_bound true while
+                 the amount is only that bound
   settle KEY     settle an order in doubt by hand, with the bot stopped:
-                 --charged books it at its planned price (the reconciler adopts its pulls from the
-                 vault); --not-charged closes it (its key is never sent again)
-  --dry-run      the paper ledger of \`packbot run --dry-run\``;
+                 --charged books it at its bound (the reconciler adopts a pack order's pulls from
+                 the vault); --not-charged closes it (its key is never sent again)
+  --dry-run      the paper ledger of \`packbot run --dry-run\`
 
-export interface OrderView {
-  key: string;
-  account: string;
-  state: 'pending' | 'sent' | 'in_doubt' | 'parked' | 'confirmed' | 'failed';
-  pack_type: string | null;
-  category: string | null;
-  quantity: number | null;
-  unit_price_usd: number | null;
-  first_sent_at: string | null;
-  attempts: number;
-  key_forgotten: boolean;
-  error_code: string | null;
-  error: string | null;
-  settled_by: string | null;
+  The table's "charged" column shows a bound as "<= $X": the most the order can have cost.`;
+
+/** What was ordered: `2 × starter`, or `card c-1 (Pikachu)`. */
+function whatOf(r: OrderView): string {
+  if (r.operation === 'card') return `card ${r.card_id ?? '?'}${r.card_name ? ` (${r.card_name})` : ''}`;
+  return `${r.quantity} × ${r.pack_type ?? '?'}`;
 }
 
-export function orderView(i: Intent): OrderView {
-  const b = i.body;
-  return {
-    key: i.key,
-    account: i.account,
-    state: i.state === 'in_doubt' && i.parkedAt !== null ? 'parked' : i.state,
-    pack_type: typeof b.pack_type === 'string' ? b.pack_type : null,
-    category: typeof b.category === 'string' ? b.category : null,
-    quantity: typeof b.quantity === 'number' ? b.quantity : null,
-    unit_price_usd: i.unitPriceCents === null ? null : toUsd(i.unitPriceCents),
-    first_sent_at: i.firstSentAt === null ? null : iso(i.firstSentAt),
-    attempts: i.attempts,
-    key_forgotten: i.keyForgotten,
-    error_code: i.errorCode,
-    error: i.errorMessage,
-    settled_by: i.settledBy,
-  };
+/** The service's charge once known; a bound marked as one (`<=`) until then. */
+function chargedOf(r: OrderView): string {
+  const amount = r.charged_usd ?? r.bound_usd;
+  return r.amount_is_bound ? `<= ${formatUsd(toCents(amount))}` : formatUsd(toCents(amount));
 }
 
 export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): string {
   if (rows.length === 0) return inDoubt ? 'No order in doubt.\n' : 'No orders.\n';
-  const head = ['key', 'account', 'state', 'pack', 'qty', 'price', 'first sent', 'tries', 'why'];
+  const head = ['key', 'account', 'state', 'order', 'charged', 'first sent', 'tries', 'why'];
   const body = rows.map((r) => [
     r.key,
     r.account,
     r.state,
-    r.pack_type ?? '-',
-    r.quantity === null ? '-' : String(r.quantity),
-    r.unit_price_usd === null ? '-' : formatUsd(toCents(r.unit_price_usd)),
+    whatOf(r),
+    chargedOf(r),
     r.first_sent_at ?? '-',
     String(r.attempts),
-    r.settled_by ?? [r.error_code, r.error].filter(Boolean).join(': '),
+    r.settled_by ?? [r.error_code, r.error_message].filter(Boolean).join(': '),
   ]);
   const out = textTable(head, body, { rule: true });
   if (rows.some((r) => r.state === 'parked'))
@@ -85,21 +72,16 @@ export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): stri
 function settle(ledger: Ledger, key: string, charged: boolean, note: string | undefined): string {
   const intent = ledger.getIntent(key);
   if (!intent) throw new UserInputError(`orders settle: no order with key ${key} in ${ledger.path}`);
-  if (intent.state === 'confirmed' || intent.state === 'failed')
+  if (!isUnsettled(intent))
     throw new UserInputError(`orders settle: ${key} is already ${intent.state}; nothing to settle`);
   const by = `operator${note ? `: ${note}` : ''}`;
   if (!charged) {
     ledger.failIntent(key, 'SETTLED_NOT_CHARGED', note ?? 'settled by an operator', undefined, by);
     return `${key}: settled as not charged; its key is never sent again.\n`;
   }
-  const quantity = typeof intent.body.quantity === 'number' ? intent.body.quantity : 1;
-  const { order } = ledger.confirmBySettlement(key, {
-    quantity,
-    totalChargedCents: (intent.unitPriceCents ?? 0) * quantity,
-    pulls: [],
-    by,
-  });
-  return `${key}: settled as charged (${formatUsd(order.totalChargedCents)}); the bot adopts its pulls from the vault at its next reconciliation.\n`;
+  // No answer says what it cost: booked at its bound, as evidence books one (order-facts.ts).
+  const { order } = ledger.confirmBySettlement(key, { ...chargeAtBound(intent), pulls: [], by });
+  return `${key}: settled as charged (${formatUsd(order.totalChargedCents)}, its bound); the bot adopts its pulls from the vault at its next reconciliation.\n`;
 }
 
 export const command: Command = {
@@ -144,18 +126,11 @@ export const command: Command = {
       throw new UsageError('orders: --charged, --not-charged and --note go with settle KEY');
     const ledger = Ledger.open(ledgerPathOf(loadFile(configPath, BotConfigFile), configPath, dryRun));
     try {
+      // The ledger alone: no request of a running bot is seen on the wire (order-facts.ts).
       const inDoubt = values['in-doubt'] === true;
-      const intents = inDoubt
-        ? ledger
-            .unresolvedIntents()
-            .sort(
-              (a, b) =>
-                Number(b.parkedAt !== null) - Number(a.parkedAt !== null) || a.createdAt - b.createdAt,
-            )
-        : ledger.recentIntents();
-      const rows = intents.map(orderView);
+      const read = ordersOf(ledger, { inDoubt, limit: 1000 });
       process.stdout.write(
-        values.json ? `${JSON.stringify({ orders: rows }, null, 2)}\n` : renderOrders(rows, inDoubt),
+        values.json ? `${JSON.stringify(read, null, 2)}\n` : renderOrders(read.orders, inDoubt),
       );
       return 0;
     } finally {

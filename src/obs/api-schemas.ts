@@ -203,17 +203,41 @@ export type PullsResponse = z.infer<typeof PullsResponse>;
 export const OrderView = z.strictObject({
   key: z.string(),
   account: z.string(),
+  operation: z.enum(['pack', 'card']),
   state: z.enum(['pending', 'sent', 'in_doubt', 'parked', 'confirmed', 'failed']),
-  in_doubt: z.boolean().describe('outcome unknown: blocks new orders of its account'),
-  pack_type: z.string().nullable(),
-  category: z.string().nullable(),
-  risk_level: z.string().nullable(),
-  quantity: z.number().int().nullable(),
-  unit_price_usd: Usd.nullable(),
-  total_charged_usd: Usd.nullable(),
+  in_doubt: z
+    .boolean()
+    .describe(
+      'sent, no clear answer yet and not on the wire now (parked included): blocks new orders of its account',
+    ),
+  category: z.string().nullable().describe('null for a card order until its card is booked'),
+  pack_type: z.string().nullable().describe('pack orders; null for a card order'),
+  risk_level: z.string().nullable().describe('pack orders; null for a card order'),
+  quantity: z.number().int().describe('packs of a pack order; 1 for a card order'),
+  card_id: z.string().nullable().describe('card orders; null for a pack order'),
+  card_name: z.string().nullable().describe("card orders: the bought card's name once booked"),
+  charged_usd: Usd.nullable().describe(
+    "what the order cost (a card's price + fee): the service's figure from its answer, or bound_usd when settled without one (amount_is_bound); null until settled, 0 once failed",
+  ),
+  price_usd: Usd.nullable().describe(
+    "card orders: the card's price as booked (null until then, and for packs)",
+  ),
+  fee_usd: Usd.nullable().describe("card orders: the buyer's fee as booked (null until then, and for packs)"),
+  bound_usd: Usd.describe(
+    'the most one charge of it can be: a card order its max_price + fee, a pack order its planned price × packs',
+  ),
+  amount_is_bound: z
+    .boolean()
+    .describe(
+      "true while the amount is only bound_usd: unsettled, or settled without the service's answer (charged_usd = bound_usd)",
+    ),
   created_at: Time,
   updated_at: Time,
+  first_sent_at: Time.nullable(),
   attempts: z.number().int(),
+  key_forgotten: z
+    .boolean()
+    .describe('a re-send was answered as a new order: the key is never re-sent blind'),
   error_code: z.string().nullable(),
   error_message: z
     .string()
@@ -223,7 +247,7 @@ export const OrderView = z.strictObject({
 });
 export type OrderView = z.infer<typeof OrderView>;
 export const OrdersResponse = z.strictObject({
-  in_doubt: z.number().int(),
+  in_doubt: z.number().int().describe('orders in doubt (of the account asked for)'),
   orders: z.array(OrderView),
 });
 export type OrdersResponse = z.infer<typeof OrdersResponse>;

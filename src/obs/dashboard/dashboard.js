@@ -192,6 +192,21 @@ function kpi(label, value, sub, extraClass, testid, ratio) {
   return `<div class="kpi"><div class="label">${label}</div><div class="value ${extraClass ?? ''}"${testid ? ` data-testid="${testid}"` : ''}>${value}</div>${sub ? `<div class="sub">${sub}</div>` : ''}${bar}</div>`;
 }
 
+/** What an order bought: `2 × starter`, or the card by name (its id when the name is not known yet). */
+function orderWhat(o) {
+  if (o.operation === 'card') return `card ${esc(o.card_name ?? o.card_id ?? '–')}`;
+  return `${o.quantity} × ${esc(o.pack_type ?? '–')}`;
+}
+
+/**
+ * What an order cost: the service's charge once known; until then its bound (a card's max_price +
+ * fee, a pack order's planned price), marked ≤ so it is never read as a charge (docs/api.md).
+ */
+function orderAmount(o) {
+  if (!o.amount_is_bound) return usd(o.charged_usd);
+  return `<span title="a bound: the most it can have cost">≤ ${usd(o.charged_usd ?? o.bound_usd)}</span>`;
+}
+
 function accountSection(a) {
   const name = a.name;
   const pnlAccount = state.pnl?.accounts.find((x) => x.name === name);
@@ -200,6 +215,7 @@ function accountSection(a) {
   const pulls = (state.pulls?.pulls ?? []).filter((p) => p.account === name);
   const listings = (state.listings?.listings ?? []).filter((l) => l.account === name);
   const doubt = (state.orders?.orders ?? []).filter((o) => o.account === name && o.in_doubt);
+  const recent = (state.orders?.orders ?? []).filter((o) => o.account === name).slice(0, 10);
   const packs = a.packs;
   const packsSub =
     packs.max_per_day === null
@@ -251,8 +267,11 @@ function accountSection(a) {
             .join('')
     }
     </tbody></table></div>
-  <div><h3>Orders in doubt</h3><table data-testid="doubt-${esc(name)}"><thead><tr><th>key</th><th>state</th><th>pack</th><th>since</th><th>tries</th><th>why</th></tr></thead><tbody>
-    ${doubt.length === 0 ? '<tr><td colspan="6" class="muted">none</td></tr>' : doubt.map((o) => `<tr><td>${esc(o.key)}</td><td>${pill(o.state)}</td><td>${esc(o.pack_type ?? '–')} × ${o.quantity ?? '–'}</td><td>${timeCell(o.created_at)}</td><td>${o.attempts}</td><td>${esc(o.error_message ?? o.error_code ?? '')}</td></tr>`).join('')}
+  <div><h3>Orders in doubt</h3><table data-testid="doubt-${esc(name)}"><thead><tr><th>key</th><th>state</th><th>order</th><th class="num">amount</th><th>since</th><th>tries</th><th>why</th></tr></thead><tbody>
+    ${doubt.length === 0 ? '<tr><td colspan="7" class="muted">none</td></tr>' : doubt.map((o) => `<tr><td>${esc(o.key)}</td><td>${pill(o.state)}</td><td>${orderWhat(o)}</td><td class="num">${orderAmount(o)}</td><td>${timeCell(o.created_at)}</td><td>${o.attempts}</td><td>${esc(o.error_message ?? o.error_code ?? '')}</td></tr>`).join('')}
+    </tbody></table></div>
+  <div><h3>Recent orders</h3><table data-testid="orders-${esc(name)}"><thead><tr><th>order</th><th>state</th><th class="num">charged</th><th>placed</th></tr></thead><tbody>
+    ${recent.length === 0 ? '<tr><td colspan="4" class="muted">none yet</td></tr>' : recent.map((o) => `<tr data-order="${esc(o.key)}"><td>${orderWhat(o)}</td><td>${pill(o.state)}</td><td class="num">${orderAmount(o)}</td><td>${timeCell(o.created_at)}</td></tr>`).join('')}
     </tbody></table></div>
   </div>
 </section>`;
