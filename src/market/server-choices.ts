@@ -91,3 +91,17 @@ export const SERVER_CHOICES = {
 } as const;
 
 export type ServerChoices = { [K in keyof typeof SERVER_CHOICES]: z.output<(typeof SERVER_CHOICES)[K]> };
+
+/**
+ * Every rule that fills in what the spec leaves open: the ones above, and the limits and the
+ * marketplace's numbers the spec names without a value. docs/simulator.md has a row for each; the
+ * alternative worlds (config/worlds/alt-*.yaml) set every one of them otherwise.
+ */
+export const SILENT_SPEC_RULES = [
+  'seller_fee_rate',
+  'marketplace_min_price',
+  'card_daily_count_cap',
+  'card_daily_spend_cap',
+  'card_purchase_speed_limited',
+  ...(Object.keys(SERVER_CHOICES) as (keyof typeof SERVER_CHOICES)[]),
+] as const;
