@@ -14,8 +14,12 @@ export interface AuditInput {
   modelProblems: readonly string[];
   /** checkout id → original key and pull ids, from the proxy. */
   seen: ReadonlyMap<string, { originalKey: string; pullIds: readonly string[] }>;
-  /** Card sales: transaction id → the key that bought it and the card, from the simulator's orders. */
-  cardSales?: ReadonlyMap<string, { originalKey: string; cardId: string }>;
+  /**
+   * Card sales: transaction id → the key that bought it, the card, and the card's pull id in the
+   * vault (the world's `purchased_card_pull_id`: the transaction id, or another name), from the
+   * simulator's orders.
+   */
+  cardSales?: ReadonlyMap<string, { originalKey: string; cardId: string; pullId?: string }>;
   caps: { dailyCents: number; totalCents: number };
   freshWindowMs: number;
   /** The simulator's time at the end of the run (epoch ms). */
@@ -57,10 +61,24 @@ export function audit(input: AuditInput): AuditResult {
   }
 }
 
+/**
+ * A bought card has two names when the world gives it a pull id of its own: its sale's transaction
+ * id (what the purchase answers) and its pull id (what the vault shows). The audit counts it under
+ * the transaction id, whichever name the bot booked it by.
+ */
+function saleNames(cardSales: AuditInput['cardSales']): (pullId: string) => string {
+  const txnOf = new Map<string, string>();
+  for (const [txn, sale] of cardSales ?? [])
+    if (sale.pullId && sale.pullId !== txn) txnOf.set(sale.pullId, txn);
+  return (pullId) => txnOf.get(pullId) ?? pullId;
+}
+
 function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
   const problems: string[] = [];
   const notes: string[] = [];
-  const data = ledger.reportData(0, Number.MAX_SAFE_INTEGER);
+  const canon = saleNames(input.cardSales);
+  const raw = ledger.reportData(0, Number.MAX_SAFE_INTEGER);
+  const data = { ...raw, pulls: raw.pulls.map((p) => ({ ...p, pullId: canon(p.pullId) })) };
   const orderOf = new Map(data.orders.map((o) => [o.checkoutId, o]));
   // An order settled without its answer is `settled:<key>`; an extra charge of one intent is booked
   // under `<key>-x<n>`: both belong to the bot's original key.
@@ -126,7 +144,7 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
   const handed = new Set<string>();
   for (const c of packCharges) for (const id of input.seen.get(c.ref)?.pullIds ?? []) handed.add(id);
   for (const txn of cardSales.keys()) handed.add(txn);
-  for (const v of input.vault) if (v.pullId) handed.add(v.pullId);
+  for (const v of input.vault) if (v.pullId) handed.add(canon(v.pullId));
   let lostPulls = 0;
   for (const id of handed)
     if (!pullOf.has(id)) {
@@ -135,8 +153,8 @@ function auditWith(ledger: Ledger, input: AuditInput): AuditResult {
     }
   let inWindow = 0;
   for (const v of input.vault) {
-    if (v.listed || v.kind !== 'card' || !v.pullId || !pullOf.has(v.pullId)) continue;
-    const status = pullOf.get(v.pullId)!.status;
+    if (v.listed || v.kind !== 'card' || !v.pullId || !pullOf.has(canon(v.pullId))) continue;
+    const status = pullOf.get(canon(v.pullId))!.status;
     if (status === 'held') continue;
     if (v.pulledAt !== null && input.now > v.pulledAt + input.freshWindowMs) {
       lostPulls++;
@@ -241,7 +259,7 @@ function cardSalesOf(entries: readonly SimLedgerEntry[]): Map<string, CardSale> 
   return out;
 }
 
-type ReportData = ReturnType<Ledger['reportData']>;
+type ReportData = Pick<ReturnType<Ledger['reportData']>, 'orders' | 'pulls'>;
 
 /**
  * Card purchases, sale by sale: each charged sale booked by exactly one ledger order whose price

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Rng } from '../src/core/prng.js';
+import type { Rules } from '../src/market/world-schema.js';
 import { Ledger } from '../src/store/ledger.js';
 import { type AuditResult, audit } from './audit.js';
 import { type Child, logField, logMsg, startBot, startSim } from './processes.js';
@@ -25,6 +26,7 @@ import {
   writeWorld,
 } from './setup.js';
 import { SimAdmin, type SimLedgerEntry } from './sim-admin.js';
+import { worldLabel, worldRules } from './worlds.js';
 
 export interface ChaosOptions {
   kills: number;
@@ -32,6 +34,11 @@ export interface ChaosOptions {
   scenarios: readonly Scenario[];
   /** Keep the run's files here (created if missing); default: a temp dir removed at the end. */
   keep?: string;
+  /**
+   * A world file whose `rules` (every choice the spec leaves open) the simulator takes, the
+   * suite's own packs and limits kept (worlds.ts); default: the simulator's defaults.
+   */
+  world?: string;
   /** Progress lines (one per round). */
   log?: (line: string) => void;
 }
@@ -202,7 +209,9 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
   const removeDir = () => {
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
   };
-  const sim = await startSim(writeWorld(dir, cards), o.seed).catch((e: unknown) => {
+  const server: Partial<Rules> = o.world === undefined ? {} : worldRules(o.world);
+  if (o.world !== undefined) log(`world: ${worldLabel(o.world)} (its rules, the suite's packs and limits)`);
+  const sim = await startSim(writeWorld(dir, cards, server), o.seed).catch((e: unknown) => {
     removeDir();
     throw e;
   });
@@ -221,7 +230,10 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     proxy.url,
     caps,
     cards,
-    apiTimeoutSeconds(o.scenarios.includes('latency')),
+    apiTimeoutSeconds(
+      o.scenarios.includes('latency'),
+      Math.max(server.pack_purchase_answer_ms ?? 0, server.card_purchase_answer_ms ?? 0),
+    ),
   );
   const env = { [KEY_ENV]: KEY };
   const extra: string[] = [];
@@ -288,7 +300,7 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
     // Every charge tied to the bot's own key: the simulator's orders (answers it sent, lost or
     // not), their keys mapped back through the proxy's re-keying, plus what the proxy saw.
     const seen = new Map(proxy.charges);
-    const cardSales = new Map<string, { originalKey: string; cardId: string }>();
+    const cardSales = new Map<string, { originalKey: string; cardId: string; pullId?: string }>();
     for (const order of await admin.orders(ACCOUNT)) {
       seen.set(order.checkoutId, {
         checkoutId: order.checkoutId,
@@ -300,6 +312,7 @@ export async function runChaos(o: ChaosOptions): Promise<AuditResult & { wallMs:
         cardSales.set(order.transactionId, {
           originalKey: proxy.originalKeyOf(order.key),
           cardId: order.cardId ?? '',
+          ...(order.pullId ? { pullId: order.pullId } : {}),
         });
     }
     const result = audit({

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { SCOPES } from '../src/api/schemas.js';
-import type { WorldInput } from '../src/market/world-schema.js';
+import type { Rules, WorldInput } from '../src/market/world-schema.js';
 
 export const ACCOUNT = 'acct_chaos';
 export const KEY = 'sk_sim_full';
@@ -80,7 +80,11 @@ const SHOP = {
   generate: { count: SHOP_CARDS, distribution: 'uniform' as const },
 };
 
-export function chaosWorld(withShop = false): WorldInput {
+/**
+ * The chaos world. `server` is another world's rules (worlds.ts): every choice the spec leaves
+ * open is taken from it, while the limits below stay the suite's (orders must flow fast).
+ */
+export function chaosWorld(withShop = false, server: Partial<Rules> = {}): WorldInput {
   return {
     format: 'packbot.world/v1',
     name: 'chaos world',
@@ -117,6 +121,7 @@ export function chaosWorld(withShop = false): WorldInput {
       value_daily_volatility: 0,
     },
     rules: {
+      ...server,
       min_seconds_between_purchases: 0,
       max_packs_per_day: 1_000_000,
       // The service's own card caps never bind: the strategy's spend caps are what is audited.
@@ -155,11 +160,14 @@ function strategy(caps: Caps, cards: boolean): unknown {
 
 /**
  * The bot's API timeout. With the `latency` family, a short one, so injected latency (up to 2.5 s)
- * becomes timeouts (in-doubt orders), not just slowness. Without it, a patient one: the pools are
+ * becomes timeouts (in-doubt orders), not just slowness; a server that takes `answerMs` to answer
+ * an order (`rules.pack_purchase_answer_ms`) gets that much more, so the injected latency, not the
+ * server's own pace, is what times out. Without it, a patient one: the pools are
  * megabytes of JSON, which a busy machine may not serve and read within 2 s, and a read that
  * always times out would keep the bot from trading at all.
  */
-export const apiTimeoutSeconds = (latency: boolean): number => (latency ? 2 : 30);
+export const apiTimeoutSeconds = (latency: boolean, answerMs = 0): number =>
+  latency ? 2 + Math.ceil(answerMs / 1000) : 30;
 
 function config(baseUrl: string, files: Omit<RunFiles, 'config'>, timeoutSeconds: number): unknown {
   return {
@@ -179,9 +187,9 @@ function config(baseUrl: string, files: Omit<RunFiles, 'config'>, timeoutSeconds
 }
 
 /** Writes the world file (the simulator starts before the proxy and the config exist). */
-export function writeWorld(dir: string, withShop = false): string {
+export function writeWorld(dir: string, withShop = false, server: Partial<Rules> = {}): string {
   const path = join(dir, 'world.yaml');
-  writeFileSync(path, stringify(chaosWorld(withShop)));
+  writeFileSync(path, stringify(chaosWorld(withShop, server)));
   return path;
 }
 

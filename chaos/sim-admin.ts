@@ -19,6 +19,8 @@ export interface SimOrder {
   pullIds: string[];
   transactionId?: string;
   cardId?: string;
+  /** The bought card's pull_id in the vault and sell-back (the world's `purchased_card_pull_id`). */
+  pullId?: string;
 }
 
 export interface SimVaultCard {
@@ -86,7 +88,11 @@ export class SimAdmin {
         checkoutId: String(o.checkout_id),
         pullIds: Array.isArray(o.pull_ids) ? o.pull_ids.map(String) : [],
         ...(typeof o.transaction_id === 'string'
-          ? { transactionId: o.transaction_id, cardId: String(o.card_id) }
+          ? {
+              transactionId: o.transaction_id,
+              cardId: String(o.card_id),
+              pullId: typeof o.pull_id === 'string' ? o.pull_id : o.transaction_id,
+            }
           : {}),
       }));
   }

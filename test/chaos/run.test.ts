@@ -3,8 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditResult } from '../../chaos/audit.js';
-import { main, parseSeeds, totalLine } from '../../chaos/run.js';
+import { main, parseSeeds, plannedRuns, totalLine } from '../../chaos/run.js';
 import { planRound, SCENARIOS } from '../../chaos/scenarios.js';
+import { ALL_WORLDS, ALT_WORLDS, worldLabel, worldRules } from '../../chaos/worlds.js';
 import { Rng } from '../../src/core/prng.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 
@@ -35,6 +36,36 @@ describe('npm run chaos flags', () => {
     expect(await usage(['--seed', '1', '--seeds', '1-2'])).toMatch(
       /--seed and --seeds cannot be used together/,
     );
+    expect(await usage(['--world', 'nope.yaml'])).toMatch(/--world nope.yaml: no such file/);
+    expect(await usage(['--worlds', 'some'])).toMatch(/--worlds takes 'all', got 'some'/);
+    expect(await usage(['--world', 'default', '--worlds', 'all'])).toMatch(
+      /--world and --worlds cannot be used together/,
+    );
+  });
+
+  it('refuses a world file that is not valid, naming its line', async () => {
+    const dir = tempDir('packbot-chaos-world-');
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'format: packbot.world/v1\nextends: default\nrules:\n  vault_order: sideways\n');
+    expect(await usage(['--world', bad])).toMatch(/bad\.yaml:4:\d+.*vault_order/);
+  });
+
+  it('runs a seed on one world, on every world, or on the worlds by turns', () => {
+    const [def, fee10, sorted, slowpay] = ALL_WORLDS;
+    expect(ALL_WORLDS.map(worldLabel)).toEqual(['default', 'alt-fee10', 'alt-sorted', 'alt-slowpay']);
+    expect(plannedRuns([1, 2], ALT_WORLDS[0], false)).toEqual([
+      { seed: 1, world: fee10 },
+      { seed: 2, world: fee10 },
+    ]);
+    expect(plannedRuns([3], undefined, true)).toEqual(ALL_WORLDS.map((world) => ({ seed: 3, world })));
+    expect(plannedRuns([1, 2, 3, 4, 5], undefined, false).map((r) => r.world)).toEqual([
+      def,
+      fee10,
+      sorted,
+      slowpay,
+      def,
+    ]);
+    expect(worldRules(fee10!)).toMatchObject({ seller_fee_rate: 0.1, vault_sealed_packs: true });
   });
 
   it('reads seeds as ranges and lists, each once, in the order given', () => {
@@ -67,6 +98,12 @@ describe('npm run chaos flags', () => {
     expect(totalLine([r(1), r(3, { doubleCharges: 2, charges: 402, capsKept: false, ok: false })])).toMatch(
       /802 charges, 2 double charges, 0 lost pulls, 1 over a cap, ledger = simulator; failed: seed 3$/,
     );
+    expect(
+      totalLine([
+        { ...r(1), world: 'default' },
+        { ...r(1, { ok: false, moneyDiffCents: -7 }), world: 'alt-fee10' },
+      ]),
+    ).toMatch(/^chaos total: 2 runs, .* ledger - simulator = -7 cents; failed: seed 1 \(alt-fee10\)$/);
   });
 
   it('refuses to keep files in a directory that already holds some', async () => {
