@@ -128,6 +128,14 @@ const ModelFigures = Gap.extend({
 /** Expected vs realized (docs/model-drift.md), the same block as `packbot report --json`'s `model`. */
 export const ModelBlock = ModelFigures.extend({
   marking: z.literal('model').describe('open pulls at what the model expects of them given their age'),
+  listing_fee: z
+    .strictObject({
+      sales: z.number().int().describe('listing sales whose credit a balance reading showed'),
+      measured_rate: z.number().nullable().describe('share of their prices the marketplace kept'),
+      assumed_rates: z.array(z.number()).describe("the strategies' sell.list.seller_fee_rate"),
+    })
+    .optional()
+    .describe('the marketplace fee behind the listing part (the bot only; docs/model-drift.md)'),
   excluded_orders: z
     .number()
     .int()
