@@ -9,8 +9,9 @@
 import { DAY_MS } from '../core/clock.js';
 import { applyRate, type Cents } from '../core/money.js';
 import type { Ledger } from '../store/ledger.js';
+import { worstCaseOf } from '../store/order-facts.js';
 import type { Intent } from '../store/types.js';
-import { markedPnlCents, worstCaseCents } from '../strategy/budget.js';
+import { markedPnlCents } from '../strategy/budget.js';
 import { LATE_RATE } from '../strategy/listing-model.js';
 import { sealedValueCents } from '../strategy/pull-policy.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -24,16 +25,10 @@ export interface SpendTotals {
   inDoubtCents: number;
 }
 
-/** The worst case of orders not settled yet (strategy/budget.ts `worstCaseCents`), summed. */
+/** The worst case of orders not settled yet (store/order-facts.ts `worstCaseOf`), summed. */
 export function inDoubtCentsOf(intents: readonly Intent[]): number {
   let sum = 0;
-  for (const i of intents)
-    sum += worstCaseCents({
-      operation: i.operation,
-      unitPriceCents: i.unitPriceCents,
-      quantity: Number(i.body.quantity ?? 1),
-      attempts: i.attempts,
-    });
+  for (const i of intents) sum += worstCaseOf(i);
   return sum;
 }
 
