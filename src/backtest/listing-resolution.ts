@@ -31,6 +31,7 @@ export class ListingResolver {
   private readonly listingView: ListingView = {
     priceCents: 0,
     listedAt: 0,
+    pricedAt: 0,
     marketValueCents: 0,
     basisValueCents: 0,
     lockedValueUntil: 0,
@@ -101,6 +102,8 @@ export class ListingResolver {
     const strategy = this.model.strategy;
     const v = this.listingView;
     v.listedAt = l.listedAt;
+    // Listed at its price when `list` resolves it; the reprices on the way are set below.
+    v.pricedAt = l.listedAt;
     v.basisValueCents = l.basisCents;
     v.lockedValueUntil = lockEnds(l.pulledAt, this.rules);
     const keep = this.keep;
@@ -126,7 +129,10 @@ export class ListingResolver {
           l.amountCents = this.holdValueAt(l, now, v.marketValueCents);
           return;
         }
-        if (d.action === 'reprice') l.priceCents = v.priceCents = d.priceCents;
+        if (d.action === 'reprice') {
+          l.priceCents = v.priceCents = d.priceCents;
+          v.pricedAt = now;
+        }
         kept = keepRange(v, strategy, now, keep);
       }
       if (!kept) {

@@ -49,6 +49,7 @@ export function listingInput(
     view: {
       priceCents: listing.priceCents,
       listedAt: listing.createdAt,
+      pricedAt: listing.repricedAt ?? listing.createdAt,
       marketValueCents: market,
       // While listed the vault shows no offer; during the lock its basis is the value at the pull,
       // or for a bought card the lower of its price and its value at purchase (spec).

@@ -16,6 +16,11 @@ export interface ListingView {
   priceCents: Cents;
   /** When the card was listed (ms). */
   listedAt: number;
+  /**
+   * When the listing's price was set (ms): its listing, or its last reprice. A markup step taken
+   * since then reprices the listing whatever the band (see `keepTolerance`).
+   */
+  pricedAt: number;
   /** The card's current market value. */
   marketValueCents: Cents;
   /** The value the sell-back offer is locked to (value at acquisition). */
@@ -64,7 +69,7 @@ function stepsAt(listedAt: number, period: number, now: number): number {
 }
 
 /** The markup after `steps` repricing steps: down by markup_step each, never below min_markup. */
-function markupAfter(steps: number, strategy: Strategy): number {
+export function markupAfter(steps: number, strategy: Strategy): number {
   const list = strategy.sell.list;
   return Math.max(markupFloor(strategy), list.markup - steps * list.markup_step);
 }
@@ -74,34 +79,63 @@ function markupFloor(strategy: Strategy): number {
   return Math.min(strategy.sell.list.min_markup, strategy.sell.list.markup);
 }
 
-/** The reprice reasons of a strategy, by step: the same few strings, built once. */
+/** The reprice reasons of a strategy, by step and cause: the same few strings, built once. */
 const repriceReasons = new WeakMap<Strategy, string[]>();
-function repriceReason(strategy: Strategy, steps: number, markup: number): string {
+function repriceReason(strategy: Strategy, steps: number, markup: number, stepped: boolean): string {
   let cache = repriceReasons.get(strategy);
   if (!cache) {
     cache = [];
     repriceReasons.set(strategy, cache);
   }
   // Steps are bounded by a listing's life over the repricing period: a short array.
-  let reason = cache[steps];
+  const key = 2 * steps + (stepped ? 1 : 0);
+  let reason = cache[key];
   if (reason === undefined) {
-    reason = `markup ${fixed(markup, 2)} after ${steps} step(s)`;
-    cache[steps] = reason;
+    const at = `markup ${fixed(markup, 2)} after ${steps} step(s)`;
+    const band = fixed(strategy.sell.list.reprice_band * 100, 1);
+    reason = stepped ? at : `${at}: target moved more than ${band}% from the price`;
+    cache[key] = reason;
   }
   return reason;
 }
 
-/** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
-function priceHolds(priceCents: number, marketCents: number, markup: number, floorCents: Cents): boolean {
-  const target = priceWithinRules(marketCents, markup, floorCents);
-  return (
-    target !== null && priceCents <= MAX_LISTING_MULTIPLE * marketCents && nearTarget(target, priceCents)
-  );
+/**
+ * Whether a markup step has been taken since the listing's price was set: then the listing is
+ * repriced to the stepped-down markup even when that moves its price by less than the band (a
+ * band wider than a step would otherwise skip steps, and the schedule is the strategy's plan).
+ */
+function steppedSincePriced(
+  listing: ListingView,
+  strategy: Strategy,
+  period: number,
+  markup: number,
+): boolean {
+  return markupAfter(stepsAt(listing.listedAt, period, listing.pricedAt), strategy) > markup;
 }
 
-/** Moves under 1% are ignored so that market noise does not churn the listing. */
-function nearTarget(targetCents: number, priceCents: number): boolean {
-  return Math.abs(targetCents - priceCents) < Math.max(1, priceCents * 0.01);
+/**
+ * How far (cents) the target may be from the listed price before the listing is repriced: the
+ * band's share of the price, so that small value moves do not delist and relist it (each reprice
+ * is two writes and may cost the listing its place); none right after a markup step.
+ */
+function keepTolerance(priceCents: number, strategy: Strategy, stepped: boolean): number {
+  return stepped ? 0 : strategy.sell.list.reprice_band * priceCents;
+}
+
+/** Whether a listing at `priceCents` stays as it is at market value `marketCents` (no reprice, not too cheap). */
+function priceHolds(
+  priceCents: number,
+  marketCents: number,
+  markup: number,
+  floorCents: Cents,
+  tolerance: number,
+): boolean {
+  const target = priceWithinRules(marketCents, markup, floorCents);
+  return (
+    target !== null &&
+    priceCents <= MAX_LISTING_MULTIPLE * marketCents &&
+    Math.abs(target - priceCents) <= tolerance
+  );
 }
 
 export function decideListing(listing: ListingView, strategy: Strategy, now: number): ListingDecision {
@@ -125,8 +159,9 @@ export function decideListing(listing: ListingView, strategy: Strategy, now: num
   const cap = 2 * listing.marketValueCents;
   if (listing.priceCents > cap)
     return { action: 'reprice', priceCents: target, reason: 'price above 2 x the current market value' };
-  if (!nearTarget(target, listing.priceCents))
-    return { action: 'reprice', priceCents: target, reason: repriceReason(strategy, steps, markup) };
+  const stepped = steppedSincePriced(listing, strategy, period, markup);
+  if (Math.abs(target - listing.priceCents) > keepTolerance(listing.priceCents, strategy, stepped))
+    return { action: 'reprice', priceCents: target, reason: repriceReason(strategy, steps, markup, stepped) };
   const nextStep = listing.listedAt + (steps + 1) * period;
   return { action: 'keep', until: Math.min(nextStep, deadline), reason: 'listing within its plan' };
 }
@@ -196,7 +231,9 @@ export function keepRange(listing: ListingView, strategy: Strategy, now: number,
   const markup = markupAfter(steps, strategy);
   const floor = minListingCents(strategy);
   const price = listing.priceCents;
-  if (!priceHolds(price, v, markup, floor)) return false;
+  // Constant until `until`: the steps since the price was set change only at the next step.
+  const tol = keepTolerance(price, strategy, steppedSincePriced(listing, strategy, period, markup));
+  if (!priceHolds(price, v, markup, floor, tol)) return false;
   // Once the markup has reached its floor (or never steps), the next repricing steps change
   // nothing: decideListing keeps at each of them, so the answer can only change at the deadline.
   const list = strategy.sell.list;
@@ -214,13 +251,12 @@ export function keepRange(listing: ListingView, strategy: Strategy, now: number,
     lo = sameUntil(listing, strategy, now, -1, nextStep, until) ? 0 : basis;
     hi = sameUntil(listing, strategy, now, 1, nextStep, until) ? hi : basis;
   }
-  // Where the target price (≈ markup × value) leaves the 1% band around the price, and where
-  // the price passes 2 × value: first guesses, each within a cent or two of the edge.
-  const tol = Math.max(1, price * 0.01);
+  // Where the target price (≈ markup × value) leaves the band around the price, and where the
+  // price passes 2 × value: first guesses, each within a cent or two of the edge.
   const loGuess = Math.max(Math.ceil((price - tol) / markup), Math.ceil(price / 2));
   const hiGuess = Math.floor((price + tol) / markup);
-  out.lo = edge(v, -1, lo, loGuess, price, markup, floor);
-  out.hi = edge(v, 1, hi, hiGuess, price, markup, floor);
+  out.lo = edge(v, -1, lo, loGuess, price, markup, floor, tol);
+  out.hi = edge(v, 1, hi, hiGuess, price, markup, floor, tol);
   out.until = until;
   return true;
 }
@@ -251,23 +287,24 @@ function edge(
   price: number,
   markup: number,
   floor: Cents,
+  tol: number,
 ): number {
   let good = from;
   let bad = Number.NaN;
   const g = dir * (guess - limit) > 0 ? limit : guess;
   if (dir * (g - from) > 0) {
-    if (priceHolds(price, g, markup, floor)) good = g;
+    if (priceHolds(price, g, markup, floor, tol)) good = g;
     else bad = g;
   }
   if (Number.isNaN(bad))
     for (let step = 1; ; step *= 2) {
       const x = good + dir * step;
       if (dir * (x - limit) > 0) {
-        if (good === limit || priceHolds(price, limit, markup, floor)) return limit;
+        if (good === limit || priceHolds(price, limit, markup, floor, tol)) return limit;
         bad = limit;
         break;
       }
-      if (!priceHolds(price, x, markup, floor)) {
+      if (!priceHolds(price, x, markup, floor, tol)) {
         bad = x;
         break;
       }
@@ -275,7 +312,7 @@ function edge(
     }
   while (Math.abs(bad - good) > 1) {
     const mid = good + dir * Math.floor(Math.abs(bad - good) / 2);
-    if (priceHolds(price, mid, markup, floor)) good = mid;
+    if (priceHolds(price, mid, markup, floor, tol)) good = mid;
     else bad = mid;
   }
   return good;

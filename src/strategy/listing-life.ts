@@ -4,19 +4,20 @@
  * sell-back deadline moving with the market's side of the locked value: a listing above it stays
  * up until the lock ends), buyers arriving at the fill model's hazard on every hourly tick, and
  * the card's value drifting (`sell.list.value_drift`) on the same tick — what the simulator and
- * the dynamic backtest do. Every rule is proportional to the card's value (price = markup ×
- * value, sell-back = rate × value), so the answer is a few ratios that hold for any card worth
- * well above the marketplace minimum: a trinomial lattice over the log value, stepped tick by
- * tick, gives them to within the lattice's resolution.
+ * the dynamic backtest do. The price follows the value only where decideListing reprices: past
+ * the reprice band, and at each markup step. Every rule is proportional to the card's value
+ * (price = markup × value, sell-back = rate × value), so the answer is a few ratios that hold for
+ * any card worth well above the marketplace minimum: a lattice over the log value and the price
+ * (life-lattice.ts), stepped tick by tick, gives them to within the lattice's resolution.
  */
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../core/clock.js';
-import { AFTER_LOCK_MS, decideListing, type ListingView } from './decide-listing.js';
+import { AFTER_LOCK_MS } from './decide-listing.js';
+import { LifeLattice, walkOf } from './life-lattice.js';
 import { fillProbability } from './listing-model.js';
 import {
   fillRatePerDay,
   lockEnds,
   SPEC_SELL_BACK_RULES,
-  sellBackAmount,
   fillProbability as tickFillProbability,
   valueStep,
 } from './market-laws.js';
@@ -42,10 +43,6 @@ const TICK_MS = HOUR_MS;
 const TICK_PHASE = 0.5;
 /** Value at listing (cents) of the card the lattice prices: large, so cent rounding is noise. */
 const BASIS_CENTS = 10_000_000;
-/** The lattice spans this many standard deviations of the log value at the horizon. */
-const SPREAD_SD = 8;
-/** Mass below which a lattice node is taken as empty. */
-const EMPTY = 1e-14;
 /** End of the value lock of a card acquired at 0 (the spec's 7 days). */
 const LOCK_END = lockEnds(0, SPEC_SELL_BACK_RULES);
 
@@ -143,8 +140,9 @@ export interface LifeSoFar {
 }
 
 /**
- * The lattice of one life (basis `basisRatio` × the value at listing); `record`, when given, is
- * told the cumulative outcome after every event (ticks and decision instants), in time order.
+ * The lattice of one life (basis `basisRatio` × the value at listing, life-lattice.ts);
+ * `record`, when given, is told the cumulative outcome after every event (ticks and decision
+ * instants), in time order.
  */
 export function computeLife(
   strategy: Strategy,
@@ -155,116 +153,44 @@ export function computeLife(
   const { daily_volatility: vol, daily_trend: trend } = list.value_drift;
   const dtDays = TICK_MS / DAY_MS;
   const { drift, scale: sd } = valueStep(trend, vol, dtDays);
-  // A basis below the value is a bought card's (min(price paid, value)): its lock pays the
-  // purchased-card rate, and it has no fresh window.
-  const kind = basisRatio < 1 ? 'purchase' : 'pull';
   // Every listing has ended by then: past the lock the deadline is listing + max_days, and
   // inside it no later than the lock's end (decide-listing.ts, deadlineOnSide).
   const horizon = Math.max(list.max_days * DAY_MS, LOCK_END + AFTER_LOCK_MS) + TICK_MS;
-  const ticks = Math.ceil(horizon / TICK_MS) + 1;
-  // Trinomial steps of ±h with probability 1/6 each have variance sd²: h = sd·√3.
-  const h = sd * Math.sqrt(3);
-  const half = sd > 0 ? Math.ceil(SPREAD_SD * Math.sqrt(ticks / 3)) + 1 : 0;
-  const n = 2 * half + 1;
-  let mass = new Float64Array(n);
-  let next = new Float64Array(n);
-  mass[half] = 1;
-  /** Price / value of each node's listing, as its last decision set it. */
-  const ratio = new Float64Array(n).fill(list.markup);
-  let center = 0; // log value of node `half` (moves with the drift)
-  const fee = list.seller_fee_rate;
-  let sold = 0;
-  let sale = 0;
-  let sale2 = 0;
-  let ended = 0;
-  let fallback = 0;
-  let fallback2 = 0;
-  let days = 0;
-  const view: ListingView = {
-    priceCents: 0,
-    listedAt: 0,
-    marketValueCents: BASIS_CENTS,
-    basisValueCents: Math.round(BASIS_CENTS * basisRatio),
-    lockedValueUntil: LOCK_END,
-  };
-
+  const life = new LifeLattice({
+    strategy,
+    walk: walkOf(drift, sd, Math.ceil(horizon / TICK_MS) + 1),
+    basisCents: BASIS_CENTS,
+    lockBasisCents: Math.round(BASIS_CENTS * basisRatio),
+    lockEnd: LOCK_END,
+    // A basis below the value is a bought card's (min(price paid, value)): its lock pays the
+    // purchased-card rate, and it has no fresh window.
+    kind: basisRatio < 1 ? 'purchase' : 'pull',
+    horizon,
+    fillOnTick: (ratio) => tickFillProbability(hazardPerDay(list.fill, ratio, list.max_days), dtDays),
+  });
+  const soFar = (at: number): LifeSoFar => ({
+    at,
+    sold: life.sold,
+    sale1: life.sale,
+    sale2: life.sale2,
+    ended: life.ended,
+    fallback1: life.fallback,
+    fallback2: life.fallback2,
+  });
   for (const e of events(strategy, horizon)) {
-    if (e.tick) {
-      if (sd > 0) {
-        const p = 1 / 6;
-        for (let j = 0; j < n; j++) {
-          const m = mass[j]!;
-          // Reflecting edges: mass that would leave the lattice (beyond SPREAD_SD) stays put.
-          const up = j + 1 < n ? j + 1 : j;
-          const down = j > 0 ? j - 1 : j;
-          next[j] = next[j]! + (1 - 2 * p) * m;
-          next[up] = next[up]! + p * m;
-          next[down] = next[down]! + p * m;
-        }
-        [mass, next] = [next, mass];
-        next.fill(0);
-      }
-      center += drift;
-      for (let j = 0; j < n; j++) {
-        const m = mass[j]!;
-        if (m < EMPTY) continue;
-        const r = ratio[j]!;
-        const q = tickFillProbability(hazardPerDay(list.fill, r, list.max_days), dtDays);
-        const s = m * q;
-        const y = r * (1 - fee) * Math.exp(center + (j - half) * h);
-        sold += s;
-        sale += s * y;
-        sale2 += s * y * y;
-        days += (s * e.at) / DAY_MS;
-        mass[j] = m - s;
-      }
-    }
-    let kept = Number.NaN;
-    for (let j = 0; j < n; j++) {
-      const m = mass[j]!;
-      if (m < EMPTY) continue;
-      const value = Math.round(BASIS_CENTS * Math.exp(center + (j - half) * h));
-      view.marketValueCents = value;
-      // The listing follows the value (decideListing reprices it whenever the target moves 1%).
-      view.priceCents = 1;
-      let d = decideListing(view, strategy, e.at);
-      if (d.action === 'reprice') {
-        view.priceCents = d.priceCents;
-        d = decideListing(view, strategy, e.at);
-      }
-      if (d.action === 'delist_and_sell_back') {
-        ended += m;
-        const paid = sellBackAmount(kind, 0, view.basisValueCents, value, e.at, SPEC_SELL_BACK_RULES);
-        fallback += (m * paid) / BASIS_CENTS;
-        fallback2 += m * (paid / BASIS_CENTS) ** 2;
-        days += (m * e.at) / DAY_MS;
-        mass[j] = 0;
-      } else {
-        ratio[j] = view.priceCents / value;
-        kept = ratio[j]!;
-      }
-    }
-    // Nodes the value has not reached yet take the price the others were just given.
-    if (!Number.isNaN(kept)) for (let j = 0; j < n; j++) if (mass[j]! < EMPTY) ratio[j] = kept;
-    record?.({ at: e.at, sold, sale1: sale, sale2, ended, fallback1: fallback, fallback2 });
+    if (e.tick) life.tick(e.at);
+    life.decide(e.at);
+    record?.(soFar(e.at));
   }
-  // Nothing should be left (every deadline is inside the horizon): sold back at 0.8 if it is.
-  for (let j = 0; j < n; j++) {
-    const m = mass[j]!;
-    if (m <= 0) continue;
-    ended += m;
-    const value = Math.round(BASIS_CENTS * Math.exp(center + (j - half) * h));
-    const paid = sellBackAmount(kind, 0, view.basisValueCents, value, horizon, SPEC_SELL_BACK_RULES);
-    fallback += (m * paid) / BASIS_CENTS;
-    fallback2 += m * (paid / BASIS_CENTS) ** 2;
-    days += (m * horizon) / DAY_MS;
-  }
-  record?.({ at: horizon, sold, sale1: sale, sale2, ended, fallback1: fallback, fallback2 });
+  // Nothing should be left (every deadline is inside the horizon): sold back if it is.
+  life.finish(horizon);
+  record?.(soFar(horizon));
+  const fee = list.seller_fee_rate;
   return {
-    fill: sold,
-    saleYield: sold > 0 ? sale / sold : list.markup * (1 - fee),
-    fallbackYield: ended > 0 ? fallback / ended : SPEC_SELL_BACK_RULES.market_rate,
-    expectedYield: sale + fallback,
-    meanDays: days,
+    fill: life.sold,
+    saleYield: life.sold > 0 ? life.sale / life.sold : list.markup * (1 - fee),
+    fallbackYield: life.ended > 0 ? life.fallback / life.ended : SPEC_SELL_BACK_RULES.market_rate,
+    expectedYield: life.sale + life.fallback,
+    meanDays: life.days,
   };
 }

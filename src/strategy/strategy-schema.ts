@@ -203,6 +203,14 @@ export const StrategyFile = z.strictObject({
             .describe('lower the markup by markup_step this often'),
           markup_step: z.number().nonnegative().default(0.1),
           min_markup: z.number().min(1).max(2).default(1.05).describe('repricing never goes below this'),
+          // 5%: each reprice is a delisting and a new listing (two writes, and the listing may
+          // lose its place). At the shipped 2% daily volatility a 1% band is one standard
+          // deviation of six hours' moves, so most listings were repriced several times a day;
+          // 5% is one of about six days', a listing's whole life, while the price stays within
+          // 5% of its plan (a shift of the fill rate the markup steps dwarf).
+          reprice_band: Ratio.default(0.05).describe(
+            'reprice only when the target price moves more than this share of the listed price away from it (a markup step always reprices)',
+          ),
           lock_margin_minutes: z
             .number()
             .nonnegative()

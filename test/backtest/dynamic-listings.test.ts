@@ -24,9 +24,22 @@ const LOCK_MS = 7 * DAY_MS;
 // Strong drift so that values leave their ranges often; the world's defaults otherwise.
 const DYNAMICS = { value_daily_volatility: 0.08, value_daily_trend: -0.01 };
 
+// The default reprice band (5%), none, and one wider than a markup step (steps still reprice).
 const STRATEGIES = [
   strategy({
     sell: { threshold_usd: 1, list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1 } },
+  }),
+  strategy({
+    sell: {
+      threshold_usd: 1,
+      list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1, reprice_band: 0 },
+    },
+  }),
+  strategy({
+    sell: {
+      threshold_usd: 1,
+      list: { markup: 1.5, max_days: 5, markup_step: 0.05, min_markup: 1.1, reprice_band: 0.12 },
+    },
   }),
   strategy({
     sell: {
@@ -93,6 +106,7 @@ function naive(
   l.anchorIndex = probe.anchorIndex;
   let left = budget;
   let reprices = 0;
+  let pricedAt = l.listedAt;
   const tick = HOUR_MS;
   let nextTick = t0 + tick - ((t0 - SNAPSHOT_START) % tick);
   let until = t0;
@@ -117,6 +131,7 @@ function naive(
         {
           priceCents: l.priceCents,
           listedAt: l.listedAt,
+          pricedAt,
           marketValueCents: value,
           basisValueCents: l.basisCents,
           lockedValueUntil: l.pulledAt + LOCK_MS,
@@ -137,6 +152,7 @@ function naive(
         break;
       }
       l.priceCents = d.priceCents;
+      pricedAt = t;
       reprices++;
     }
     t = Math.min(nextTick, until);

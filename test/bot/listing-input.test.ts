@@ -25,3 +25,14 @@ describe('listingInput: the basis the sell-back offer is locked to', () => {
     expect(input.view.marketValueCents).toBe(15_000);
   });
 });
+
+describe('listingInput: when the price was set (the reprice band applies from there)', () => {
+  it.each([
+    ['never repriced: its listing', { repricedAt: null }, 1_000],
+    ['repriced: the last reprice', { repricedAt: 5_000 }, 5_000],
+  ])('%s', (_, over, pricedAt) => {
+    const input = listingInput({ ...listing, ...over } as ListingRow, pull({}), undefined);
+    expect(input.view.pricedAt).toBe(pricedAt);
+    expect(input.view.listedAt).toBe(1_000);
+  });
+});

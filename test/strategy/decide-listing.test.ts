@@ -5,6 +5,7 @@ import {
   decideListing,
   keepRange,
   type ListingView,
+  markupAfter,
   repriceSchedule,
 } from '../../src/strategy/decide-listing.js';
 import { strategy } from './helpers.js';
@@ -18,6 +19,7 @@ const s = strategy({
 const view = (over: Partial<ListingView> = {}): ListingView => ({
   priceCents: 15000,
   listedAt: T0,
+  pricedAt: T0,
   marketValueCents: 10000,
   basisValueCents: 10000,
   lockedValueUntil: T0 + 7 * DAY_MS,
@@ -86,14 +88,86 @@ describe('decideListing: repricing', () => {
       T0 + HOUR_MS,
       { action: 'reprice', priceCents: 10500 },
     ],
-    [
-      'ignores moves under 1%',
-      view({ priceCents: 15000, marketValueCents: 10050 }),
-      T0 + HOUR_MS,
-      { action: 'keep' },
-    ],
   ] as const)('%s', (_n, listing, now, expected) => {
     expect(decideListing(listing, s, now)).toMatchObject(expected);
+  });
+
+  // Listed at 1.5 × 100.00; the default band is 5% of the price (750 cents).
+  it.each([
+    ['value up 1%: target 151.50, inside the band', { marketValueCents: 10100 }, T0 + HOUR_MS, 'keep', 15000],
+    [
+      'value up 5%: target 157.50, on the band edge',
+      { marketValueCents: 10500 },
+      T0 + HOUR_MS,
+      'keep',
+      15000,
+    ],
+    ['value up 5.01%: past the band', { marketValueCents: 10501 }, T0 + HOUR_MS, 'reprice', 15752],
+    [
+      'value down 4%: target 144.00, inside the band',
+      { marketValueCents: 9600 },
+      T0 + HOUR_MS,
+      'keep',
+      15000,
+    ],
+    ['value down 6%: past the band', { marketValueCents: 9400 }, T0 + HOUR_MS, 'reprice', 14100],
+    // After the first step (markup 1.4), a listing priced before it is repriced however small
+    // the move: the step-down schedule still applies inside the band.
+    ['a step taken since: reprice to 1.4', {}, T0 + DAY_MS, 'reprice', 14000],
+    [
+      'a step taken since, value up 3%: reprice to 1.4',
+      { marketValueCents: 10300 },
+      T0 + DAY_MS,
+      'reprice',
+      14420,
+    ],
+    // Repriced after that step: the band applies again.
+    [
+      'repriced at the step, value up 3% since',
+      { priceCents: 14000, pricedAt: T0 + DAY_MS, marketValueCents: 10300 },
+      T0 + DAY_MS + HOUR_MS,
+      'keep',
+      14000,
+    ],
+    [
+      'repriced at the step, value down 6% since',
+      { priceCents: 14000, pricedAt: T0 + DAY_MS, marketValueCents: 9400 },
+      T0 + DAY_MS + HOUR_MS,
+      'reprice',
+      13160,
+    ],
+    // At the floor no step lowers the markup any more: the band alone decides.
+    [
+      'at the floor, priced steps ago, value up 2%',
+      {
+        priceCents: 12000,
+        pricedAt: T0 + 3 * DAY_MS,
+        marketValueCents: 10200,
+        lockedValueUntil: T0 + 20 * DAY_MS,
+      },
+      T0 + 5 * DAY_MS,
+      'keep',
+      12000,
+    ],
+  ] as const)('band: %s', (_n, over, now, action, price) => {
+    const long = strategy({
+      sell: {
+        list: { markup: 1.5, max_days: 9, markup_step: 0.1, reprice_every_hours: 24, min_markup: 1.2 },
+      },
+    });
+    const d = decideListing(view(over), long, now);
+    expect(d.action).toBe(action);
+    if (d.action === 'reprice') expect(d.priceCents).toBe(price);
+  });
+
+  it.each([
+    [0, 10001, 'reprice'],
+    [0.01, 10100, 'keep'],
+    [0.01, 10101, 'reprice'],
+    [0.2, 12000, 'keep'],
+  ] as const)('band %s: value %s → %s', (band, value, action) => {
+    const b = strategy({ sell: { list: { markup: 1.5, max_days: 3, reprice_band: band } } });
+    expect(decideListing(view({ marketValueCents: value }), b, T0 + HOUR_MS).action).toBe(action);
   });
 
   it('never steps below min_markup', () => {
@@ -125,12 +199,18 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     strategy({
       sell: { list: { markup: 2, max_days: 10, markup_step: 0, min_markup: 2, min_price_usd: 5 } },
     }),
+    strategy({
+      sell: { list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1, reprice_band: 0 } },
+    }),
+    strategy({
+      sell: { list: { markup: 1.6, max_days: 4, markup_step: 0.05, min_markup: 1.1, reprice_band: 0.15 } },
+    }),
   ];
   const rng = new Rng(17);
   const cases = Array.from({ length: 3000 }, () => {
     const st = strategies[rng.int(strategies.length)]!;
     const value = 50 + rng.int(rng.next() < 0.5 ? 2000 : 200_000);
-    // At the value, within the 1% its price holds in (ranges may span it), or anywhere near.
+    // At the value, within the 1% around it (ranges may span it), or anywhere near.
     const near = rng.next();
     const basis =
       near < 0.2
@@ -140,14 +220,29 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
           : Math.max(1, Math.round(value * (0.8 + 0.4 * rng.next())));
     const listedAt = T0 - rng.int(6 * DAY_MS);
     const now = T0;
-    const markup =
-      st.sell.list.markup -
-      Math.floor((now - listedAt) / (st.sell.list.reprice_every_hours * HOUR_MS)) * st.sell.list.markup_step;
-    // Mostly prices the strategy would keep, some it would not.
-    const price = Math.max(
-      1,
-      Math.round(value * Math.max(markup, st.sell.list.min_markup) * (0.985 + 0.03 * rng.next())),
+    const period = st.sell.list.reprice_every_hours * HOUR_MS;
+    const markup = Math.max(
+      st.sell.list.min_markup,
+      st.sell.list.markup - Math.floor((now - listedAt) / period) * st.sell.list.markup_step,
     );
+    // Priced at listing, at some earlier step, or in the current step (the band applies).
+    const when = rng.next();
+    const pricedAt =
+      when < 0.3
+        ? listedAt
+        : when < 0.5
+          ? listedAt + rng.int(now - listedAt + 1)
+          : now - rng.int(((now - listedAt) % period) + 1);
+    // Mostly prices the strategy would keep, some it would not; some at the exact target (a
+    // listing priced before the last step is kept only there).
+    const band = st.sell.list.reprice_band;
+    const price =
+      rng.next() < 0.2
+        ? Math.max(1, Math.round(value * markup))
+        : Math.max(
+            1,
+            Math.round(value * markup * (1 - 1.3 * band - 0.01 + (2.6 * band + 0.02) * rng.next())),
+          );
     // Locks ending anywhere, or soon (where the sides' deadlines differ before the next step).
     const lock = rng.next();
     const lockedValueUntil =
@@ -155,6 +250,7 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     const listing: ListingView = {
       priceCents: price,
       listedAt,
+      pricedAt,
       marketValueCents: value,
       basisValueCents: basis,
       lockedValueUntil,
@@ -167,6 +263,7 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     let wide = 0;
     let across = 0;
     let settled = 0;
+    let steppedKept = 0;
     for (const { st, listing, now } of cases) {
       const d = decideListing(listing, st, now);
       const r = { lo: 0, hi: 0, until: 0 };
@@ -174,6 +271,13 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
       expect(holds).toBe(d.action === 'keep');
       if (d.action !== 'keep') continue;
       kept++;
+      // Priced before a step that lowered the markup: kept only at the exact target.
+      const steps = (t: number) =>
+        Math.floor((t - listing.listedAt) / (st.sell.list.reprice_every_hours * HOUR_MS));
+      if (markupAfter(steps(listing.pricedAt), st) > markupAfter(steps(now), st)) {
+        expect(r.hi - r.lo).toBeLessThan(listing.marketValueCents * 0.01 + 2);
+        steppedKept++;
+      }
       const { lo, hi, until } = r;
       // decideListing's own until, or a later one when the steps between change nothing.
       if (until !== d.until) {
@@ -209,6 +313,8 @@ describe('keepRange: where decideListing keeps a listing until the same time', (
     expect(across).toBeGreaterThan(100);
     // And markups settled at their floor, kept past the steps that change nothing.
     expect(settled).toBeGreaterThan(100);
+    // And listings priced before the last step (the band does not apply to them).
+    expect(steppedKept).toBeGreaterThan(50);
   });
 });
 

@@ -123,6 +123,7 @@ function simulate(rng: Rng, s: Strategy): { outcome: number; endedAt: number } {
   const view: ListingView = {
     priceCents: Math.round(basis * list.markup),
     listedAt: 0,
+    pricedAt: 0,
     marketValueCents: basis,
     basisValueCents: basis,
     lockedValueUntil: VALUE_LOCK_MS,
@@ -137,6 +138,7 @@ function simulate(rng: Rng, s: Strategy): { outcome: number; endedAt: number } {
       let d = decideListing(view, s, at);
       if (d.action === 'reprice') {
         view.priceCents = d.priceCents;
+        view.pricedAt = at;
         d = decideListing(view, s, at);
       }
       if (d.action === 'delist_and_sell_back')

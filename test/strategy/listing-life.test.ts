@@ -77,8 +77,25 @@ describe('listingLife: value drift against the lock', () => {
     expect(moving.expectedYield).toBeGreaterThan(still.expectedYield);
   });
 
-  it('matches a direct simulation of decideListing on hourly ticks', () => {
-    const s = drifting(0.03);
+  it.each([
+    ['the default band', drifting(0.03)],
+    [
+      'a wide band, markup steps inside it, a trend',
+      strategy({
+        sell: {
+          list: {
+            markup: 1.4,
+            markup_step: 0.05,
+            min_markup: 1.1,
+            max_days: 3,
+            reprice_band: 0.12,
+            fill: hazard(1, 4),
+            value_drift: { daily_volatility: 0.05, daily_trend: 0.01 },
+          },
+        },
+      }),
+    ],
+  ])('matches a direct simulation of decideListing on hourly ticks: %s', (_name, s) => {
     const life = listingLife(s);
     const mc = simulate(s, 6000, new Rng(3));
     expect(Math.abs(life.fill - mc.fill)).toBeLessThan(4 * mc.fillSe + 0.005);
@@ -89,13 +106,15 @@ describe('listingLife: value drift against the lock', () => {
 /**
  * Listings of a card worth 1000.00 replayed one by one: the value moves log-normally each hour,
  * a buyer comes at the tick with the fill model's probability, and decideListing is asked after
- * every tick (repricing to its target, or delisting at 0.8 of the locked or the market value).
+ * every tick and at each daily step (repricing to its target, or delisting at 0.8 of the locked or
+ * the market value).
  */
 function simulate(s: Strategy, n: number, rng: Rng) {
   const list = s.sell.list;
   const basis = 100_000;
   const dt = HOUR_MS / DAY_MS;
   const vol = list.value_drift.daily_volatility;
+  const trend = list.value_drift.daily_trend;
   const out: number[] = [];
   let sold = 0;
   for (let i = 0; i < n; i++) {
@@ -103,13 +122,14 @@ function simulate(s: Strategy, n: number, rng: Rng) {
     const view: ListingView = {
       priceCents: Math.round(basis * list.markup),
       listedAt: 0,
+      pricedAt: 0,
       marketValueCents: basis,
       basisValueCents: basis,
       lockedValueUntil: VALUE_LOCK_MS,
     };
     let paid = Number.NaN;
     for (let t = HOUR_MS / 2; Number.isNaN(paid); t += HOUR_MS) {
-      x += -(vol * vol * dt) / 2 + vol * Math.sqrt(dt) * rng.normal();
+      x += (trend - (vol * vol) / 2) * dt + vol * Math.sqrt(dt) * rng.normal();
       view.marketValueCents = Math.round(basis * Math.exp(x));
       const rate = hazardPerDay(list.fill, view.priceCents / view.marketValueCents, list.max_days);
       if (rng.next() < 1 - Math.exp(-rate * dt)) {
@@ -121,6 +141,7 @@ function simulate(s: Strategy, n: number, rng: Rng) {
         let d = decideListing(view, s, at);
         if (d.action === 'reprice') {
           view.priceCents = d.priceCents;
+          view.pricedAt = at;
           d = decideListing(view, s, at);
         }
         if (d.action === 'delist_and_sell_back') {
