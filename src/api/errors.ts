@@ -8,6 +8,7 @@
  * The in-process market throws the same classes, and the simulator's server serialises them with
  * `toWire()`, so one table describes both sides. Messages never contain the API key.
  */
+import { ENDPOINTS } from './operations.js';
 import type { ErrorBody } from './schemas.js';
 
 export type ErrorKind = 'retryable' | 'rejected' | 'fatal' | 'invalid-data';
@@ -145,7 +146,12 @@ export class DailyCardLimitReachedError extends CodedError {
 export class BadRequestError extends PartnerApiError {
   readonly code = 'BAD_REQUEST' as const;
   readonly kind = 'rejected' as const;
-  override readonly status = 400;
+  override readonly status: number;
+  /** `status`: 400, or the 409 or 422 of a sell-back or listing request without a spec code. */
+  constructor(message: string, status = 400, endpoint?: string) {
+    super(message, endpoint);
+    this.status = status;
+  }
 }
 
 export class UnauthorizedError extends PartnerApiError {
@@ -302,6 +308,17 @@ export const ERRORS_BY_STATUS = {
 export const isPartnerApiError = (e: unknown): e is PartnerApiError => e instanceof PartnerApiError;
 
 /**
+ * "Request-level error conditions for sell-back, list and delist: not shown." A 409 or 422 there
+ * with a code the spec does not name refuses that one request, which moves no money: re-plan, as
+ * after a 400, rather than stop the bot (a purchase's unknown 409 stays fatal: it may be running).
+ */
+const OPEN_REFUSALS: ReadonlySet<string> = new Set([
+  ENDPOINTS.sellBack,
+  ENDPOINTS.createListing,
+  ENDPOINTS.deleteListing,
+]);
+
+/**
  * Builds the typed error for an HTTP error response. `body` is the parsed JSON (or undefined when
  * it was not JSON); `retryAfterHeader` is the raw `Retry-After` header.
  */
@@ -351,6 +368,8 @@ export function errorFromResponse(
     case 'DAILY_CARD_LIMIT_REACHED':
       return withEndpoint(new DailyCardLimitReachedError(message));
   }
+  if ((status === 409 || status === 422) && OPEN_REFUSALS.has(endpoint))
+    return withEndpoint(new BadRequestError(message, status));
   switch (status) {
     case 400:
       return withEndpoint(new BadRequestError(message));

@@ -2,8 +2,8 @@
  * Errors whose status or code the spec leaves open, as the simulator's world chooses them: the
  * codes of 401 and 403 bodies (`rules.auth_error_codes`) and the request-level errors of
  * sell-back, list and delist (`rules.holdings_errors`). In process they are the classes the HTTP
- * client builds from the same answer (a 409 or 422 with a code it does not know is an
- * UnexpectedStatusError), so the in-process API and HTTP still behave alike.
+ * client builds from the same answer (a 409 or 422 of those requests is a BadRequestError with
+ * that status), so the in-process API and HTTP still behave alike.
  */
 import {
   BadRequestError,
@@ -11,7 +11,6 @@ import {
   NotFoundError,
   type PartnerApiError,
   UnauthorizedError,
-  UnexpectedStatusError,
 } from '../api/errors.js';
 import type { Rules } from './world-schema.js';
 
@@ -73,7 +72,7 @@ export function holdingsError(
     case 'rest': {
       const [status, code] = REST[why];
       return withWireCode(
-        status === 404 ? new NotFoundError(message) : new UnexpectedStatusError(message, status),
+        status === 404 ? new NotFoundError(message) : new BadRequestError(message, status),
         code,
       );
     }

@@ -6,7 +6,14 @@
  * parses with the operation's response schema, as the bot's client reads it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../../src/api/operations.js';
+import { createHttpClient } from '../../src/api/client.js';
+import {
+  BadRequestError,
+  errorFromResponse,
+  isPartnerApiError,
+  UnexpectedStatusError,
+} from '../../src/api/errors.js';
+import { ENDPOINTS, OPERATIONS } from '../../src/api/operations.js';
 import { Timestamp } from '../../src/api/schemas.js';
 import type { Rules } from '../../src/market/world-schema.js';
 import {
@@ -299,6 +306,44 @@ describe('refused sell-backs, listings and delistings (rules.holdings_errors)', 
       if (mode === 'rest') expect(typeof r.json.code).toBe('string');
       else expect(r.json.code).toBeUndefined();
     });
+
+  it('the client reads each refusal as rejected (re-plan), never fatal, in every mode', async () => {
+    for (const mode of ['mixed', 'bad_request', 'rest'] as const) {
+      const s = await start({ holdings_errors: mode });
+      const api = createHttpClient({ baseUrl: s.server.url, apiKey: 'sk_sim_full', clock: s.clock });
+      const p = await pullCard(s);
+      await api.createListing({ card_id: p.item.id, price: p.value });
+      const refusals = [
+        () => api.createListing({ card_id: p.item.id, price: p.value }),
+        () => api.createListing({ card_id: 'nope', price: 5 }),
+        async () => {
+          await api.deleteListing({ card_id: p.item.id });
+          return api.deleteListing({ card_id: p.item.id });
+        },
+      ];
+      for (const refuse of refusals) {
+        const e = await refuse().then(
+          () => undefined,
+          (x: unknown) => x,
+        );
+        expect(isPartnerApiError(e) && e.kind, `${mode}: ${String(e)}`).toBe('rejected');
+      }
+      await s.close();
+      sim = undefined;
+    }
+  });
+
+  it('an unknown 409 or 422 is a refusal on sell-back, list and delist only; on a purchase it stops', () => {
+    for (const op of ['sellBack', 'createListing', 'deleteListing'] as const)
+      for (const status of [409, 422]) {
+        const e = errorFromResponse(status, { error: 'x', code: 'SOMETHING' }, ENDPOINTS[op]);
+        expect(e).toBeInstanceOf(BadRequestError);
+        expect([e.kind, e.status]).toEqual(['rejected', status]);
+      }
+    const e = errorFromResponse(409, { error: 'x', code: 'SOMETHING' }, ENDPOINTS.purchasePacks);
+    expect(e).toBeInstanceOf(UnexpectedStatusError);
+    expect(e.kind).toBe('fatal');
+  });
 
   it('a failed sell-back item is still a result, not an error, in every mode', async () => {
     for (const mode of ['mixed', 'bad_request', 'rest'] as const) {
