@@ -14,7 +14,7 @@ export function learnSellIds(o: AccountContext, vault: ReadonlyMap<string, Vault
   for (const v of vault.values()) {
     if (v.pull_id === null || o.ledger.getPull(v.pull_id)) continue;
     const pull = o.ledger.ownedPullByCard(v.card_id);
-    if (!pull || pull.origin !== 'purchase' || pull.sellPullId === v.pull_id) continue;
+    if (pull?.origin !== 'purchase' || pull.sellPullId === v.pull_id) continue;
     o.ledger.setSellPullId(pull.pullId, v.pull_id);
     o.log.info(
       { pull: pull.pullId, card: v.card_id, sell_id: v.pull_id },

@@ -76,7 +76,11 @@ describe.skipIf(!built() || !hasChromium)('dashboard in headless Chromium', () =
     });
     // The books against the balance, as /api/v1/status has them (residual 0 on the simulator).
     await eventually('the books line', async () => {
-      const text = (await page.getByTestId('books-main').textContent().catch(() => null)) ?? '';
+      const text =
+        (await page
+          .getByTestId('books-main')
+          .textContent()
+          .catch(() => null)) ?? '';
       return /cash P&L .* = balance change .* − adjustments .* · residual \$0\.00/.test(text);
     });
     // Chart and pulls fill as the bot trades.
