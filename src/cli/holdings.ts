@@ -8,7 +8,7 @@ import type { VaultEntry } from '../api/schemas.js';
 import { type AccountConfig, type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { UsageError } from '../core/errors.js';
 import { formatUsd, toCents, toUsd } from '../core/money.js';
-import { Ledger, type PullRow } from '../store/ledger.js';
+import { type DecisionRow, Ledger, type ListingRow, type PullRow } from '../store/ledger.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
 import { openPartner, table, wholeVault } from './ops.js';
@@ -28,19 +28,28 @@ export interface CardView {
   ledger_decision: string | null;
   /** The ledger's active listing price. */
   ledger_listing_usd: number | null;
-  /** The ledger and the API agree (held ⇔ in the vault, listed ⇔ listed). */
+  /**
+   * The ledger and the API agree (held ⇔ in the vault, listed ⇔ listed). A sealed pack the vault
+   * does not show agrees: the spec does not promise sealed packs in the vault, and a service may
+   * leave them out (docs/simulator.md, `vault_sealed_packs`); one it shows compares as a card.
+   */
   agree: boolean;
+  /** Why `agree` holds without a comparison; null when the two were compared. */
+  note: string | null;
 }
 
-function cardView(
+export const SEALED_NOT_SHOWN = 'sealed pack: this service leaves sealed packs out of the vault';
+
+/** One card as the vault (`entry`) and the ledger (`pull`, its active listing and last decision) see it. */
+export function cardView(
   account: string,
   entry: VaultEntry | undefined,
   pull: PullRow | undefined,
-  ledger: Ledger | undefined,
+  listing: ListingRow | undefined,
+  decision: DecisionRow | undefined,
 ): CardView {
-  const listing = pull && ledger ? ledger.activeListingForCard(pull.cardId) : undefined;
-  const decision = pull && ledger ? ledger.decisionsFor(pull.pullId).at(-1) : undefined;
   const ledgerListed = listing !== undefined;
+  const sealedNotShown = entry === undefined && pull?.kind === 'sealed_pack';
   return {
     account,
     card_id: entry?.card_id ?? pull!.cardId,
@@ -52,8 +61,23 @@ function cardView(
     ledger_status: pull?.status ?? null,
     ledger_decision: decision ? `${decision.action}: ${decision.reason}` : null,
     ledger_listing_usd: listing ? toUsd(listing.priceCents) : null,
-    agree: entry !== undefined && pull !== undefined && (entry.listed ?? false) === ledgerListed,
+    agree:
+      sealedNotShown ||
+      (entry !== undefined && pull !== undefined && (entry.listed ?? false) === ledgerListed),
+    note: sealedNotShown ? SEALED_NOT_SHOWN : null,
   };
+}
+
+/** cardView with the pull's active listing and last decision read from the ledger. */
+function cardFrom(
+  account: string,
+  entry: VaultEntry | undefined,
+  pull: PullRow | undefined,
+  ledger: Ledger | undefined,
+): CardView {
+  const listing = pull && ledger ? ledger.activeListingForCard(pull.cardId) : undefined;
+  const decision = pull && ledger ? ledger.decisionsFor(pull.pullId).at(-1) : undefined;
+  return cardView(account, entry, pull, listing, decision);
 }
 
 async function collect(
@@ -69,9 +93,9 @@ async function collect(
     for (const account of config.accounts) {
       const vault = await readAccountVault(config, account, sources);
       const owned = new Map((ledger?.holdings(account.name) ?? []).map((p) => [p.cardId, p]));
-      for (const [id, entry] of vault) cards.push(cardView(account.name, entry, owned.get(id), ledger));
+      for (const [id, entry] of vault) cards.push(cardFrom(account.name, entry, owned.get(id), ledger));
       for (const [id, pull] of owned)
-        if (!vault.has(id)) cards.push(cardView(account.name, undefined, pull, ledger));
+        if (!vault.has(id)) cards.push(cardFrom(account.name, undefined, pull, ledger));
     }
   } finally {
     ledger?.close();
@@ -119,7 +143,7 @@ function render(cards: readonly CardView[], sources: string[], listedOnly: boole
           c.api_listed ? 'yes' : 'no',
           usd(c.ledger_listing_usd),
           c.ledger_status ?? '-',
-          c.agree ? 'yes' : 'NO',
+          agreeCell(c),
         ]
       : [
           c.account,
@@ -131,13 +155,16 @@ function render(cards: readonly CardView[], sources: string[], listedOnly: boole
           usd(c.buyback_usd),
           c.ledger_status ?? '-',
           (c.ledger_decision ?? '-').slice(0, 40),
-          c.agree ? 'yes' : 'NO',
+          agreeCell(c),
         ],
   );
   const differ = cards.filter((c) => !c.agree).length;
   const what = listedOnly ? 'listings' : 'cards';
-  return `${sources.join('\n')}\n\n${cards.length === 0 ? `No ${what}.` : table(head, rows)}\n\n${cards.length} ${what}; ${differ === 0 ? 'the ledger and the API agree' : `${differ} where the ledger and the API differ (NO)`}.\n`;
+  const noted = cards.some((c) => c.note !== null) ? `\n* ${SEALED_NOT_SHOWN}.` : '';
+  return `${sources.join('\n')}\n\n${cards.length === 0 ? `No ${what}.` : table(head, rows)}\n\n${cards.length} ${what}; ${differ === 0 ? 'the ledger and the API agree' : `${differ} where the ledger and the API differ (NO)`}.${noted}\n`;
 }
+
+const agreeCell = (c: CardView) => (c.agree ? (c.note ? 'yes*' : 'yes') : 'NO');
 
 function holdingsCommand(listedOnly: boolean): Command {
   const name = listedOnly ? 'listings' : 'vault';
@@ -148,7 +175,8 @@ function holdingsCommand(listedOnly: boolean): Command {
     usage: `packbot ${name} [--config F] [--json]
 
   Reads the vault with each account's key (embedded mode: the bot's saved simulator state) and the
-  ledger (read-only; works while the bot runs). 'agree' is no where they differ.`,
+  ledger (read-only; works while the bot runs). 'agree' is no where they differ; a sealed pack
+  the vault leaves out agrees (yes*: the spec does not promise sealed packs in the vault).`,
     async run(argv) {
       const { values, positionals } = parseFlags(
         argv,
