@@ -181,14 +181,25 @@ export function purchasePacks(
             buyback,
           },
     );
+    if (rules.purchase_report_rows === 'per_pack')
+      recordOpening(s.report, {
+        at: now,
+        userId: account.userId,
+        amountCents: pool.priceCents,
+        pool: pool.index,
+        internal: account.internal,
+      });
+  }
+  // The spec's report lists "completed pack purchases": a row per pack, or one per order.
+  if (rules.purchase_report_rows === 'per_order')
     recordOpening(s.report, {
       at: now,
       userId: account.userId,
-      amountCents: pool.priceCents,
+      amountCents: cost,
       pool: pool.index,
       internal: account.internal,
+      packs: req.quantity,
     });
-  }
   return {
     checkout_id: checkoutId,
     pack_type: pool.spec.pack_type,

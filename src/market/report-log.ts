@@ -46,12 +46,15 @@ function grow<T extends Float64Array | Int32Array>(a: T, size: number): T {
   return b;
 }
 
-/** Records one pack opening; keeps it only when the report shows it (amount > 0, not internal). */
+/**
+ * Records one row: a pack opening, or a whole order of `packs` packs (`rules.purchase_report_rows`);
+ * keeps it only when the report shows it (amount > 0, not internal).
+ */
 export function recordOpening(
   log: ReportLog,
-  row: { at: number; userId: string; amountCents: Cents; pool: number; internal: boolean },
+  row: { at: number; userId: string; amountCents: Cents; pool: number; internal: boolean; packs?: number },
 ): void {
-  log.openings++;
+  log.openings += row.packs ?? 1;
   if (!(row.amountCents > 0) || row.internal) return;
   if (log.n === log.at.length) {
     const size = Math.max(1024, log.n * 2);

@@ -72,6 +72,12 @@ export const SERVER_CHOICES = {
       "digits after the seconds in every timestamp the service writes; below 3 the service's clock itself has that resolution",
     ),
   timestamp_zone: z.enum(['Z', '+00:00']).default('Z').describe('how timestamps say UTC'),
+  purchase_report_rows: z
+    .enum(['per_pack', 'per_order'])
+    .default('per_pack')
+    .describe(
+      "the purchase report's rows of a pack order: one per pack at its price, or one per order at its total",
+    ),
   pack_purchase_answer_ms: Ms.default(0).describe(
     'how long a pack purchase takes before it commits and answers; the order is running meanwhile (409 IDEMPOTENCY_IN_PROGRESS)',
   ),

@@ -202,6 +202,20 @@ describe('catalog fields (rules.shop_sale_status, rules.pool_total_cards, rules.
   });
 });
 
+describe('purchase report rows (rules.purchase_report_rows)', () => {
+  it.each([
+    ['per_pack', [10, 10, 10]],
+    ['per_order', [30]],
+  ] as const)('%s', async (mode, amounts) => {
+    const s = await start({ purchase_report_rows: mode });
+    expect((await buyPacks(s, { pack_type: 'basic', quantity: 3 })).status).toBe(200);
+    const r = await s.call('GET', '/pulls', { key: 'sk_sim_full', query: { since: '2026-01-01T00:00:00Z' } });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.pulls.map((p: { amount: number }) => p.amount)).toEqual(amounts);
+    expect(s.market.dump().pack_openings).toBe(3);
+  });
+});
+
 describe('how long an order takes to answer (rules.pack_purchase_answer_ms, card_purchase_answer_ms)', () => {
   const kinds = [
     {
