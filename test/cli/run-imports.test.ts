@@ -52,10 +52,10 @@ describe.skipIf(!built())('packbot run: what it loads', () => {
     expect(ours.some((m) => m.endsWith('/dist/src/bot/runner.js'))).toBe(true);
     expect(ours.filter((m) => m.includes('/dist/src/backtest/'))).toEqual([]);
     expect(ours.filter((m) => /\/dist\/src\/cli\/(?!run\.js|args\.js)/.test(m))).toEqual([]);
-    // The world's schema is the config's (embedded mode is validated at start); the market is not.
-    expect(ours.filter((m) => m.includes('/dist/src/market/') && !m.endsWith('/world-schema.js'))).toEqual(
-      [],
-    );
+    // The world's schema (with its server choices) is the config's (embedded mode is validated at
+    // start); the market is not.
+    const schema = (m: string) => m.endsWith('/world-schema.js') || m.endsWith('/server-choices.js');
+    expect(ours.filter((m) => m.includes('/dist/src/market/') && !schema(m))).toEqual([]);
     expect(ours.filter((m) => /\/dist\/src\/bot\/(embedded|paper-market)/.test(m))).toEqual([]);
     expect(mods.filter((m) => m.includes('/node_modules/pino-pretty/'))).toEqual([]);
     // undici's Agent alone (src/api/undici-agent.ts), not the package's index and its fetch.
