@@ -358,7 +358,7 @@ export class AccountBot {
     if (!order.needsReview || !recorded) return;
     const why = ledger.decisionsFor(pulls[0]?.pullId ?? '')[0]?.reason ?? 'needs_review';
     this.o.log.error(
-      { checkout: order.checkoutId, card: order.cardId, why },
+      { intent: order.intentKey, checkout: order.checkoutId, card: order.cardId, why },
       'card purchase held for review: the card is held; never re-bought under a new key',
     );
   }

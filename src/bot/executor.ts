@@ -183,12 +183,14 @@ export class PurchaseExecutor {
         // lost its scope). It says nothing about the first attempt; never re-send this key blind.
         ledger.markKeyForgotten(key);
         const doubt = ledger.markInDoubt(key, e.code, `re-send refused: ${e.message}`);
-        log.error({ intent: key, code: e.code }, `re-sent order refused; settled by evidence: ${e.message}`);
+        log.warn({ intent: key, code: e.code }, `re-sent order refused; settled by evidence: ${e.message}`);
         this.notifier.notify(notices.orderInDoubt(this.o.account, doubt, e.message, false, doubt.updatedAt));
         return { status: 'in_doubt', intent: doubt, error: e };
       }
       const doubt = ledger.markInDoubt(key, e.code, e.message);
-      log.error({ intent: key, code: e.code, kind: e.kind }, `order outcome unknown: ${e.message}`);
+      // A handled fault, so warn (docs/runner.md, "Log levels"): the evidence settles it, and
+      // only an order it cannot settle (parked, in-doubt.ts) is an error for the operator.
+      log.warn({ intent: key, code: e.code, kind: e.kind }, `order outcome unknown: ${e.message}`);
       this.notifier.notify(notices.orderInDoubt(this.o.account, doubt, e.message, false, doubt.updatedAt));
       return { status: 'in_doubt', intent: doubt, error: e };
     }
@@ -223,7 +225,10 @@ export class PurchaseExecutor {
       this.o.ledger.atomically(() => this.o.decideBooked?.(booked));
     } catch (e) {
       // The pulls stay undecided: the next sell pass decides them.
-      this.o.log.error({ err: e, checkout: booked.order.checkoutId }, 'pulls not decided at booking');
+      this.o.log.error(
+        { err: e, intent: booked.order.intentKey, checkout: booked.order.checkoutId },
+        'pulls not decided at booking',
+      );
     }
   }
 

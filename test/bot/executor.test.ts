@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TransportError } from '../../src/api/errors.js';
+import { BadRequestError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { PackPurchaseRequest } from '../../src/api/schemas.js';
 import { DEFAULT_EVIDENCE_OPTIONS } from '../../src/bot/evidence.js';
@@ -85,6 +85,44 @@ describe('PurchaseExecutor', () => {
     expect(again.confirmed.recorded).toBe(true);
     expect(charges(f.market).purchases).toBe(1);
     expect(f.ledger.pullsOfOrder(again.response.checkout_id)).toHaveLength(2);
+  });
+});
+
+describe("logging a handled fault: warn, with the order's idempotency key", () => {
+  // The key goes under `intent`: the logger redacts any field named `key` (src/obs/logger.ts).
+  const lines = (f: ReturnType<typeof fixture>) =>
+    f.sink.lines.map((l) => JSON.parse(l) as { level: number; msg: string; intent?: string });
+
+  it.each([
+    ['an answer lost in transport: outcome unknown', 'order outcome unknown'],
+    ['a re-send refused as a new order would be', 're-sent order refused'],
+  ])('%s', async (_name, msg) => {
+    const f = fixture();
+    let sends = 0;
+    const api: PartnerApi = {
+      ...f.api,
+      purchasePacks: async (body, key) => {
+        sends++;
+        if (sends === 1) {
+          await f.api.purchasePacks(body, key);
+          throw new TransportError(
+            'reset',
+            'connection reset after the order committed',
+            'POST /packs/purchase',
+          );
+        }
+        throw new BadRequestError('unknown order', 400, 'POST /packs/purchase');
+      },
+    };
+    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const first = await ex.open({ body: BODY });
+    expect(first.status).toBe('in_doubt');
+    if (msg.startsWith('re-sent')) expect((await ex.send(first.intent)).status).toBe('in_doubt');
+    const line = lines(f).find((l) => l.msg.startsWith(msg));
+    expect(line).toMatchObject({ level: 40, intent: first.intent.key });
+    expect(line?.intent).toMatch(/^pb_main_/);
+    // Nothing at error or above: the evidence settles it; a parked order is the operator's error.
+    expect(lines(f).filter((l) => l.level >= 50)).toEqual([]);
   });
 });
 
