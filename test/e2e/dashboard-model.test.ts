@@ -95,6 +95,7 @@ function view(model: ModelJson): BotView {
             net_pnl_usd: 0,
             marked_pnl_usd: 0,
             cash_pnl_usd: 0,
+            books: null,
             packs: { today: 0, left_today: 10, max_per_day: 100, resets_at: now },
             spend: {
               today_usd: 0,
