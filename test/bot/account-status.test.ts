@@ -6,14 +6,13 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunnerView } from '../../src/bot/bot-view.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { ledgerStatus } from '../../src/cli/status.js';
 import type { BotConfig } from '../../src/config/bot-config.js';
 import { StatusResponse } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { PACK } from './card-world.js';
-import { fixture, testBot, testStrategy, testWorld } from './helpers.js';
+import { executorOf, fixture, testBot, testStrategy, testWorld } from './helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -26,7 +25,7 @@ describe('account status', () => {
       budget: { max_daily_spend_usd: 1000, max_total_spend_usd: 1000, min_balance_usd: 0, stop_loss_usd: 5 },
     });
     const f = fixture({ world: losing, strategy });
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
     expect((await ex.open({ body, unitPriceCents: 1000 })).status).toBe('confirmed');
 

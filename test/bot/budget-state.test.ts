@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BudgetTracker } from '../../src/bot/budget-state.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { decideOpen } from '../../src/strategy/decide-open.js';
 import { scorePool } from '../../src/strategy/score.js';
-import { fixture, testStrategy } from './helpers.js';
+import { executorOf, fixture, testStrategy } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -24,7 +23,7 @@ describe('BudgetTracker', () => {
     });
     const f = fixture({ strategy });
     const tracker = new BudgetTracker(f.ledger, 'main', strategy, f.clock.now());
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const out = await ex.open({ body: BODY, unitPriceCents: 1000 });
     if (out.status !== 'confirmed') throw new Error('purchase failed');
     const now = f.clock.now();

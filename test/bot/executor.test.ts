@@ -3,9 +3,9 @@ import { BadRequestError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { PackPurchaseRequest } from '../../src/api/schemas.js';
 import { DEFAULT_EVIDENCE_OPTIONS } from '../../src/bot/evidence.js';
-import { type CrashPoint, PurchaseExecutor } from '../../src/bot/executor.js';
+import type { CrashPoint } from '../../src/bot/executor.js';
 import { InDoubtResolver } from '../../src/bot/in-doubt.js';
-import { charges, contextOf, fault, fixture } from './helpers.js';
+import { charges, contextOf, executorOf, fault, fixture } from './helpers.js';
 
 const BODY: PackPurchaseRequest = {
   pack_type: 'lucky',
@@ -29,7 +29,7 @@ describe('PurchaseExecutor', () => {
         return f.api.purchasePacks(body, key);
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const out = await ex.open({ body: BODY });
     expect(seen).toEqual([{ state: 'sent', body: JSON.stringify(BODY) }]);
     expect(out.status).toBe('confirmed');
@@ -42,7 +42,7 @@ describe('PurchaseExecutor', () => {
   it('marks a refunded or rate-limited order failed: nothing was charged', async () => {
     const f = fixture();
     f.market.setFaults({ 'POST /packs/purchase': fault({ error_rate: 1, times: 1 }) });
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const refunded = await ex.open({ body: BODY });
     expect(refunded.status).toBe('failed');
     expect(refunded.intent.errorCode).toBe('ORDER_REFUNDED');
@@ -75,7 +75,7 @@ describe('PurchaseExecutor', () => {
         return r;
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const first = await ex.open({ body: BODY });
     expect(first.status).toBe('in_doubt');
     const again = await ex.send(first.intent);
@@ -114,7 +114,7 @@ describe("logging a handled fault: warn, with the order's idempotency key", () =
         throw new BadRequestError('unknown order', 400, 'POST /packs/purchase');
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const first = await ex.open({ body: BODY });
     expect(first.status).toBe('in_doubt');
     if (msg.startsWith('re-sent')) expect((await ex.send(first.intent)).status).toBe('in_doubt');
@@ -145,11 +145,11 @@ describe('crash recovery: a process killed at any instant never pays twice nor l
               },
             }
           : f.api;
-      const dying = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log, crashAt });
+      const dying = executorOf(f, { api, crashAt });
       await expect(dying.open({ body: BODY, unitPriceCents: 1000 })).rejects.toBeInstanceOf(Crash);
 
       // Restart: a fresh executor over the same ledger and the same service.
-      const restarted = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const restarted = executorOf(f);
       const resolver = new InDoubtResolver({ ...contextOf(f), executor: restarted, recheckMs: 60_000 });
       const settle = async () => {
         const out = [];

@@ -16,6 +16,7 @@ type FaultRuleInput = z.input<typeof FaultRule>;
 
 import { AccountBot, type AccountBotOptions, type Cadence } from '../../src/bot/account-bot.js';
 import type { AccountContext } from '../../src/bot/context.js';
+import { type ExecutorOptions, PurchaseExecutor } from '../../src/bot/executor.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
 import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';
@@ -157,6 +158,11 @@ export function contextOf(f: Fixture, api: PartnerApi = f.api): AccountContext {
     metrics: f.metrics,
     strategy: f.strategy,
   };
+}
+
+/** The fixture's purchase executor (account `main`, its API, ledger and log); `over` replaces any option. */
+export function executorOf(f: Fixture, over: Partial<ExecutorOptions> = {}): PurchaseExecutor {
+  return new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log, ...over });
 }
 
 /**

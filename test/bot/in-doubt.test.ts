@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { ForbiddenError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { judge } from '../../src/bot/evidence.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/in-doubt.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
@@ -15,6 +14,7 @@ import type { Intent, Ledger } from '../../src/store/ledger.js';
 import {
   contextOf,
   driveUntil,
+  executorOf,
   type Fixture,
   fixture,
   START,
@@ -114,7 +114,7 @@ describe('an order in doubt when the key cannot be used', () => {
   /** An order whose answer was lost; the ledger has it `in_doubt`. */
   async function lostAnswer(f: Fixture) {
     const { api } = forgetful(f.api);
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const out = await ex.open({ body: BODY, unitPriceCents: 1000 });
     expect(out.status).toBe('in_doubt');
     return out.intent;
@@ -132,7 +132,7 @@ describe('an order in doubt when the key cannot be used', () => {
     const f = fixture();
     const intent = await lostAnswer(f);
     const api = denied(f.api, ['purchasePacks']);
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     // A direct re-send: refused, stays in doubt, and the key is never re-sent blind again.
     const resent = await ex.send(f.ledger.getIntent(intent.key)!);
     expect(resent.status).toBe('in_doubt');
@@ -153,7 +153,7 @@ describe('an order in doubt when the key cannot be used', () => {
       sends++;
       return f.api.purchasePacks(body, key);
     };
-    const ex = new PurchaseExecutor({ account: 'main', api: blind, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api: blind });
     const resolver = new InDoubtResolver({ ...contextOf(f, blind), executor: ex, recheckMs: 60_000 });
     // Unreadable evidence while the order may still run: it waits for the order's end, unparked.
     const early = await resolver.resolve(f.ledger.getIntent(intent.key)!);
@@ -182,7 +182,7 @@ describe('an order in doubt when the key cannot be used', () => {
     expect(blocked.lastWait).toMatch(/in doubt \(parked for review\): the evidence could not be read/);
     expect(sends).toBe(0);
     // Restart with a key that reads: the vault shows the order's pulls.
-    const good = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const good = executorOf(f);
     const fixed = new InDoubtResolver({ ...contextOf(f), executor: good, recheckMs: 60_000 });
     expect((await fixed.resolve(f.ledger.getIntent(intent.key)!)).status).toBe('confirmed');
     expect(f.ledger.unresolvedCount()).toBe(0);
@@ -223,7 +223,7 @@ describe('a pack order in doubt beside a card order in doubt (chaos seed 3)', ()
         );
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api: lossy, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api: lossy });
     const pack = await ex.open({ body: BODY, unitPriceCents: 1000 });
     const card = await ex.buyCard({ body: { card_id: 'card_x', max_price: 50 }, maxPriceCents: 5000 });
     expect([pack.status, card.status]).toEqual(['in_doubt', 'in_doubt']);
@@ -270,7 +270,7 @@ describe('a pack order in doubt beside a card order in doubt (chaos seed 3)', ()
         );
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api: lossy, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api: lossy });
     const a = await ex.open({ body: BODY, unitPriceCents: 1000 });
     const b = await ex.open({ body: BODY, unitPriceCents: 1000 });
     await f.clock.advance(2 * 60_000);
@@ -292,7 +292,7 @@ describe('a pack order in doubt beside a card order in doubt (chaos seed 3)', ()
 describe('the purchase report as evidence', () => {
   it("learns the account's report id from a confirmed order and settles by its row", async () => {
     const f = fixture();
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const resolver = new InDoubtResolver({ ...contextOf(f), executor: ex, recheckMs: 60_000 });
     const first = await ex.open({ body: BODY, unitPriceCents: 1000 });
     if (first.status !== 'confirmed') throw new Error('purchase failed');
@@ -303,7 +303,7 @@ describe('the purchase report as evidence', () => {
     // them in the app) while the account cannot be read: only the report can say it was charged.
     await f.clock.advance(60_000);
     const { api } = forgetful(f.api);
-    const lost = await new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log }).open({
+    const lost = await executorOf(f, { api }).open({
       body: BODY,
       unitPriceCents: 1000,
     });

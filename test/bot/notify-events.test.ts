@@ -7,12 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { dailySummaryLoop } from '../../src/bot/daily-summary.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import * as notices from '../../src/bot/notices.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS } from '../../src/core/clock.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
-import { contextOf, fault, fixture, START, testBot, testStrategy } from './helpers.js';
+import { contextOf, executorOf, fault, fixture, START, testBot, testStrategy } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -35,13 +34,7 @@ describe('notifications raised by the bot', () => {
   it('an order booked: order_confirmed, and big_pull for pulls worth 3× the pack price', async () => {
     const f = fixture();
     const n = new Recorder(3);
-    const ex = new PurchaseExecutor({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      log: f.log,
-      notifier: n,
-    });
+    const ex = executorOf(f, { notifier: n });
     let big = 0;
     for (let i = 0; i < 5; i++) {
       const out = await ex.open({ body: BODY });
@@ -82,7 +75,7 @@ describe('notifications raised by the bot', () => {
         return r;
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log, notifier: n });
+    const ex = executorOf(f, { api, notifier: n });
     f.market.setFaults({ 'POST /packs/purchase': fault({ error_rate: 1, times: 1 }) });
     expect((await ex.open({ body: BODY })).status).toBe('failed');
     drop = true;
@@ -102,7 +95,7 @@ describe('notifications raised by the bot', () => {
   it('a pull decided after its 0.9 window: window_missed', async () => {
     const f = fixture();
     const n = new Recorder();
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     await ex.open({ body: BODY });
     await f.clock.advance(10 * 60_000);
     const sell = new SellSide({ ...contextOf(f), notifier: n, batchSize: 10 });
@@ -134,7 +127,7 @@ describe('notifications raised by the bot', () => {
   it('daily_summary at each UTC midnight, from the report of the day that ended', async () => {
     const f = fixture();
     const n = new Recorder();
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     await ex.open({ body: BODY, expectedValueCents: 2800, stdevCents: 500 });
     const stop = new AbortController();
     const loop = dailySummaryLoop({

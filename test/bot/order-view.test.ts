@@ -11,7 +11,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { RunnerView } from '../../src/bot/bot-view.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { InDoubtResolver } from '../../src/bot/in-doubt.js';
 import { toCents } from '../../src/core/money.js';
 import { OrdersResponse, type OrderView } from '../../src/obs/api-schemas.js';
@@ -21,7 +20,7 @@ import { Ledger } from '../../src/store/ledger.js';
 import { runCli } from '../cli/run-cli.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { shopWorld } from './card-world.js';
-import { contextOf, fixture } from './helpers.js';
+import { contextOf, executorOf, fixture } from './helpers.js';
 
 let server: ObsServer | undefined;
 let ledger: Ledger | undefined;
@@ -66,7 +65,7 @@ describe('an order as every view shows it', () => {
         return r;
       },
     };
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const pack = await ex.open({
       body: { pack_type: 'lucky', category: 'pokemon', quantity: 2, risk_level: 'standard' },
       unitPriceCents: 1000,

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
 import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
-import { contextOf, driveUntil, fixture, START, TrackingClock, testBot } from './helpers.js';
+import { contextOf, driveUntil, executorOf, fixture, START, TrackingClock, testBot } from './helpers.js';
 
 /** Every API call by name, in the order made. */
 function calls(api: PartnerApi) {
@@ -30,11 +29,7 @@ describe('pull → sell-back', () => {
     const f = fixture();
     const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
     const commits: number[] = [];
-    const ex = new PurchaseExecutor({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      log: f.log,
+    const ex = executorOf(f, {
       // Inside the booking: the order is there, and no decision yet.
       decideBooked: (c) => {
         commits.push(f.ledger.undecidedPulls('main').length);
@@ -55,11 +50,7 @@ describe('pull → sell-back', () => {
 
   it('a failing decision leaves the order booked and its pulls undecided for the next pass', async () => {
     const f = fixture();
-    const ex = new PurchaseExecutor({
-      account: 'main',
-      api: f.api,
-      ledger: f.ledger,
-      log: f.log,
+    const ex = executorOf(f, {
       decideBooked: (c) => {
         f.ledger.recordDecision({ pullId: c.pulls[0]!.pullId, action: 'hold', reason: 'test' });
         throw new Error('a bug');

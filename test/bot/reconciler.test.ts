@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { FailureOrder } from '../../src/bot/failure-order.js';
 import { InDoubtResolver, pullOf } from '../../src/bot/in-doubt.js';
 import { reconcile } from '../../src/bot/reconciler.js';
@@ -9,6 +8,7 @@ import { SellSide } from '../../src/bot/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
 import {
   contextOf,
+  executorOf,
   type Fixture,
   failingListingWrites,
   fixture,
@@ -49,7 +49,7 @@ async function settledByItsPulls(f: Fixture, key: string) {
 }
 
 async function buyAndSettle(f: Fixture, orders: number) {
-  const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+  const ex = executorOf(f);
   const sell = new SellSide({ ...contextOf(f), batchSize: 10 });
   for (let i = 0; i < orders; i++) {
     const out = await ex.open({
@@ -76,7 +76,7 @@ describe('reconciler and listing watch', () => {
 
   it('delists a listing the ledger does not know (its answer was lost), so the pull can be sold', async () => {
     const f = fixture();
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const out = await ex.open({
       body: BODY,
     });
@@ -166,7 +166,7 @@ describe('reconciler and listing watch', () => {
 
   it('adopts vault cards pulled by our own attempts (a charge the ledger missed) and sells them', async () => {
     const f = fixture({ world: testWorld({ rules: { min_seconds_between_purchases: 0 } }) });
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     // An order re-sent once, confirmed; then a service that forgot the key ran a second copy of it.
     const intent = sentIntent(f, 'pb_main_twice00');
     f.ledger.markInDoubt(intent.key, 'TRANSPORT_RESET');
@@ -210,7 +210,7 @@ describe('reconciler and listing watch', () => {
       },
     };
     const ctx = contextOf(f, api);
-    const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f, { api });
     const out = await ex.open({
       body: BODY,
     });
@@ -288,7 +288,7 @@ describe('reconciler and listing watch', () => {
     expect(r.adopted).toEqual([]);
     expect(f.ledger.getIntent(`${y.key}-x1`)).toBeUndefined();
     // The resolver then settles X from those very cards.
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const resolved = await new InDoubtResolver({ ...contextOf(f), executor: ex, recheckMs: 60_000 }).resolve(
       f.ledger.getIntent(x.key)!,
     );
@@ -312,7 +312,7 @@ describe('reconciler and listing watch', () => {
     f.ledger.failIntent(card.key, 'NOT_CHARGED', 'not in the vault', undefined, 'evidence: not in the vault');
     await f.clock.advance(100);
     // A pack order sent once and confirmed, then a second copy of it run under a forgotten key.
-    const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+    const ex = executorOf(f);
     const pack = sentIntent(f, 'pb_main_packP000');
     f.ledger.markInDoubt(pack.key, 'TRANSPORT_RESET');
     expect((await ex.send(f.ledger.getIntent(pack.key)!)).status).toBe('confirmed');
@@ -375,7 +375,7 @@ describe('reconciler and listing watch', () => {
     async function heldReconciliation(method: 'getVault' | 'getAccount') {
       const f = fixture();
       const sell = await buyAndSettle(f, 1);
-      const ex = new PurchaseExecutor({ account: 'main', api: f.api, ledger: f.ledger, log: f.log });
+      const ex = executorOf(f);
       const held = heldRead(f, method);
       const start = () => reconcile(contextOf(f, held.api), (fn) => sell.exclusive(fn));
       return { f, sell, ex, held, start };

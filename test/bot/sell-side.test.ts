@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
 import { SellSide } from '../../src/bot/sell-side.js';
-import { contextOf, type Fixture, failingListingWrites, fault, fixture, poisonCard } from './helpers.js';
+import {
+  contextOf,
+  executorOf,
+  type Fixture,
+  failingListingWrites,
+  fault,
+  fixture,
+  poisonCard,
+} from './helpers.js';
 
 async function buy(f: Fixture, quantity: number, api: PartnerApi = f.api) {
-  const ex = new PurchaseExecutor({ account: 'main', api, ledger: f.ledger, log: f.log });
+  const ex = executorOf(f, { api });
   const out = await ex.open({
     body: { pack_type: 'lucky', category: 'pokemon', quantity, risk_level: 'standard' },
   });

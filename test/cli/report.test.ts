@@ -6,7 +6,7 @@ import { main } from '../../src/cli/main.js';
 import { parseTime } from '../../src/cli/report.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { cardPull, packResponse, T0 } from '../store/fixtures.js';
+import { bookOrder, cardPull, packResponse, T0 } from '../store/fixtures.js';
 
 let dir: string;
 let out: string;
@@ -37,18 +37,14 @@ afterEach(() => {
 
 function seed() {
   const ledger = Ledger.open(join(dir, 'db', 'bot.db'), { clock: new VirtualClock(T0) });
-  ledger.recordIntent({
-    key: 'key-order-1',
-    account: 'main',
-    operation: 'pack',
-    body: { pack_type: 'starter' },
-    expectedValueCents: 900,
-    stdevCents: 100,
-  });
-  ledger.markIntentSent('key-order-1');
-  ledger.confirmIntent(
+  bookOrder(
+    ledger,
     'key-order-1',
     packResponse('CO1', [cardPull('z', 10, '2026-01-01T12:05:00.000Z')], 10, 90),
+    {
+      expectedValueCents: 900,
+      stdevCents: 100,
+    },
   );
   ledger.recordDecision({ pullId: 'pull-z', action: 'sell_back', reason: 'r' });
   ledger.recordSellBack([{ card_id: 'card-z', pull_id: 'pull-z', status: 'sold', payout_amount: 9 }]);
@@ -82,14 +78,8 @@ describe('packbot report', () => {
 
   it('by default reaches orders a sped-up clock wrote ahead of the wall clock', async () => {
     const ahead = Ledger.open(join(dir, 'db', 'bot.db'), { clock: new VirtualClock(Date.UTC(2099, 0, 1)) });
-    ahead.recordIntent({
-      key: 'key-future-1',
-      account: 'main',
-      operation: 'pack',
-      body: { pack_type: 'starter' },
-    });
-    ahead.markIntentSent('key-future-1');
-    ahead.confirmIntent(
+    bookOrder(
+      ahead,
       'key-future-1',
       packResponse('CO-F', [cardPull('f', 10, '2099-01-01T00:05:00.000Z')], 7, 93),
     );

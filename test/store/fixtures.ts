@@ -1,4 +1,5 @@
 import type { PackPurchaseResponse } from '../../src/api/schemas.js';
+import type { Ledger, NewIntent } from '../../src/store/ledger.js';
 
 export const T0 = Date.UTC(2026, 0, 1, 12);
 
@@ -44,4 +45,19 @@ export function packResponse(
     summary: { total_value: 0, buyback_now_total: 0, best_pull: null },
     pulls,
   };
+}
+
+/**
+ * An order booked as the executor books one: its intent recorded (account `main`, a pack order
+ * unless `intent` says otherwise), marked sent, then confirmed with `response`.
+ */
+export function bookOrder(
+  ledger: Ledger,
+  key: string,
+  response: Parameters<Ledger['confirmIntent']>[1],
+  intent: Partial<NewIntent> = {},
+) {
+  ledger.recordIntent({ key, account: 'main', operation: 'pack', body: { pack_type: 'starter' }, ...intent });
+  ledger.markIntentSent(key);
+  return ledger.confirmIntent(key, response);
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { computeReport } from '../../src/store/report.js';
-import { cardPull, packResponse, sealedPull, T0 } from './fixtures.js';
+import { bookOrder, cardPull, packResponse, sealedPull, T0 } from './fixtures.js';
 
 /**
  * Day 1 (2026-01-01): order A, pokemon/starter aggressive, 2 packs, $20 charged, EV $18, sd $4:
@@ -18,16 +18,7 @@ function build(ledger: Ledger, clock: VirtualClock) {
     sd: number | undefined,
     res: Parameters<Ledger['confirmIntent']>[1],
   ) => {
-    ledger.recordIntent({
-      key,
-      account: 'main',
-      operation: 'pack',
-      body,
-      expectedValueCents: ev,
-      stdevCents: sd,
-    });
-    ledger.markIntentSent(key);
-    ledger.confirmIntent(key, res);
+    bookOrder(ledger, key, res, { body, expectedValueCents: ev, stdevCents: sd });
   };
   order(
     'key-order-a',
