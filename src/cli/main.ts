@@ -42,7 +42,7 @@ export const COMMANDS: Record<string, Entry> = {
     load: async () => (await import('./backtest.js')).command,
   },
   optimize: {
-    summary: 'search strategy parameters by backtest (successive halving, out-of-sample check)',
+    summary: 'search strategy parameters by backtest (a race on common random numbers, out-of-sample check)',
     load: async () => (await import('./optimize.js')).command,
   },
   merge: {

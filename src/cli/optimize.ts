@@ -1,7 +1,8 @@
 /**
  * `packbot optimize`: searches a space of strategy parameters (`packbot.space/v1`) around a base
- * strategy by successive halving over Monte Carlo backtests, then checks the winner against the
- * base on fresh paths. Writes best.yaml, trials.json and an HTML report; prints the top ten.
+ * strategy by a race over Monte Carlo backtests on common random numbers (or successive halving,
+ * `--race off`), then checks the winner against the base on fresh paths. Writes best.yaml,
+ * trials.json and an HTML report; prints the top ten.
  */
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -9,7 +10,9 @@ import { join } from 'node:path';
 import { loadSnapshot } from '../backtest/load.js';
 import { renderOptimizeHtml } from '../backtest/optimize/html.js';
 import { bestYaml, terminalTable, trialsJson } from '../backtest/optimize/output.js';
+import type { OptimizeResult } from '../backtest/optimize/result.js';
 import { OptimizeAborted, runOptimize } from '../backtest/optimize/search.js';
+import type { SearchInput } from '../backtest/optimize/setup.js';
 import { loadFile } from '../config/load.js';
 import { SpaceFile } from '../config/space-file.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -21,7 +24,8 @@ import type { Command } from './command.js';
 
 const USAGE =
   'packbot optimize --snapshot F --strategy BASE --space SPACE [--trials 50] [--paths 1000] [--days 30] ' +
-  '[--seed N] [--market static|dynamic] [--workers N] [--balance USD] [--dynamics F] [--out DIR] [--json F] [--html F]\n' +
+  '[--seed N] [--market static|dynamic] [--workers N] [--balance USD] [--dynamics F] [--race on|off] [--race-alpha 0.05] ' +
+  '[--out DIR] [--json F] [--html F]\n' +
   '  --out DIR writes DIR/best.yaml, DIR/trials.json and DIR/report.html';
 
 function duration(ms: number): string {
@@ -29,8 +33,46 @@ function duration(ms: number): string {
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
+function alphaFlag(value: string | undefined): number {
+  if (value === undefined) return 0.05;
+  const a = Number(value);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(value) || !(a > 0 && a < 0.5))
+    throw new UsageError(`--race-alpha must be a number between 0 and 0.5 (e.g. 0.05), got '${value}'`);
+  return a;
+}
+
+function raceFlag(value: string | undefined): 'race' | 'halving' {
+  if (value === undefined || value === 'on') return 'race';
+  if (value === 'off') return 'halving';
+  throw new UsageError(`--race must be on or off, got '${value}'`);
+}
+
+function writeOutputs(result: OptimizeResult, values: { out?: string; json?: string; html?: string }): void {
+  if (values.out) {
+    mkdirSync(values.out, { recursive: true });
+    writeAtomic(join(values.out, 'best.yaml'), bestYaml(result));
+    writeAtomic(join(values.out, 'trials.json'), trialsJson(result));
+    writeAtomic(join(values.out, 'report.html'), renderOptimizeHtml(result));
+  }
+  if (values.json) writeAtomic(values.json, trialsJson(result));
+  if (values.html) writeAtomic(values.html, renderOptimizeHtml(result));
+  process.stdout.write(terminalTable(result));
+}
+
+/** Ctrl-C stops the run at the next result (a second one quits). */
+function interruptible(what: string): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write(`\npackbot: interrupted; stopping the ${what} (Ctrl-C again to quit)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  return { signal: controller.signal, done: () => process.off('SIGINT', onSigint) };
+}
+
 export const command: Command = {
-  summary: 'search strategy parameters by backtest (successive halving, out-of-sample check)',
+  summary: 'search strategy parameters by backtest (a race on common random numbers, out-of-sample check)',
   usage: USAGE,
   async run(argv) {
     const { values, positionals } = parseFlags(
@@ -47,6 +89,8 @@ export const command: Command = {
         workers: { type: 'string' },
         balance: { type: 'string' },
         dynamics: { type: 'string' },
+        race: { type: 'string' },
+        'race-alpha': { type: 'string' },
         out: { type: 'string' },
         json: { type: 'string' },
         html: { type: 'string' },
@@ -54,46 +98,41 @@ export const command: Command = {
       'optimize',
     );
     if (positionals.length > 0) throw new UsageError(`optimize: unexpected argument '${positionals[0]}'`);
+    const workers = intFlag(values.workers, 'workers', availableParallelism(), { min: 0, max: 256 });
     for (const f of ['snapshot', 'strategy', 'space'] as const)
       if (!values[f]) throw new UsageError(`optimize: --${f} F is required`);
-    const trials = intFlag(values.trials, 'trials', 50, { min: 1, max: 100_000 });
-    const paths = intFlag(values.paths, 'paths', 1000, { min: 2, max: 10_000_000 });
-    const days = intFlag(values.days, 'days', 30, { min: 1, max: 3650 });
-    const seed = intFlag(values.seed, 'seed', 1, { min: 0, max: 4_294_967_295 });
-    const workers = intFlag(values.workers, 'workers', availableParallelism(), { min: 0, max: 256 });
-    const market = marketFlag(values.market);
+    const method = raceFlag(values.race);
+    const alpha = alphaFlag(values['race-alpha']);
+    if (method === 'halving' && values['race-alpha'] !== undefined)
+      throw new UsageError("optimize: --race-alpha is the race's error rate: it has no use with --race off");
+    const input: SearchInput = {
+      snapshot: loadSnapshot(values.snapshot!),
+      base: loadStrategy(values.strategy!),
+      space: loadFile(values.space!, SpaceFile),
+      trials: intFlag(values.trials, 'trials', 50, { min: 1, max: 100_000 }),
+      paths: intFlag(values.paths, 'paths', 1000, { min: 2, max: 10_000_000 }),
+      days: intFlag(values.days, 'days', 30, { min: 1, max: 3650 }),
+      seed: intFlag(values.seed, 'seed', 1, { min: 0, max: 4_294_967_295 }),
+      market: marketFlag(values.market),
+      method,
+      race: { alpha },
+    };
     const balanceUsd = balanceFlag(values.balance);
-    const space = loadFile(values.space!, SpaceFile);
-    const snapshot = loadSnapshot(values.snapshot!);
-    const base = loadStrategy(values.strategy!);
-    const dynamics = values.dynamics ? loadDynamics(values.dynamics) : undefined;
-    checkStrategyMatchesSnapshot(values.strategy!, values.snapshot!, base, snapshot);
+    if (balanceUsd !== undefined) input.balanceUsd = balanceUsd;
+    if (values.dynamics) input.dynamics = loadDynamics(values.dynamics);
+    checkStrategyMatchesSnapshot(values.strategy!, values.snapshot!, input.base, input.snapshot);
+    const labels = { strategy: values.strategy!, snapshot: values.snapshot!, space: values.space! };
 
     const tty = process.stderr.isTTY === true;
-    const controller = new AbortController();
-    const onSigint = () => {
-      if (controller.signal.aborted) process.exit(130);
-      process.stderr.write('\npackbot: interrupted; stopping the search (Ctrl-C again to quit)\n');
-      controller.abort();
-    };
-    process.on('SIGINT', onSigint);
+    const stop = interruptible('search');
     const t0 = performance.now();
     let lastDraw = 0;
     try {
       const result = await runOptimize({
-        snapshot,
-        base,
-        space,
-        trials,
-        paths,
-        days,
-        seed,
-        market,
+        ...input,
         workers,
-        ...(balanceUsd !== undefined ? { balanceUsd } : {}),
-        ...(dynamics ? { dynamics } : {}),
-        labels: { strategy: values.strategy!, snapshot: values.snapshot!, space: values.space! },
-        signal: controller.signal,
+        labels,
+        signal: stop.signal,
         onProgress: ({ done, total, stage }) => {
           if (!tty) return;
           const t = performance.now();
@@ -102,19 +141,11 @@ export const command: Command = {
           const elapsed = t - t0;
           const eta = done > 0 ? (elapsed * (total - done)) / done : 0;
           const pct = total > 0 ? ((100 * done) / total).toFixed(1) : '0.0';
-          process.stderr.write(`\r\x1b[K${stage}  ${done}/${total} paths (${pct}%)  ETA ${duration(eta)}`);
+          process.stderr.write(`\r\x1b[K${stage}  ${done}/${total} paths (${pct}%)  ETA ≤ ${duration(eta)}`);
         },
       });
       if (tty) process.stderr.write('\r\x1b[K');
-      if (values.out) {
-        mkdirSync(values.out, { recursive: true });
-        writeAtomic(join(values.out, 'best.yaml'), bestYaml(result));
-        writeAtomic(join(values.out, 'trials.json'), trialsJson(result));
-        writeAtomic(join(values.out, 'report.html'), renderOptimizeHtml(result));
-      }
-      if (values.json) writeAtomic(values.json, trialsJson(result));
-      if (values.html) writeAtomic(values.html, renderOptimizeHtml(result));
-      process.stdout.write(terminalTable(result));
+      writeOutputs(result, values);
       return 0;
     } catch (e) {
       if (e instanceof OptimizeAborted) {
@@ -123,7 +154,7 @@ export const command: Command = {
       }
       throw e;
     } finally {
-      process.off('SIGINT', onSigint);
+      stop.done();
     }
   },
 };

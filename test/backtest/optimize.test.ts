@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { figures, pairedDifference } from '../../src/backtest/optimize/metrics.js';
 import { bestYaml, terminalTable, trialsJson } from '../../src/backtest/optimize/output.js';
@@ -38,13 +39,16 @@ const strip = (r: object) => ({ ...r, elapsed_ms: 0 });
 
 describe('packbot optimize: the search', () => {
   it('finds a valid strategy at least as good as the base out of sample, the same for a seed', async () => {
-    const a = await runOptimize(await opts());
-    // Every candidate ran the first rung; the last rung ran all paths; base in every rung.
+    const a = await runOptimize(await opts({ paths: 30 }));
+    // The race: every candidate at the first look, each look on the ones the one before kept.
+    expect(a.method).toBe('race');
+    expect(a.race!.looks).toEqual([25, 30]);
     expect(a.rungs[0]!.candidates.length).toBe(7);
-    expect(a.rungs.at(-1)!.paths).toBe(9);
-    for (const g of a.rungs) expect(g.candidates).toContain(0);
+    for (let k = 1; k < a.rungs.length; k++) expect(a.rungs[k]!.candidates).toEqual(a.rungs[k - 1]!.promoted);
+    for (const t of a.candidates)
+      if (t.dropped_reason) expect(t.dropped_reason).toMatch(/^look \d: (behind candidate \d|p_ruin)/);
     const o = a.out_of_sample;
-    expect(o.paths).toEqual({ from: 9, to: 18 });
+    expect(o.paths).toEqual({ from: 30, to: 60 });
     const chosenOos = a.chosen === 0 ? o.base : o.winner;
     expect(chosenOos.objective).toBeGreaterThanOrEqual(o.base.objective);
     expect(StrategyFile.safeParse(a.chosen_strategy).success).toBe(true);
@@ -53,12 +57,14 @@ describe('packbot optimize: the search', () => {
     expect(parsed.open).toEqual(a.chosen_strategy.open);
     expect(yaml).toMatch(/^# packbot optimize/);
     expect(yaml).toContain('out of sample');
+    expect(yaml).toContain('race over');
     expect(JSON.parse(trialsJson(a)).candidates).toHaveLength(7);
     expect(terminalTable(a)).toContain('base');
     // Same seed: the same result, whatever the number of workers.
     let builds = 0;
     const b = await runOptimize(
       await opts({
+        paths: 30,
         workers: 2,
         onStats: (st) => {
           builds = st.builds;
@@ -66,12 +72,44 @@ describe('packbot optimize: the search', () => {
       }),
     );
     expect(strip(b)).toEqual(strip(a));
-    // Engines live across rungs: each candidate is built at most once per worker.
+    // Engines live across looks: each candidate is built at most once per worker.
     const valid = a.candidates.filter((t) => t.status === 'evaluated').length;
     expect(builds).toBeGreaterThanOrEqual(valid);
     expect(builds).toBeLessThanOrEqual(2 * valid);
     const c = await runOptimize(await opts({ seed: 4 }));
     expect(c.candidates[1]!.params).not.toEqual(a.candidates[1]!.params);
+  });
+
+  it('successive halving (--race off) keeps the best third at fixed rungs, the base in every one', async () => {
+    const a = await runOptimize(await opts({ method: 'halving' }));
+    expect(a.method).toBe('halving');
+    expect(a.race).toBeNull();
+    expect(a.rungs[0]!.candidates.length).toBe(7);
+    expect(a.rungs.at(-1)!.paths).toBe(9);
+    for (const g of a.rungs) expect(g.candidates).toContain(0);
+    expect(a.out_of_sample.paths).toEqual({ from: 9, to: 18 });
+    expect(bestYaml(a)).toContain('successive halving over');
+    const b = await runOptimize(await opts({ method: 'halving', workers: 2 }));
+    expect(strip(b)).toEqual(strip(a));
+  });
+
+  it("the race's choice does no worse out of sample than halving's on the same seed", async () => {
+    // The bench's setup, small: its space around balanced on the default world, 30 days.
+    const small = await opts({
+      space: validateSource(
+        parseSource(readFileSync('examples/space-example.yaml', 'utf8'), 'space.yaml'),
+        SpaceFile,
+      ),
+      trials: 12,
+      paths: 60,
+      days: 15,
+      seed: 1,
+      workers: 2,
+    });
+    const race = await runOptimize(small);
+    const halving = await runOptimize({ ...small, method: 'halving' });
+    const chosenOos = (r: typeof race) => (r.chosen === 0 ? r.out_of_sample.base : r.out_of_sample.winner);
+    expect(chosenOos(race).mean_net_pnl).toBeGreaterThanOrEqual(chosenOos(halving).mean_net_pnl);
   });
 
   it('keeps the base when no candidate beats it, and skips what the schema or snapshot refuse', async () => {
@@ -95,7 +133,7 @@ describe('packbot optimize: the search', () => {
 });
 
 describe('packbot optimize: pieces', () => {
-  it('schedules rungs of a third of the candidates on three times the paths', () => {
+  it('halving schedules rungs of a third of the candidates on three times the paths', () => {
     expect(schedule(100, 2000, 3, 3)).toEqual({
       counts: [100, 34, 12, 4, 3],
       paths: [25, 74, 222, 667, 2000],

@@ -7,7 +7,7 @@
 import { esc, ticks } from '../report-html.js';
 import type { Figures } from './metrics.js';
 import { fmtValue, rankedTrials } from './output.js';
-import type { OptimizeResult, Trial } from './search.js';
+import type { OptimizeResult, Trial } from './result.js';
 
 const W = 360;
 const H = 260;
@@ -155,7 +155,7 @@ figure{display:inline-block;margin:0 8px 8px 0}
 </style></head><body>
 <h1>Optimisation: ${esc(r.strategy)}</h1>
 <div class="meta">snapshot ${esc(r.snapshot)} · space ${esc(r.space)} · ${esc(r.market)} market · ${r.days} days · seed ${r.seed} ·
-${r.trials} candidates${skipped.length ? ` (${skipped.length} skipped)` : ''} · rungs ${r.rungs.map((g) => `${g.candidates.length}×${g.paths}`).join(' → ')} ·
+${r.trials} candidates${skipped.length ? ` (${skipped.length} skipped)` : ''} · ${r.race ? 'looks' : 'rungs'} ${r.rungs.map((g) => `${g.candidates.length}×${g.paths}`).join(' → ')} ·
 objective ${esc(r.objective)} · constraints ${esc(JSON.stringify(r.constraints))} · ${r.evaluated_paths} paths in ${(r.elapsed_ms / 1000).toFixed(1)} s</div>
 <div class="cards" style="margin-top:16px">
 <div class="card">chosen<b>${r.chosen === 0 ? 'the base' : `candidate ${r.chosen}`}</b></div>
@@ -170,7 +170,7 @@ ${top.map((t, i) => row(r, t.id === 0 ? 'base' : String(i + 1), t, t.figures!, b
 </tbody></table>
 <p class="meta">Each candidate's figures are on the paths of the last rung it reached (the same first paths for every candidate).</p>
 <h2>Objective against each parameter</h2>
-<div class="legend"><span><i class="sw" style="background:#c6d6ea"></i>stopped at rung 1</span><span><i class="sw" style="background:#3f74ae"></i>later rungs (darker)</span><span><i class="sw" style="border:1px solid #9d9d9d"></i>infeasible</span><span><i class="sw" style="background:#1d2330"></i>base</span><span><i class="sw" style="background:#e45756"></i>chosen</span></div>
+<div class="legend"><span><i class="sw" style="background:#c6d6ea"></i>stopped at ${r.race ? 'look' : 'rung'} 1</span><span><i class="sw" style="background:#3f74ae"></i>later ${r.race ? 'looks' : 'rungs'} (darker)</span><span><i class="sw" style="border:1px solid #9d9d9d"></i>infeasible</span><span><i class="sw" style="background:#1d2330"></i>base</span><span><i class="sw" style="background:#e45756"></i>chosen</span></div>
 ${paramCharts(r, evaluated)}
 <h2>Median P&amp;L against P(loss)</h2>
 <p class="meta">The dashed line joins the Pareto front: no candidate has both a higher median and a lower P(loss).</p>

@@ -130,7 +130,8 @@ export function figures(
 /**
  * Objective of `a` minus objective of `b` on the same `n` paths, with its standard error: from the
  * per-path differences for a mean; by a seeded paired bootstrap (paths resampled together) for a
- * quantile, whose difference is not a mean of per-path differences.
+ * quantile, whose difference is not a mean of per-path differences. Rounded to 6 places for
+ * reports; unrounded (`round` false) for the race's tests, where a log-growth difference is small.
  */
 export function pairedDifference(
   a: PathMetrics,
@@ -138,12 +139,14 @@ export function pairedDifference(
   n: number,
   objective: Objective,
   seed: number,
+  round = true,
 ): { difference: number; stderr: number } {
+  const r = round ? r6 : (x: number) => x;
   const xa = sampleOf(a, n, objective);
   const xb = sampleOf(b, n, objective).x;
   if (xa.q === null) {
     const d = Float64Array.from(xa.x, (v, i) => v - xb[i]!);
-    return { difference: r6(mean(d)), stderr: r6(stderrOfMean(d)) };
+    return { difference: r(mean(d)), stderr: r(stderrOfMean(d)) };
   }
   const q = xa.q;
   const difference = aggregate(xa.x, q) - aggregate(xb, q);
@@ -160,5 +163,5 @@ export function pairedDifference(
     }
     diffs[r] = aggregate(ra, q) - aggregate(rb, q);
   }
-  return { difference: r6(difference), stderr: r6(n > 1 ? Math.sqrt(stderrOfMean(diffs) ** 2 * reps) : 0) };
+  return { difference: r(difference), stderr: r(n > 1 ? Math.sqrt(stderrOfMean(diffs) ** 2 * reps) : 0) };
 }

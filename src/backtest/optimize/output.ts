@@ -6,7 +6,7 @@
 import { stringify } from 'yaml';
 import { textTable } from '../../core/text-table.js';
 import type { Figures } from './metrics.js';
-import type { OptimizeResult, Trial } from './search.js';
+import type { OptimizeResult, Trial } from './result.js';
 
 /** Money to the cent (whole dollars from 10,000); small numbers (log growth) to 5 places. */
 const num = (x: number) =>
@@ -18,6 +18,15 @@ export const fmtValue = (v: unknown): string =>
       ? `[${v.join(',')}]`
       : String(v);
 const pm = (f: Figures) => `${num(f.objective)} ± ${num(f.objective_stderr)}`;
+const inSample = (f: Figures) => `${pm(f)} (${f.paths} paths)`;
+const sizes = (r: OptimizeResult, sep: string) =>
+  r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(sep);
+
+/** How the search ran: the race's looks and its error rate, or halving's rungs. */
+export function searchLine(r: OptimizeResult): string {
+  if (!r.race) return `successive halving over ${r.rungs.length} rungs (${sizes(r, ', ')})`;
+  return `race over ${r.rungs.length} looks (${sizes(r, ', ')}); the best candidate dropped with probability at most ${r.race.alpha} (each test at ${r.race.test_level.toPrecision(3)})`;
+}
 
 /** The candidates with figures, best first: feasible by objective, then infeasible, each by paths run. */
 export function rankedTrials(r: OptimizeResult): Trial[] {
@@ -38,10 +47,10 @@ export function bestYaml(r: OptimizeResult): string {
   const lines = [
     `packbot optimize: ${r.chosen === 0 ? 'the base strategy (no candidate beat it)' : `candidate ${r.chosen} of ${r.trials}`}`,
     `base ${r.strategy}, snapshot ${r.snapshot}, space ${r.space}`,
-    `${r.market} market, ${r.days} days, seed ${r.seed}; successive halving over ${r.rungs.length} rungs (${r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(', ')})`,
+    `${r.market} market, ${r.days} days, seed ${r.seed}; ${searchLine(r)}`,
     `objective ${r.objective}; constraints ${JSON.stringify(r.constraints)}`,
     `why: ${r.chosen_reason}`,
-    `in sample (${r.in_sample.paths} paths): chosen ${pm(r.chosen === 0 ? r.in_sample.base : r.in_sample.winner)}, base ${pm(r.in_sample.base)}`,
+    `in sample: chosen ${inSample(r.chosen === 0 ? r.in_sample.base : r.in_sample.winner)}, base ${inSample(r.in_sample.base)}`,
     `out of sample (paths ${o.paths.from}..${o.paths.to - 1}, never used by the search): winner ${pm(o.winner)}, base ${pm(o.base)}, winner - base ${num(o.difference)} ± ${num(o.difference_stderr)} (paired)`,
     `parameters: ${Object.entries(chosen.params)
       .map(([k, v]) => `${k}=${fmtValue(v)}`)
@@ -94,7 +103,7 @@ export function terminalTable(r: OptimizeResult): string {
   const o = r.out_of_sample;
   const skipped = r.candidates.filter((t) => t.status === 'skipped').length;
   return [
-    `optimize ${r.strategy} on ${r.snapshot} (${r.market} market, ${r.days} days, seed ${r.seed}): ${r.trials} candidates${skipped ? ` (${skipped} skipped)` : ''}, rungs ${r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(' -> ')}`,
+    `optimize ${r.strategy} on ${r.snapshot} (${r.market} market, ${r.days} days, seed ${r.seed}): ${r.trials} candidates${skipped ? ` (${skipped} skipped)` : ''}, ${r.race ? 'looks' : 'rungs'} ${sizes(r, ' -> ')}`,
     ...table,
     `out of sample (${o.paths.to - o.paths.from} fresh paths): winner (candidate ${r.winner}) ${pm(o.winner)}, base ${pm(o.base)}, difference ${num(o.difference)} ± ${num(o.difference_stderr)}`,
     `chosen: ${r.chosen === 0 ? 'the base' : `candidate ${r.chosen}`} (${r.chosen_reason}); ${r.evaluated_paths} paths in ${(r.elapsed_ms / 1000).toFixed(1)} s`,
