@@ -16,6 +16,7 @@ import { budgetPauses } from '../strategy/budget.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { SpendTotals } from './budget-state.js';
 import type { CardBuyer } from './card-buyer.js';
+import { booksOf } from './cash-books.js';
 import type { AccountView } from './market-view.js';
 
 export interface AccountStatusInput {
@@ -127,20 +128,18 @@ export function doubtDetail(doubts: readonly Intent[]): string {
   return `${doubts.length} order(s) in doubt are settled first${why}`;
 }
 
-/** The books against the balance (src/store/books.ts): the identity and the latest adjustments. */
+/** The books against the balance (cash-books.ts `booksOf`): the identity and the latest adjustments. */
 function booksStatus(ledger: Ledger, account: string): AccountStatus['books'] {
-  const id = ledger.balanceIdentity(account);
-  if (!id) return null;
+  const b = booksOf(ledger, account, null);
+  if (!b) return null;
+  const { balance_change_usd, cash_pnl_usd, adjustments_usd, residual_usd, sales_awaiting_credit } = b;
   return {
-    balance_change_usd: toUsd(id.balanceNowCents - id.firstBalanceCents),
-    cash_pnl_usd: toUsd(id.cashPnlCents),
-    adjustments_usd: toUsd(id.adjustmentsCents),
-    residual_usd: toUsd(id.residualCents),
-    sales_awaiting_credit: id.salesAwaitingCredit,
-    listing_fee_rate: ledger.listingFeeRate(account),
-    adjustments: ledger
-      .adjustments(account)
-      .slice(-20)
-      .map((a) => ({ at: iso(a.at), amount_usd: toUsd(a.amountCents), reason: a.reason, source: a.source })),
+    balance_change_usd,
+    cash_pnl_usd,
+    adjustments_usd,
+    residual_usd,
+    sales_awaiting_credit,
+    listing_fee_rate: b.listing_fee_rate,
+    adjustments: b.adjustments.slice(-20),
   };
 }

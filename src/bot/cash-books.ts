@@ -4,8 +4,9 @@
  * fee), and an unexplained rise answered by reading the vault at once, since it is most often a
  * sale the last vault read did not see yet.
  */
+import { iso } from '../core/clock.js';
 import { toUsd } from '../core/money.js';
-import type { ListingRow, Observation } from '../store/ledger.js';
+import type { Ledger, ListingRow, Observation } from '../store/ledger.js';
 import type { AccountContext } from './context.js';
 
 /** The account fact holding when the last vault read that looked for sales began (ms). */
@@ -75,4 +76,44 @@ function booked(o: CashBooksOptions, credited: readonly ListingRow[]): number {
     );
   }
   return cents;
+}
+
+/** An account's books against its balance (src/store/books.ts), for `report` and `--json`. */
+export interface BooksJson {
+  account: string;
+  first_balance_usd: number;
+  first_balance_at: string;
+  balance_now_usd: number;
+  balance_change_usd: number;
+  cash_pnl_usd: number;
+  adjustments_usd: number;
+  residual_usd: number;
+  sales_awaiting_credit: number;
+  listing_fee_rate: number | null;
+  assumed_fee_rate: number | null;
+  adjustments: { at: string; amount_usd: number; reason: string; source: string }[];
+}
+
+export function booksOf(ledger: Ledger, account: string, assumedFee: number | null): BooksJson | null {
+  const id = ledger.balanceIdentity(account);
+  if (!id) return null;
+  return {
+    account,
+    first_balance_usd: toUsd(id.firstBalanceCents),
+    first_balance_at: iso(id.firstAt),
+    balance_now_usd: toUsd(id.balanceNowCents),
+    balance_change_usd: toUsd(id.balanceNowCents - id.firstBalanceCents),
+    cash_pnl_usd: toUsd(id.cashPnlCents),
+    adjustments_usd: toUsd(id.adjustmentsCents),
+    residual_usd: toUsd(id.residualCents),
+    sales_awaiting_credit: id.salesAwaitingCredit,
+    listing_fee_rate: ledger.listingFeeRate(account),
+    assumed_fee_rate: assumedFee,
+    adjustments: ledger.adjustments(account).map((a) => ({
+      at: iso(a.at),
+      amount_usd: toUsd(a.amountCents),
+      reason: a.reason,
+      source: a.source,
+    })),
+  };
 }

@@ -1,10 +1,11 @@
 import { dirname, resolve } from 'node:path';
+import { type BooksJson, booksOf } from '../bot/cash-books.js';
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
-import { iso, WallClock } from '../core/clock.js';
+import { WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';
-import { formatUsd, toUsd } from '../core/money.js';
+import { formatUsd } from '../core/money.js';
 import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
@@ -137,22 +138,6 @@ export function renderReport(
   ].join('\n');
 }
 
-/** An account's books against its balance (src/store/books.ts), for `report` and `--json`. */
-export interface BooksJson {
-  account: string;
-  first_balance_usd: number;
-  first_balance_at: string;
-  balance_now_usd: number;
-  balance_change_usd: number;
-  cash_pnl_usd: number;
-  adjustments_usd: number;
-  residual_usd: number;
-  sales_awaiting_credit: number;
-  listing_fee_rate: number | null;
-  assumed_fee_rate: number | null;
-  adjustments: { at: string; amount_usd: number; reason: string; source: string }[];
-}
-
 /** The strategy's assumed marketplace fee, for the comparison; null when the file cannot be read. */
 function assumedFeeOf(strategy: string, configPath: string): number | null {
   try {
@@ -160,30 +145,6 @@ function assumedFeeOf(strategy: string, configPath: string): number | null {
   } catch {
     return null;
   }
-}
-
-export function booksOf(ledger: Ledger, account: string, assumedFee: number | null): BooksJson | null {
-  const id = ledger.balanceIdentity(account);
-  if (!id) return null;
-  return {
-    account,
-    first_balance_usd: toUsd(id.firstBalanceCents),
-    first_balance_at: iso(id.firstAt),
-    balance_now_usd: toUsd(id.balanceNowCents),
-    balance_change_usd: toUsd(id.balanceNowCents - id.firstBalanceCents),
-    cash_pnl_usd: toUsd(id.cashPnlCents),
-    adjustments_usd: toUsd(id.adjustmentsCents),
-    residual_usd: toUsd(id.residualCents),
-    sales_awaiting_credit: id.salesAwaitingCredit,
-    listing_fee_rate: ledger.listingFeeRate(account),
-    assumed_fee_rate: assumedFee,
-    adjustments: ledger.adjustments(account).map((a) => ({
-      at: iso(a.at),
-      amount_usd: toUsd(a.amountCents),
-      reason: a.reason,
-      source: a.source,
-    })),
-  };
 }
 
 /** The identity the books keep: cash P&L = balance change − adjustments, and what is left over. */

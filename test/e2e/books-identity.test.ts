@@ -8,9 +8,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { booksOf } from '../../src/bot/cash-books.js';
 import { Runner } from '../../src/bot/runner.js';
 import { renderModel } from '../../src/cli/model-table.js';
-import { booksOf } from '../../src/cli/report.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { toCents } from '../../src/core/money.js';
