@@ -1,7 +1,8 @@
 /**
- * The read and control API's answers (`/api/v1/…`), as zod schemas: the one definition the server,
- * the bot's implementation, the operator commands and the JSON Schemas in `schemas/api-*.schema.json`
- * share (docs/api.md). Money is USD (numbers, two decimals), times are ISO 8601 UTC strings.
+ * The answers of the bot's HTTP server (`/api/v1/…` and the operations routes), as zod schemas:
+ * the one definition the route table (`routes.ts`), the bot's implementation, the operator commands,
+ * the JSON Schemas in `schemas/api-*.schema.json` and `schemas/openapi.json` share (docs/api.md).
+ * Money is USD (numbers, two decimals), times are ISO 8601 UTC strings.
  */
 import { z } from 'zod';
 
@@ -338,7 +339,30 @@ export const BotEvent = z.discriminatedUnion('type', [
 ]);
 export type BotEvent = z.infer<typeof BotEvent>;
 
-/** Every answer with its JSON Schema file name (`schemas/api-<name>.schema.json`). */
+/** Every refusal and failure: what went wrong, for a person. */
+export const ApiError = z.strictObject({ error: z.string() });
+
+export const Health = z.strictObject({ status: z.literal('ok') });
+export const Ready = z.strictObject({ status: z.literal('ready') });
+export const NotReady = z.strictObject({
+  status: z.literal('not ready'),
+  reason: z.string().optional().describe('e.g. `ledger closed`, `API not reachable …`'),
+});
+
+/** The kill switch as the first version's `/control/…` routes show it (camelCase, epoch ms). */
+export const KillSwitchStatus = z.strictObject({
+  paused: z.boolean(),
+  reasons: z.array(z.enum(['file', 'endpoint'])),
+  file: z.string().optional().describe('the kill switch file watched'),
+  pausedAt: z.number().optional().describe('epoch ms when the endpoint pause was set'),
+  by: z.string().optional(),
+  note: z.string().optional(),
+});
+
+/**
+ * Every JSON answer by name: its JSON Schema is `schemas/api-<name>.schema.json` and its OpenAPI
+ * component the name in PascalCase. A route's JSON answer must be one of these (a test checks).
+ */
 export const API_SCHEMAS = {
   status: StatusResponse,
   pnl: PnlResponse,
@@ -348,4 +372,9 @@ export const API_SCHEMAS = {
   scores: ScoresResponse,
   event: BotEvent,
   control: ControlResult,
+  error: ApiError,
+  health: Health,
+  ready: Ready,
+  'not-ready': NotReady,
+  'kill-switch': KillSwitchStatus,
 } as const;

@@ -1,8 +1,9 @@
 /**
  * The read and control API of a running bot (virtual clock, simulator over HTTP): every answer
  * matches its schema, control needs the token and a reason, delist and sell-back go through the
- * ledger (a decision recorded before the request, finished after a crash), and a reload with a
- * broken strategy keeps the old one.
+ * ledger (a decision recorded before the request, finished after a crash), a reload with a
+ * broken strategy keeps the old one, and every route of the table (src/obs/routes.ts) answers as
+ * schemas/openapi.json says.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,11 @@ import {
   ScoresResponse,
   StatusResponse,
 } from '../../src/obs/api-schemas.js';
+import { routeName } from '../../src/obs/route.js';
+import { ROUTES } from '../../src/obs/routes.js';
 import { driveUntil, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
+import { expectDocumented, readOpenApi } from '../obs/openapi-check.js';
+import { raw } from '../obs/raw-http.js';
 import { BALANCED, removeTempDirs, tempDir, writeConfig } from './helpers.js';
 
 afterAll(removeTempDirs);
@@ -199,5 +204,33 @@ describe('read and control API of a running bot', () => {
     expect(ok.ok).toBe(true);
     expect(runner.bots[0]!.strategy.budget.max_daily_spend_usd).toBe(700);
     expect(StatusResponse.parse(await get('status')).accounts[0]!.spend.daily_cap_usd).toBe(700);
+  });
+
+  it('answers every route of the table with one of its answers, as schemas/openapi.json says', async () => {
+    const doc = readOpenApi();
+    for (const r of ROUTES) {
+      // Valid requests: a card action on a card the bot never had is refused (409), not a 400.
+      const card = r.path.endsWith('/delist') || r.path.endsWith('/sell-back');
+      const body = r.body
+        ? JSON.stringify({ reason: 'conformance', ...(card ? { card_id: 'nope' } : {}) })
+        : undefined;
+      // A parameter a route does not take is ignored.
+      const query = r.query ? '?limit=3' : '';
+      const res = await raw(url, r.path + query, {
+        method: r.method,
+        headers: r.access === 'read' || r.access === 'control' ? auth : {},
+        ...(body !== undefined ? { body } : {}),
+      });
+      expect(Object.keys(r.answers), `${routeName(r)}: ${res.status} ${res.body.slice(0, 200)}`).toContain(
+        String(res.status),
+      );
+      expectDocumented(doc, r, {
+        status: res.status,
+        type: String(res.headers['content-type']),
+        body: res.body,
+      });
+    }
+    // The pause and resume among them left the bot running.
+    expect(StatusResponse.parse(await get('status')).pause.paused).toBe(false);
   });
 });
