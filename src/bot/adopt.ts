@@ -13,7 +13,7 @@ import type { VaultEntry } from '../api/schemas.js';
 import type { Intent, Ledger, NewPull } from '../store/ledger.js';
 import { categoryOf, chargeAtBound, isSentUnsettled, quantityOf } from '../store/order-facts.js';
 import type { AccountContext } from './context.js';
-import { DEFAULT_EVIDENCE_OPTIONS, type EvidenceOptions, intentWindow } from './evidence.js';
+import { DEFAULT_EVIDENCE_OPTIONS, type EvidenceOptions, intentWindow, isUnknownPull } from './evidence.js';
 import { pullOf } from './in-doubt.js';
 
 export interface AdoptionReport {
@@ -69,14 +69,7 @@ export function adoptStrays(
 ): AdoptionReport {
   const evidence = { ...DEFAULT_EVIDENCE_OPTIONS, ...opts.evidence };
   const { ledger, log, account } = o;
-  const strays = [...vault.values()].filter(
-    // A card we hold is no stray, whatever pull_id the vault shows for it (a bought card: sell-ids.ts).
-    (v) =>
-      v.pull_id !== null &&
-      v.pulled_at !== null &&
-      !ledger.getPull(v.pull_id) &&
-      !ledger.ownedPullByCard(v.card_id),
-  );
+  const strays = [...vault.values()].filter((v) => isUnknownPull(ledger, v));
   if (strays.length === 0) return { adopted: [], unknown: [] };
   // Pack orders only: a pulled card never comes from a card purchase (a bought card is not a pull
   // and has no pull time), and a card order booked with pack pulls would be charged at its

@@ -9,7 +9,7 @@
  * evidence that cannot decide parks it, and it is read again, never sent, until the evidence can.
  */
 import type { VaultEntry } from '../api/schemas.js';
-import type { Intent } from '../store/ledger.js';
+import type { Intent, Ledger } from '../store/ledger.js';
 import { boundCents, quantityOf } from '../store/order-facts.js';
 
 export interface EvidenceOptions {
@@ -158,4 +158,19 @@ export function judgeCard(
     return { kind: 'charged', pulls: [found], by: 'evidence: the card is in the vault' };
   }
   return { kind: 'not_charged', by: 'evidence: the card is not in the vault after the order ended' };
+}
+
+/**
+ * A vault card that may be a pull of an order of ours the ledger has not booked: pulled (a
+ * pull time), under a pull_id the ledger does not know, and not a card we hold. A bought card may
+ * carry a pull time and a pull_id of the service's own (the spec does not show how it is named:
+ * sell-ids.ts); it is ours, never a stray pull.
+ */
+export function isUnknownPull(ledger: Pick<Ledger, 'getPull' | 'ownedPullByCard'>, v: VaultEntry): boolean {
+  return (
+    v.pull_id !== null &&
+    v.pulled_at !== null &&
+    !ledger.getPull(v.pull_id) &&
+    !ledger.ownedPullByCard(v.card_id)
+  );
 }

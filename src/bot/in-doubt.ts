@@ -31,6 +31,7 @@ import {
   type Evidence,
   type EvidenceOptions,
   intentWindow,
+  isUnknownPull,
   judge,
   judgeCard,
 } from './evidence.js';
@@ -244,8 +245,8 @@ export class InDoubtResolver {
       return undefined;
     }
     const unknownPulls = [...vault.values()].filter((v) => {
-      if (v.pull_id === null || v.pulled_at === null || ledger.getPull(v.pull_id)) return false;
-      const at = Date.parse(v.pulled_at);
+      if (!isUnknownPull(ledger, v)) return false;
+      const at = Date.parse(v.pulled_at!);
       return at >= win.from && at <= win.to;
     });
     const evidence: Evidence = {
