@@ -28,7 +28,7 @@ export interface AccountOverrides {
 }
 
 /**
- * Before any order (and before recovery re-sends one): the key acts on a linked account and has
+ * Before any order (and before recovery settles one in doubt): the key acts on a linked account and has
  * every scope the strategy needs in this mode (`scopesNeeded`), so a missing scope stops the bot
  * now instead of at its first 403.
  */

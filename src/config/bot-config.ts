@@ -135,7 +135,8 @@ export const BotConfigFile = z.strictObject({
       batch_size: z.number().int().min(1).max(MAX_SELLBACK_ITEMS).default(MAX_SELLBACK_ITEMS),
     })
     .default({ safety_margin_seconds: 60, batch_size: MAX_SELLBACK_ITEMS }),
-  // Orders in doubt (docs/runner.md): settled by evidence; re-sent blind only inside the horizon.
+  // Orders in doubt (docs/runner.md): settled by evidence, never re-sent blind; inside the horizon a
+  // card order whose card is in the vault is re-sent for its exact price.
   orders: z
     .strictObject({
       settle_seconds: Seconds(1, 3600)

@@ -390,7 +390,10 @@ export class Intents extends LedgerPart {
     return this.setIntentState(key, 'failed', code, message, at, settledBy);
   }
 
-  /** The request may have reached the service: resolved by evidence or by re-sending the same key. */
+  /**
+   * The request may have reached the service: settled by evidence (src/bot/in-doubt.ts), never by a
+   * blind re-send. A pack order is never re-sent; a card order's key only once its card is in our vault.
+   */
   markInDoubt(key: string, code = 'IN_DOUBT', message = '', at?: number): Intent {
     return this.setIntentState(key, 'in_doubt', code, message, at);
   }

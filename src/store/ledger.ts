@@ -5,7 +5,8 @@
  * Durability: WAL with `synchronous = FULL`, so every committed write (an intent above all) is on
  * disk before the call returns; a crash afterwards cannot lose it. Every multi-row change (an order
  * with its pulls) is one transaction: after a crash it is either all there or not at all, and the
- * intent then still reads as unresolved, to be re-sent with the same key and body.
+ * intent then still reads as unresolved: sent, it is put in doubt at start-up and settled by
+ * evidence, not re-sent.
  *
  * Money is integer cents, times are epoch milliseconds from the injected Clock (see docs/ledger.md).
  *
