@@ -1,6 +1,6 @@
 /**
  * The balance a row is scored at: balances rounded down to 0.5% buckets, so the static market's
- * rows can be cached per bucket (docs/backtest.md, "Performance design").
+ * rows can be cached per bucket (docs/backtest-engine.md).
  */
 /** Balances are bucketed (0.5% steps, rounded down) before scoring so rows can be cached. */
 const BUCKET = Math.log(1.005);

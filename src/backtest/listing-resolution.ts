@@ -2,7 +2,7 @@
  * A listing's whole life in the dynamic market, decided when it is listed: its card's value
  * follows its category's value index (value-drift.ts, drawn ahead), `decideListing` is asked where
  * its decision can change (`keepRange`), and the market's fill hazard is looked ahead tick by tick
- * to the sale (docs/backtest.md, "Performance design"). Also what a listed card is worth now and
+ * to the sale (docs/backtest-engine.md). Also what a listed card is worth now and
  * what selling it back pays (equity marks listings at their sell-back value).
  */
 import { DAY_MS } from '../core/clock.js';

@@ -5,8 +5,8 @@
  * changed, whenever that happened; a risk level whose last row is a wait that must still wait
  * keeps it. `rescore_minutes` only spaces the decisions of a path that waits without a time to
  * wait for (`nextRefreshAt`), like a bot that refreshes its catalog a few times an hour. Rows come
- * from the packs' incremental scorers, handed the bands that changed (docs/backtest.md, "Markets"
- * and "Performance design").
+ * from the packs' incremental scorers, handed the bands that changed (docs/backtest.md, "Markets";
+ * docs/backtest-engine.md).
  */
 import type { PackPool } from '../api/schemas.js';
 import { toCents } from '../core/money.js';

@@ -2,8 +2,8 @@
  * The world's packs on one path: every pack's cards by position in its bands (the band store,
  * laid out as world-layout.ts says), changed by our pulls, other users' openings, card arrivals
  * and the simulator's band refill, with a chase that is gone once hit. Each event's law is
- * src/strategy/market-laws.ts's; this keeps the data and the loops (docs/backtest.md,
- * "Performance design"): a tick's openings are drawn from their joint law, each only as a take
+ * src/strategy/market-laws.ts's; this keeps the data and the loops (docs/backtest-engine.md): a
+ * tick's openings are drawn from their joint law, each only as a take
  * of a known card or a new one, its arrivals and refill only counted; which known cards left and
  * the new cards' values are drawn band by band when the packs are read (`settle`). The tick that
  * drives these is the dynamic market's (dynamic-market.ts), at the next read.

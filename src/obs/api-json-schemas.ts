@@ -4,11 +4,13 @@
  * `schemas/openapi.json` (openapi.ts) and the route table of docs/api.md (api-docs.ts). Tests
  * compare them with what this generates; regenerate every file of `schemas/`: `npm run schemas`.
  */
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { repoRoot } from '../config/json-schemas.js';
+import { compareText } from '../core/compare-text.js';
 import { staleApiDocs, writeApiDocs } from './api-docs.js';
 import { API_SCHEMAS } from './api-schemas.js';
 import { openApiDocument, schemaNames } from './openapi.js';
@@ -36,7 +38,7 @@ export function answerSchemas(
 /** File name → contents: one JSON Schema per answer, and the OpenAPI document. */
 export function generateApiJsonSchemas(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, { schema, tags }] of [...answerSchemas()].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, { schema, tags }] of [...answerSchemas()].sort(([a], [b]) => compareText(a, b))) {
     // The answers of /api/v1 (the read and control tags) keep the titles they have always had.
     const where = tags.every((t) => t === 'read' || t === 'control') ? 'API /api/v1' : 'HTTP';
     const doc = { ...z.toJSONSchema(schema, { io: 'output' }), title: `packbot ${where} ${name}` };

@@ -6,7 +6,9 @@
  * schemas`; the tests lint it (Redocly), type-check a client generated from it and check every
  * route's answer on a running bot against it.
  */
+
 import { z } from 'zod';
+import { compareText } from '../core/compare-text.js';
 import { refusalsOf } from './access.js';
 import { API_REQUESTS } from './api-requests.js';
 import { API_SCHEMAS } from './api-schemas.js';
@@ -133,7 +135,7 @@ export function openApiDocument(routes: readonly Route[] = ROUTES): Json {
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => compareText(a, b))),
       responses: {
         HostRefused: {
           description:
@@ -158,4 +160,4 @@ function parameters(query: z.ZodType): Json[] {
 }
 
 const sortedKeys = (o: Record<string, Json>): Record<string, Json> =>
-  Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  Object.fromEntries(Object.entries(o).sort(([a], [b]) => compareText(a, b)));
