@@ -7,7 +7,6 @@
  */
 import { isPartnerApiError } from '../api/errors.js';
 import { DEFAULT_RISK_LEVEL } from '../api/rules.js';
-import { toCents } from '../core/money.js';
 import type { KillSwitch } from '../obs/kill-switch.js';
 import type { ConfirmedOrder } from '../store/ledger.js';
 import { doubtFigures, isInDoubt, type OnTheWire } from '../store/order-facts.js';
@@ -59,8 +58,6 @@ export interface AccountBotOptions extends AccountContext {
 
 /** How soon after its last pass a nudged reconciliation runs (a sale seen within a minute). */
 const QUICK_RECONCILE_MS = 30_000;
-/** How often the balance is read between passes while a sale may come (sales seen within a minute). */
-const BALANCE_WATCH_MS = 60_000;
 
 export class AccountBot {
   readonly sell: SellSide;
@@ -414,33 +411,20 @@ export class AccountBot {
       this.nudgeReconcile();
   }
 
-  /**
-   * Listing watch at its cadence (sooner when nudged); full reconciliation at the vault cadence.
-   * While a listing is up or a sale waits for its credit, the balance is read every
-   * `BALANCE_WATCH_MS` in between: a rise the books cannot explain is a sale, and nudges a pass.
-   */
+  /** Listing watch at its cadence (sooner when nudged); full reconciliation at the vault cadence. */
   private async reconcileLoop(): Promise<void> {
-    const { clock, cadence, ledger, account } = this.o;
+    const { clock, cadence } = this.o;
     const signal = this.allAbort.signal;
     const every = Math.min(cadence.listingsMs, cadence.vaultMs);
     let lastPass = clock.now();
-    let lastWatch = lastPass;
     for (;;) {
       const wake = new AbortController();
       this.reconcileWake = wake;
       const due = lastPass + (this.reconcileWanted ? Math.min(every, QUICK_RECONCILE_MS) : every);
-      const watching =
-        ledger.activeListings(account).length > 0 || ledger.balanceIdentity(account)?.salesAwaitingCredit;
-      const next = watching ? Math.min(due, lastWatch + BALANCE_WATCH_MS) : due;
-      const slept = await sleepFor(clock, next - clock.now(), AbortSignal.any([signal, wake.signal]));
+      const slept = await sleepFor(clock, due - clock.now(), AbortSignal.any([signal, wake.signal]));
       if (signal.aborted) return;
       // Nudged: the pass is due sooner.
       if (!slept) continue;
-      if (clock.now() < due) {
-        lastWatch = clock.now();
-        await this.watchBalance();
-        continue;
-      }
       this.reconcileWanted = false;
       try {
         await reconcile(this.reconcileOptions, (fn) => this.sell.exclusive(fn));
@@ -451,19 +435,6 @@ export class AccountBot {
       }
       this.refreshModel();
       lastPass = clock.now();
-      lastWatch = lastPass;
-    }
-  }
-
-  /** One account read between passes (not rate-limited): a balance above the books nudges a pass. */
-  private async watchBalance(): Promise<void> {
-    const sentAt = this.o.clock.now();
-    try {
-      const a = await this.o.api.getAccount();
-      this.onBalanceRead(toCents(a.balance), sentAt);
-    } catch (e) {
-      if (!isPartnerApiError(e) || e.kind === 'fatal') throw e;
-      this.o.log.warn({ code: e.code }, `balance read failed, will retry: ${e.message}`);
     }
   }
 }
