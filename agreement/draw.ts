@@ -10,7 +10,7 @@
 import { stringify } from 'yaml';
 import { CATEGORIES, RISK_LEVELS } from '../src/api/schemas.js';
 import type { SnapshotFile } from '../src/api/snapshot-schema.js';
-import { strategyMisfit } from '../src/backtest/strategy-fit.js';
+import { strategyMisfit } from '../src/backtest/run/strategy-fit.js';
 import { parseSource, validateSource } from '../src/config/load.js';
 import { Rng } from '../src/core/prng.js';
 import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../src/strategy/strategy-schema.js';

@@ -7,9 +7,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TOTALS } from '../src/backtest/engine.js';
-import type { BacktestReport } from '../src/backtest/report.js';
-import { runBacktestPaths } from '../src/backtest/run.js';
+import { TOTALS } from '../src/backtest/path/path-io.js';
+import type { BacktestReport } from '../src/backtest/report/backtest-report.js';
+import { runBacktestPaths } from '../src/backtest/run/run.js';
 import { readSource } from '../src/config/load.js';
 import { packageRoot } from '../src/config/package-root.js';
 import { type DrawnStrategy, drawStrategies, handPicked } from './draw.js';

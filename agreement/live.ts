@@ -9,8 +9,8 @@
  */
 import { Writable } from 'node:stream';
 import type { SnapshotFile } from '../src/api/snapshot-schema.js';
-import type { DynamicsInput } from '../src/backtest/dynamic-market.js';
-import { AccountBot, type Cadence } from '../src/bot/account-bot.js';
+import type { DynamicsInput } from '../src/backtest/world/dynamic-market.js';
+import { AccountBot, type Cadence } from '../src/bot/account/account-bot.js';
 import { type Clock, DAY_MS, VirtualClock } from '../src/core/clock.js';
 import { applyRate, toCents } from '../src/core/money.js';
 import { Market } from '../src/market/market.js';

@@ -6,8 +6,8 @@
  * instead, each running its backtests in its own thread (`workers: 0`).
  */
 import { Worker } from 'node:worker_threads';
-import type { BacktestReport } from '../src/backtest/report.js';
-import { runBacktestPaths } from '../src/backtest/run.js';
+import type { BacktestReport } from '../src/backtest/report/backtest-report.js';
+import { runBacktestPaths } from '../src/backtest/run/run.js';
 import { parseSource, validateSource } from '../src/config/load.js';
 import { StrategyFile } from '../src/strategy/strategy-schema.js';
 import type { AgreementWorld, WorldName } from './worlds.js';

@@ -2,7 +2,7 @@
  * From a row's runs to its comparisons: each view's gap, standard error and 2% floor, and whether
  * this world can judge it. Pure: reports and per-run totals in, comparisons out.
  */
-import type { BacktestReport } from '../src/backtest/report.js';
+import type { BacktestReport } from '../src/backtest/report/backtest-report.js';
 import { DRIFT_MIN_PACKS, type GapJson } from '../src/strategy/model-gap.js';
 import { type Comparison, meanVar, RELATIVE_FLOOR, seDiff, type View } from './judge.js';
 

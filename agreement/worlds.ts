@@ -7,8 +7,8 @@
  */
 import { join } from 'node:path';
 import type { SnapshotFile } from '../src/api/snapshot-schema.js';
-import type { DynamicsInput } from '../src/backtest/dynamic-market.js';
-import { takeSnapshot } from '../src/backtest/snapshot.js';
+import { takeSnapshot } from '../src/backtest/snapshot/snapshot.js';
+import type { DynamicsInput } from '../src/backtest/world/dynamic-market.js';
 import { packageRoot } from '../src/config/package-root.js';
 import { DEFAULT_WORLD_PATH, loadWorld } from '../src/config/world-file.js';
 import { VirtualClock } from '../src/core/clock.js';

@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 
 import { SNAPSHOT_FORMAT, type SnapshotFile } from '../src/api/snapshot-schema.js';
-import { Engine, runChunk } from '../src/backtest/engine.js';
-import { runBacktest } from '../src/backtest/run.js';
-import { takeSnapshot } from '../src/backtest/snapshot.js';
+import { Engine, runChunk } from '../src/backtest/run/engine.js';
+import { runBacktest } from '../src/backtest/run/run.js';
+import { takeSnapshot } from '../src/backtest/snapshot/snapshot.js';
 import { loadWorld } from '../src/config/world-file.js';
 import { VirtualClock } from '../src/core/clock.js';
 import { Market } from '../src/market/market.js';

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PoolStats } from '../src/backtest/optimize/pool.js';
 import { type OptimizeResult, runOptimize } from '../src/backtest/optimize/search.js';
-import { takeSnapshot } from '../src/backtest/snapshot.js';
+import { takeSnapshot } from '../src/backtest/snapshot/snapshot.js';
 import { loadFile } from '../src/config/load.js';
 import { SpaceFile } from '../src/config/space-file.js';
 import { loadStrategy } from '../src/config/strategy-file.js';

@@ -3,7 +3,7 @@
  * the time they took. Started through the compiled dist/bench/parallel-worker.js.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Engine, type EngineSpec, runChunk } from '../src/backtest/engine.js';
+import { Engine, type EngineSpec, runChunk } from '../src/backtest/run/engine.js';
 
 const { spec, paths } = workerData as { spec: EngineSpec; paths: number };
 const engine = new Engine(spec);

@@ -4,7 +4,7 @@
  * busy, each of two threads runs slower than one alone, and every "2 workers" figure with it.
  */
 import { Worker } from 'node:worker_threads';
-import type { EngineSpec } from '../src/backtest/engine.js';
+import type { EngineSpec } from '../src/backtest/run/engine.js';
 
 interface Posted {
   ready?: boolean;

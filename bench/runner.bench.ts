@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { startSimProcess, writeBotConfig } from '../soak/sim-process.js';
-import { AccountBot } from '../src/bot/account-bot.js';
+import { AccountBot } from '../src/bot/account/account-bot.js';
 import { Runner } from '../src/bot/runner.js';
 import { loadBotConfig } from '../src/config/bot-config.js';
 import { repoRoot } from '../src/config/json-schemas.js';

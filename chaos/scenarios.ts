@@ -3,7 +3,7 @@
  * selected families are on and how hard, so a seed replays the same choices; the wall-clock
  * instants the faults meet the bot's requests cannot be replayed exactly.
  */
-import type { CrashPoint } from '../src/bot/executor.js';
+import type { CrashPoint } from '../src/bot/spending/executor.js';
 import type { Rng } from '../src/core/prng.js';
 import { NO_MODES, type ProxyModes } from './proxy.js';
 import { PACK } from './setup.js';

@@ -224,7 +224,7 @@ export class TransportError extends PartnerApiError {
 /**
  * A write whose outcome is unknown (transport failure after the request may have reached the
  * service, on an operation that cannot be safely re-sent). Resolved by reading state (vault,
- * account, purchase report, ledger; src/bot/in-doubt.ts), not by a blind re-send: a pack purchase
+ * account, purchase report, ledger; src/bot/doubt/in-doubt.ts), not by a blind re-send: a pack purchase
  * is never re-sent, a card purchase's key only once its card is in our vault.
  */
 export class InDoubtError extends PartnerApiError {

@@ -2,7 +2,7 @@
  * The one seam the bot and the commands that read a service talk to. The HTTP client, the
  * in-process simulated market and the dry-run paper market implement it, so live, dry-run and
  * embedded modes share one code path. (A backtest does not use it: its paths replay the strategy's
- * decisions against src/backtest/path-market.ts; only recording a snapshot reads through it.)
+ * decisions against src/backtest/path/path-market.ts; only recording a snapshot reads through it.)
  * Objects are the validated wire shapes of `schemas.ts` (USD numbers); failures are the typed
  * errors of `errors.ts`.
  */

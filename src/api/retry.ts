@@ -7,7 +7,7 @@
  * reached the service we must not send it again. Purchases are safe to repeat under the same key
  * only on a service that remembers the key; one that forgot it would charge again. So once a
  * purchase attempt may have reached the service, the client stops and reports it in doubt, and the
- * executor settles it by evidence first (src/bot/in-doubt.ts). The one exception is
+ * executor settles it by evidence first (src/bot/doubt/in-doubt.ts). The one exception is
  * `IDEMPOTENCY_IN_PROGRESS`: the service itself says it knows the key, so waiting and re-sending is safe.
  */
 import {

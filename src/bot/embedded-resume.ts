@@ -8,7 +8,7 @@ import { ScaledClock } from '../core/clock.js';
 import { StateMismatchError } from '../market/persist.js';
 import type { Logger } from '../obs/logger.js';
 import type { Ledger } from '../store/ledger.js';
-import type { ClockBox } from './clock-box.js';
+import type { ClockBox } from './common/clock-box.js';
 import {
   adoptLegacyState,
   closePreviousEmbeddedSession,

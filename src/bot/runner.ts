@@ -24,14 +24,14 @@ import { Ledger } from '../store/ledger.js';
 import { doubtFigures } from '../store/order-facts.js';
 import { sharedBits } from '../store/private-files.js';
 import { acquireWriterLock, type WriterLock } from '../store/writer-lock.js';
-import type { AccountBot } from './account-bot.js';
-import { type AccountOverrides, buildAccounts } from './accounts.js';
-import { RunnerView } from './bot-view.js';
-import { ClockBox } from './clock-box.js';
-import { RunnerControl } from './control.js';
-import { dailySummaryLoop } from './daily-summary.js';
+import type { AccountBot } from './account/account-bot.js';
+import { type AccountOverrides, buildAccounts } from './account/accounts.js';
+import { ClockBox } from './common/clock-box.js';
+import * as notices from './common/notices.js';
 import type { Embedded } from './embedded.js';
-import * as notices from './notices.js';
+import { RunnerControl } from './views/control.js';
+import { dailySummaryLoop } from './views/daily-summary.js';
+import { RunnerView } from './views/read-model.js';
 
 export interface RunnerOptions extends AccountOverrides {
   /** Default: wall clock (sped up by `sim.speed` in embedded mode). */

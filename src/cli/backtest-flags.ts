@@ -3,7 +3,7 @@
  * the starting balance and `--dynamics` (so a calibrated world file serves either command).
  */
 import { z } from 'zod';
-import type { DynamicsInput } from '../backtest/dynamic-market.js';
+import type { DynamicsInput } from '../backtest/world/dynamic-market.js';
 import { readSource, validateSource } from '../config/load.js';
 import { loadWorld } from '../config/world-file.js';
 import { UsageError } from '../core/errors.js';

@@ -4,12 +4,12 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { loadSnapshot } from '../backtest/load.js';
-import { renderHtml } from '../backtest/report-html.js';
-import { runBacktestPaths } from '../backtest/run.js';
-import { makePart, parseShard } from '../backtest/shard.js';
-import { strategyMisfit } from '../backtest/strategy-fit.js';
-import { progressBar, terminalSummary } from '../backtest/terminal.js';
+import { renderHtml } from '../backtest/report/report-html.js';
+import { progressBar, terminalSummary } from '../backtest/report/terminal.js';
+import { runBacktestPaths } from '../backtest/run/run.js';
+import { makePart, parseShard } from '../backtest/run/shard.js';
+import { strategyMisfit } from '../backtest/run/strategy-fit.js';
+import { loadSnapshot } from '../backtest/snapshot/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
 import { UsageError } from '../core/errors.js';
 import { intFlag, parseFlags } from './args.js';

@@ -6,7 +6,7 @@
  * pull is no longer `listed` (a crash in between is finished by the bot's next start).
  */
 import { userInfo } from 'node:os';
-import { SellSide } from '../bot/sell-side.js';
+import { SellSide } from '../bot/selling/sell-side.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { ScaledClock } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';

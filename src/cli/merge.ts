@@ -2,9 +2,9 @@
  * `packbot merge PART…`: combines the parts of a sharded backtest (`packbot backtest --shard K/N
  * --json part-K.json`) into the report the unsharded run gives: same summary for the same seed.
  */
-import { renderHtml } from '../backtest/report-html.js';
-import { loadPart, mergeParts } from '../backtest/shard.js';
-import { terminalSummary } from '../backtest/terminal.js';
+import { renderHtml } from '../backtest/report/report-html.js';
+import { terminalSummary } from '../backtest/report/terminal.js';
+import { loadPart, mergeParts } from '../backtest/run/shard.js';
 import { UsageError } from '../core/errors.js';
 import { parseFlags } from './args.js';
 import { writeAtomic } from './backtest.js';

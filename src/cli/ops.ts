@@ -7,8 +7,8 @@
 import { createHttpClient } from '../api/client.js';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type VaultEntry } from '../api/schemas.js';
+import { readVault } from '../bot/common/vault.js';
 import { embeddedStatePath, readSavedSim, startEmbedded } from '../bot/embedded.js';
-import { readVault } from '../bot/vault.js';
 import type { AccountConfig, BotConfig } from '../config/bot-config.js';
 import { clientOptions } from '../config/client-options.js';
 import { type Clock, ScaledClock } from '../core/clock.js';

@@ -12,8 +12,6 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { z } from 'zod';
-import { TOTALS } from '../backtest/engine.js';
-import { loadSnapshot } from '../backtest/load.js';
 import { SearchMachine } from '../backtest/optimize/machine.js';
 import { EvalPool, type PathJobResult } from '../backtest/optimize/pool.js';
 import { buildResult, type OptimizeResult } from '../backtest/optimize/result.js';
@@ -28,7 +26,9 @@ import {
   stateOf,
   storeParts,
 } from '../backtest/optimize/sharded.js';
-import type { Shard } from '../backtest/run.js';
+import { TOTALS } from '../backtest/path/path-io.js';
+import type { Shard } from '../backtest/run/run.js';
+import { loadSnapshot } from '../backtest/snapshot/load.js';
 import { InputFileError, loadFile } from '../config/load.js';
 import { SpaceFile } from '../config/space-file.js';
 import { loadStrategy } from '../config/strategy-file.js';

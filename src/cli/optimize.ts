@@ -8,13 +8,13 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { loadSnapshot } from '../backtest/load.js';
 import { renderOptimizeHtml } from '../backtest/optimize/html.js';
 import { bestYaml, terminalTable, trialsJson } from '../backtest/optimize/output.js';
 import type { OptimizeResult } from '../backtest/optimize/result.js';
 import { OptimizeAborted, runOptimize } from '../backtest/optimize/search.js';
 import type { SearchInput } from '../backtest/optimize/setup.js';
-import { parseShard } from '../backtest/shard.js';
+import { parseShard } from '../backtest/run/shard.js';
+import { loadSnapshot } from '../backtest/snapshot/load.js';
 import { loadFile } from '../config/load.js';
 import { SpaceFile } from '../config/space-file.js';
 import { loadStrategy } from '../config/strategy-file.js';

@@ -1,10 +1,10 @@
 /**
  * `packbot orders`: the purchase orders in the ledger (newest first), `--in-doubt` for those in
- * doubt (parked ones first), each as the read API shows it (src/bot/order-view.ts), and
+ * doubt (parked ones first), each as the read API shows it (src/bot/views/order-view.ts), and
  * `packbot orders settle KEY --charged|--not-charged` for an operator to settle one the evidence
  * could not. Settling needs the bot stopped (one writer).
  */
-import { ordersOf } from '../bot/order-view.js';
+import { ordersOf } from '../bot/views/order-view.js';
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { UsageError, UserInputError } from '../core/errors.js';

@@ -1,8 +1,8 @@
 /**
- * `packbot record`: a snapshot series into a directory, one file per interval (src/backtest/record.ts
+ * `packbot record`: a snapshot series into a directory, one file per interval (src/backtest/snapshot/record.ts
  * has the loop). Resumable: run it again with the same directory and it goes on where it stopped.
  */
-import { recordSeries } from '../backtest/record.js';
+import { recordSeries } from '../backtest/snapshot/record.js';
 import { loadBotConfig } from '../config/bot-config.js';
 import { iso, WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';

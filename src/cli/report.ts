@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { type BooksJson, booksOf } from '../bot/cash-books.js';
+import { type BooksJson, booksOf } from '../bot/selling/cash-books.js';
 import { BotConfigFile } from '../config/bot-config.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';
@@ -10,7 +10,7 @@ import { textTable } from '../core/text-table.js';
 import { Ledger } from '../store/ledger.js';
 import { ledgerModel } from '../store/model-orders.js';
 import { inDoubtFirst, isParked } from '../store/order-facts.js';
-import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/report.js';
+import { computeReport, type PnlReport, type ReportGroup, type ReportTotals } from '../store/pnl.js';
 import { parseFlags } from './args.js';
 import type { Command } from './command.js';
 import { ledgerPathOf } from './ledger-of.js';

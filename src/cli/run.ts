@@ -2,8 +2,9 @@
  * `packbot run [--config config/bot.yaml] [--dry-run]`: the long-running bot. Bad config is exit 2
  * with file:line:column; SIGTERM/SIGINT stop it gracefully (exit 0) within 10 seconds.
  */
-import type { CrashPoint } from '../bot/executor.js';
+
 import { Runner, type RunnerOptions } from '../bot/runner.js';
+import type { CrashPoint } from '../bot/spending/executor.js';
 import { loadBotConfig } from '../config/bot-config.js';
 import { pathsLeftBehind } from '../config/paths-left-behind.js';
 import { UsageError } from '../core/errors.js';

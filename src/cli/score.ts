@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { PartnerApi } from '../api/partner-api.js';
 import { CATEGORIES, type Category, type PackPool } from '../api/schemas.js';
 import { type ShopStock, SnapshotFile } from '../api/snapshot-schema.js';
-import { readShop } from '../backtest/snapshot.js';
+import { readShop } from '../backtest/snapshot/snapshot.js';
 import { repoRoot } from '../config/json-schemas.js';
 import { loadFile } from '../config/load.js';
 import { loadStrategy } from '../config/strategy-file.js';

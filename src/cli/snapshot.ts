@@ -2,7 +2,7 @@
  * `packbot snapshot`: records pools, shop stock and account into a snapshot file, from the API the
  * config points at (or, with `api.base_url: embedded`, from a simulator started in-process).
  */
-import { takeSnapshot, writeSnapshot } from '../backtest/snapshot.js';
+import { takeSnapshot, writeSnapshot } from '../backtest/snapshot/snapshot.js';
 import { loadBotConfig } from '../config/bot-config.js';
 import { WallClock } from '../core/clock.js';
 import { UsageError } from '../core/errors.js';

@@ -4,9 +4,9 @@
  * answers; otherwise from the ledger (what needs a live account read is left out).
  */
 import { existsSync } from 'node:fs';
-import { accountStatusOf } from '../bot/account-status.js';
-import { pauseInfo } from '../bot/bot-view.js';
-import { BudgetTracker } from '../bot/budget-state.js';
+import { BudgetTracker } from '../bot/spending/budget-state.js';
+import { accountStatusOf } from '../bot/views/account-status.js';
+import { pauseInfo } from '../bot/views/read-model.js';
 import { type BotConfig, loadBotConfig } from '../config/bot-config.js';
 import { iso } from '../core/clock.js';
 import { UsageError, UserInputError } from '../core/errors.js';

@@ -81,7 +81,7 @@ export const BacktestPartFile = z.strictObject({
         'when cards are backtested: 8 per path (bought, spend, fees, sales, sell-backs, holdings, net, most in a day) then 3 per card category (bought, outlay, value), cents',
       ),
       model: Numbers.describe(
-        '42 per path: expected vs realized sums of all orders, then of the orders still open at the end (src/backtest/path-model.ts; cents, cents squared)',
+        '42 per path: expected vs realized sums of all orders, then of the orders still open at the end (src/backtest/path/path-model.ts; cents, cents squared)',
       ),
       model_pools: Numbers.describe(
         'pools x 7 per path: orders, packs, resolved packs, open pulls, expected, realized, variance',

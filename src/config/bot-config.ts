@@ -240,7 +240,7 @@ export interface BotConfig {
     readonly shopMs: number;
   };
   readonly sellback: { readonly safetyMarginMs: number; readonly batchSize: number };
-  /** How orders in doubt are judged (src/bot/evidence.ts). */
+  /** How orders in doubt are judged (src/bot/doubt/evidence.ts). */
   readonly orders: {
     readonly settleMs: number;
     readonly skewMs: number;

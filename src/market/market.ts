@@ -5,7 +5,7 @@
  * behave identically. Errors are the classes of src/api/errors.ts.
  *
  * This class owns the state and wires the handlers over it: auth.ts (who is calling),
- * idempotency.ts (the order state machine), orders.ts (pack and card purchases), holdings.ts
+ * idempotency.ts (the order state machine), orders.ts (pack and card purchases), sell-and-list.ts
  * (sell-back and listings), reads.ts, limits.ts (rate limit and daily counters), admin.ts and
  * audit.ts; wire shapes are in wire.ts, saving and restoring the state in persist.ts.
  */
@@ -22,7 +22,6 @@ import { audit } from './audit.js';
 import { authorize, type Caller } from './auth.js';
 import { type MarketContext, sync } from './context.js';
 import { type FaultRule, Faults } from './faults.js';
-import * as holdings from './holdings.js';
 import { runOrder } from './idempotency.js';
 import * as orders from './orders.js';
 import {
@@ -35,6 +34,7 @@ import {
 } from './persist.js';
 import * as reads from './reads.js';
 import { packPurchaseInput, parseRequest } from './request.js';
+import * as holdings from './sell-and-list.js';
 import { SimClock } from './sim-clock.js';
 import { buildState, type LedgerEntry, type MarketState } from './state.js';
 import * as v from './validate.js';

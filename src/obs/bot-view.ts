@@ -1,6 +1,6 @@
 /**
  * What the HTTP server needs from the running bot, as two small interfaces defined here (obs is
- * below bot: the runner passes an implementation in, `src/bot/bot-view.ts`). `BotView` only reads;
+ * below bot: the runner passes an implementation in, `src/bot/views/read-model.ts`). `BotView` only reads;
  * `BotControl` acts, every action through the ledger (docs/api.md).
  */
 import type {

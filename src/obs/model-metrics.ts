@@ -17,7 +17,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ModelFigures } from '../strategy/model-gap.js';
 import { MODEL_PARTS, zOf } from '../strategy/model-gap.js';
 
-/** What `update` needs of one account's current strategy (src/bot/model-watch.ts builds it). */
+/** What `update` needs of one account's current strategy (src/bot/buying/model-watch.ts builds it). */
 export interface ModelSeries {
   strategy: string;
   figures: ModelFigures;

@@ -10,7 +10,6 @@ import { type Cents, toCents } from '../core/money.js';
 import type { Accounts } from './accounts.js';
 import type { Books } from './books.js';
 import { boughtCardFromResponse, boughtCardPull } from './bought-card.js';
-import type { Holdings } from './holdings.js';
 import { type LedgerConnection, LedgerError, LedgerPart } from './ledger-part.js';
 import { insertOrderModel, type OrderModelInput } from './model-store.js';
 import {
@@ -23,6 +22,7 @@ import {
   quantityOf,
   riskLevelOf,
 } from './order-facts.js';
+import type { Holdings } from './pull-ledger.js';
 import { type Raw, toIntent, toOrder } from './statements.js';
 import type { Intent, IntentOperation, IntentState, NewPull, OrderRow, PullRow } from './types.js';
 
@@ -131,7 +131,7 @@ export class Intents extends LedgerPart {
    * Records the service's answer: the intent becomes `confirmed` and the order, its pulls and the
    * reported balance are written in ONE transaction. A second confirmation (a replayed response) is
    * a no-op returning what is stored, so nothing is ever counted twice. `anomaly` is the caller's
-   * verdict on a card answer (what breaks the order it answers, or null: src/bot/card-answer.ts).
+   * verdict on a card answer (what breaks the order it answers, or null: src/bot/spending/card-answer.ts).
    */
   confirmIntent(
     key: string,
@@ -391,7 +391,7 @@ export class Intents extends LedgerPart {
   }
 
   /**
-   * The request may have reached the service: settled by evidence (src/bot/in-doubt.ts), never by a
+   * The request may have reached the service: settled by evidence (src/bot/doubt/in-doubt.ts), never by a
    * blind re-send. A pack order is never re-sent; a card order's key only once its card is in our vault.
    */
   markInDoubt(key: string, code = 'IN_DOUBT', message = '', at?: number): Intent {

@@ -12,7 +12,7 @@
  *
  * `Ledger` opens the file and is the one API callers use; the work is done by its parts over one
  * connection, each statement prepared once (statements.ts): intents.ts (the intent state machine
- * and booking), holdings.ts (pulls, decisions, sell-backs, listings), accounts.ts (balances,
+ * and booking), pull-ledger.ts (pulls, decisions, sell-backs, listings), accounts.ts (balances,
  * facts) and reads.ts (counters, dashboard and report reads).
  */
 import { dirname } from 'node:path';
@@ -20,20 +20,20 @@ import Database from 'better-sqlite3';
 import { type Clock, WallClock } from '../core/clock.js';
 import { Accounts } from './accounts.js';
 import { Books } from './books.js';
-import { Holdings } from './holdings.js';
 import { Intents } from './intents.js';
 import type { LedgerConnection } from './ledger-part.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { type ModelRows, type ModelRowsQuery, readModelRows } from './model-store.js';
 import { ledgerOpenError } from './open-error.js';
 import { ensurePrivateDir, ensurePrivateFile, tightenFile } from './private-files.js';
+import { Holdings } from './pull-ledger.js';
 import { Reads } from './reads.js';
 import { prepareStatements } from './statements.js';
 
 export type { AdjustmentRow, BalanceIdentity, Observation } from './books.js';
-export type { SellBackOutcome } from './holdings.js';
 export { type ConfirmedOrder, NEEDS_REVIEW_REASON, type NewIntent, type Settlement } from './intents.js';
 export { LedgerError } from './ledger-part.js';
+export type { SellBackOutcome } from './pull-ledger.js';
 export type { ListingHistoryRow, ReportData } from './reads.js';
 export * from './types.js';
 
@@ -138,7 +138,7 @@ export class Ledger {
   /**
    * Runs `fn` as ONE transaction (one commit, one fsync): the writes it makes through this ledger
    * nest inside it, and a write that throws rolls back alone when `fn` catches it. Used to book an
-   * order and decide its pulls in the same commit (src/bot/executor.ts).
+   * order and decide its pulls in the same commit (src/bot/spending/executor.ts).
    */
   atomically<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
@@ -210,7 +210,7 @@ export class Ledger {
     return this.parts.intents.orderForIntent(...a);
   }
 
-  // ---------------------------------------------------------------- holdings.ts
+  // ---------------------------------------------------------------- pull-ledger.ts
 
   getPull(...a: Parameters<Holdings['getPull']>) {
     return this.parts.holdings.getPull(...a);

@@ -23,7 +23,7 @@ import { compilePolicy, sealedValueCents } from '../strategy/pull-policy.js';
 import { type Strategy, StrategyFile } from '../strategy/strategy-schema.js';
 import type { Ledger } from './ledger.js';
 import type { ModelRows, ModelRowsQuery, PullListings } from './model-store.js';
-import { sellbackValueAt } from './report.js';
+import { sellbackValueAt } from './pnl.js';
 import type { PullRow } from './types.js';
 
 export interface ModelOrders {

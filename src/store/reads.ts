@@ -2,7 +2,7 @@
  * What the ledger answers without changing anything: the counters budgets and status read (orders,
  * charges, packs and cards since a time, holdings' categories, cards held for review), the
  * dashboard and read API (recent pulls, balance history, cash flows, listing histories, intents
- * changed since) and the rows of a P&L report (computed in report.ts).
+ * changed since) and the rows of a P&L report (computed in pnl.ts).
  */
 import type { Cents } from '../core/money.js';
 import type { Intents } from './intents.js';
@@ -146,7 +146,7 @@ export class Reads extends LedgerPart {
 
   /**
    * Rows for a P&L report: orders created in [since, until], their pulls, their sell-backs up to
-   * `until` and their listings (pure computation in `report.ts`).
+   * `until` and their listings (pure computation in `pnl.ts`).
    */
   reportData(since: number, until: number): ReportData {
     return {

@@ -1,7 +1,7 @@
 /**
  * The ledger's SQL: every statement, prepared once when the ledger opens, and the mapping of raw
  * rows to the typed rows of types.ts (SQLite has no booleans: 0/1 become false/true, bodies JSON).
- * The parts of the ledger (intents.ts, holdings.ts, accounts.ts, reads.ts) run these and nothing
+ * The parts of the ledger (intents.ts, pull-ledger.ts, accounts.ts, reads.ts) run these and nothing
  * else, so no call prepares a statement.
  */
 import type Database from 'better-sqlite3';

@@ -2,7 +2,7 @@
  * The market's laws: what happens at one event of the world, as pure functions of numbers (no
  * state, no IO; randomness comes in as a uniform, a normal or an `Rng`). The one home of these
  * laws: the simulator (src/market/dynamics.ts, inventory.ts, buyback.ts, orders.ts), the
- * backtest's fast world (src/backtest/world-pools.ts, value-drift.ts, rescoring.ts,
+ * backtest's fast world (src/backtest/world/world-pools.ts, value-drift.ts, rescoring.ts,
  * listing-resolution.ts, shop.ts) and the scorer's listing life (src/strategy/listing-life.ts)
  * all call them, each over its own data layout, so they cannot drift apart
  * (test/strategy/market-laws-shared.test.ts checks that no file of src restates one). It sits in

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { type DrawnStrategy, drawStrategies, drawStrategy, handPicked } from '../../agreement/draw.js';
 import { type AgreementWorld, agreementWorlds, beliefOf, believes } from '../../agreement/worlds.js';
 import { CATEGORIES, RISK_LEVELS } from '../../src/api/schemas.js';
-import { strategyMisfit } from '../../src/backtest/strategy-fit.js';
+import { strategyMisfit } from '../../src/backtest/run/strategy-fit.js';
 import { parseSource, validateSource } from '../../src/config/load.js';
 import { defaultStrategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
 

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpPartnerApi } from '../../src/api/client.js';
 import { ResponseTooLargeError } from '../../src/api/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/api/read-body.js';
-import { PurchaseExecutor } from '../../src/bot/executor.js';
+import { PurchaseExecutor } from '../../src/bot/spending/executor.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balanceBucketCents } from '../../src/backtest/balance-bucket.js';
+import { balanceBucketCents } from '../../src/backtest/path/balance-bucket.js';
 import { Rng } from '../../src/core/prng.js';
 
 const BUCKET = Math.log(1.005);

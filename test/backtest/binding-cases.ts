@@ -4,7 +4,7 @@
  * the stop-loss, Kelly sizing, listings), shared by the tests that compare two ways of running
  * the same path, and `plain`, a path result as comparable text.
  */
-import type { PathResult } from '../../src/backtest/path-io.js';
+import type { PathResult } from '../../src/backtest/path/path-io.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
 import { account, snapshot, strategy } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../src/backtest/engine.js';
-import { runBacktest } from '../../src/backtest/run.js';
+import { Engine } from '../../src/backtest/run/engine.js';
+import { runBacktest } from '../../src/backtest/run/run.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
 import { account, snapshot, strategy } from './helpers.js';
 

@@ -8,10 +8,10 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DynamicMarket } from '../../src/backtest/dynamic-market.js';
-import { Engine } from '../../src/backtest/engine.js';
-import { loadSnapshot } from '../../src/backtest/load.js';
-import type { Listing } from '../../src/backtest/path-market.js';
+import type { Listing } from '../../src/backtest/path/path-market.js';
+import { Engine } from '../../src/backtest/run/engine.js';
+import { loadSnapshot } from '../../src/backtest/snapshot/load.js';
+import type { DynamicMarket } from '../../src/backtest/world/dynamic-market.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
 import { applyRate } from '../../src/core/money.js';
 import { Rng } from '../../src/core/prng.js';

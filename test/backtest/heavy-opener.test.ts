@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBacktest } from '../../src/backtest/run.js';
+import { runBacktest } from '../../src/backtest/run/run.js';
 import { loadStrategy } from '../../src/config/strategy-file.js';
 import { worldSnapshot } from './world-snapshot.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ListingHeap } from '../../src/backtest/listing-heap.js';
-import type { Listing } from '../../src/backtest/path-market.js';
+import { ListingHeap } from '../../src/backtest/path/listing-heap.js';
+import type { Listing } from '../../src/backtest/path/path-market.js';
 import { Rng } from '../../src/core/prng.js';
 
 const listing = (eventAt: number): Listing =>

@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotFile } from '../../src/api/snapshot-schema.js';
-import { runBacktest } from '../../src/backtest/run.js';
-import { takeSnapshot } from '../../src/backtest/snapshot.js';
-import { terminalSummary } from '../../src/backtest/terminal.js';
+import { terminalSummary } from '../../src/backtest/report/terminal.js';
+import { runBacktest } from '../../src/backtest/run/run.js';
+import { takeSnapshot } from '../../src/backtest/snapshot/snapshot.js';
 import { loadStrategy } from '../../src/config/strategy-file.js';
 import { loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';

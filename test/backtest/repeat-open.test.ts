@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../src/backtest/engine.js';
-import { runPath } from '../../src/backtest/path.js';
+import { runPath } from '../../src/backtest/path/path.js';
+import { Engine } from '../../src/backtest/run/engine.js';
 import { bindingCases, caseSnapshot, plain } from './binding-cases.js';
 
 // A static path repeats an open decision, and skips the decision after a listing ends, where

@@ -33,9 +33,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotFile } from '../../src/api/snapshot-schema.js';
-import { Engine } from '../../src/backtest/engine.js';
-import { loadSnapshot } from '../../src/backtest/load.js';
-import { AccountBot, type Cadence } from '../../src/bot/account-bot.js';
+import { Engine } from '../../src/backtest/run/engine.js';
+import { loadSnapshot } from '../../src/backtest/snapshot/load.js';
+import { AccountBot, type Cadence } from '../../src/bot/account/account-bot.js';
 import { loadStrategy } from '../../src/config/strategy-file.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { applyRate, toCents } from '../../src/core/money.js';

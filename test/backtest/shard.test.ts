@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BacktestOptions, runBacktest, runBacktestPaths } from '../../src/backtest/run.js';
-import { makePart, mergeParts } from '../../src/backtest/shard.js';
+import { type BacktestOptions, runBacktest, runBacktestPaths } from '../../src/backtest/run/run.js';
+import { makePart, mergeParts } from '../../src/backtest/run/shard.js';
 import { BacktestPartFile } from '../../src/config/backtest-part.js';
 import { InputFileError } from '../../src/config/load.js';
 import { loadStrategy } from '../../src/config/strategy-file.js';

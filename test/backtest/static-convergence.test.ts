@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PackPool } from '../../src/api/schemas.js';
-import { runBacktest } from '../../src/backtest/run.js';
+import { runBacktest } from '../../src/backtest/run/run.js';
 import { scorePool } from '../../src/strategy/score.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { chaseOnTop, consolationListed, singleBand, truncated } from '../fixtures/pools.js';

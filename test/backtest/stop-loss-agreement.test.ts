@@ -17,10 +17,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SnapshotFile } from '../../src/api/snapshot-schema.js';
-import { Engine, type MarketKind } from '../../src/backtest/engine.js';
-import { runPath } from '../../src/backtest/path.js';
-import { AccountBot } from '../../src/bot/account-bot.js';
-import { BudgetTracker } from '../../src/bot/budget-state.js';
+import { runPath } from '../../src/backtest/path/path.js';
+import type { MarketKind } from '../../src/backtest/path/path-io.js';
+import { Engine } from '../../src/backtest/run/engine.js';
+import { AccountBot } from '../../src/bot/account/account-bot.js';
+import { BudgetTracker } from '../../src/bot/spending/budget-state.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { worldFromSnapshot } from '../../src/market/world.js';

@@ -5,7 +5,7 @@
  * a category's path is the same whatever else is read, in whatever order and however far ahead.
  */
 import { describe, expect, it } from 'vitest';
-import { CATEGORY_SLOT, ValueDrift } from '../../src/backtest/value-drift.js';
+import { CATEGORY_SLOT, ValueDrift } from '../../src/backtest/world/value-drift.js';
 import { DynamicsSpec } from '../../src/market/world-schema.js';
 import { valueStep } from '../../src/strategy/market-laws.js';
 

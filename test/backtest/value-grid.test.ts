@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GRID_POINTS, valueGrid } from '../../src/backtest/value-grid.js';
+import { GRID_POINTS, valueGrid } from '../../src/backtest/world/value-grid.js';
 
 /** Mean and variance of a uniform draw among the given values. */
 function moments(values: ArrayLike<number>): { mean: number; variance: number } {

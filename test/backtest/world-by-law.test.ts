@@ -12,10 +12,10 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../src/backtest/load.js';
-import { buildModel } from '../../src/backtest/model.js';
-import { packTemplates, worldStart } from '../../src/backtest/world-layout.js';
-import { WorldPools } from '../../src/backtest/world-pools.js';
+import { buildModel } from '../../src/backtest/path/model.js';
+import { loadSnapshot } from '../../src/backtest/snapshot/load.js';
+import { packTemplates, worldStart } from '../../src/backtest/world/world-layout.js';
+import { WorldPools } from '../../src/backtest/world/world-pools.js';
 import { Rng } from '../../src/core/prng.js';
 import { DynamicsSpec } from '../../src/market/world-schema.js';
 import {

@@ -1,5 +1,5 @@
 import type { SnapshotFile } from '../../src/api/snapshot-schema.js';
-import { takeSnapshot } from '../../src/backtest/snapshot.js';
+import { takeSnapshot } from '../../src/backtest/snapshot/snapshot.js';
 import { loadWorld } from '../../src/config/world-file.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';

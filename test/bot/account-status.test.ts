@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunnerView } from '../../src/bot/bot-view.js';
+import { RunnerView } from '../../src/bot/views/read-model.js';
 import { ledgerStatus } from '../../src/cli/status.js';
 import type { BotConfig } from '../../src/config/bot-config.js';
 import { StatusResponse } from '../../src/obs/api-schemas.js';

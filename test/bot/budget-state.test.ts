@@ -4,7 +4,7 @@
  * decision never spends past a cap on what it has not seen.
  */
 import { describe, expect, it } from 'vitest';
-import { BudgetTracker } from '../../src/bot/budget-state.js';
+import { BudgetTracker } from '../../src/bot/spending/budget-state.js';
 import { decideOpen } from '../../src/strategy/decide-open.js';
 import { scorePool } from '../../src/strategy/score.js';
 import { executorOf, fixture, testStrategy } from './helpers.js';

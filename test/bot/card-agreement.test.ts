@@ -5,11 +5,11 @@
  * simulator's shop, in a world with nothing else moving.
  */
 import { describe, expect, it } from 'vitest';
-import type { DynamicsInput } from '../../src/backtest/dynamic-market.js';
-import { Engine } from '../../src/backtest/engine.js';
-import { runPath } from '../../src/backtest/path.js';
-import type { CardBuy } from '../../src/backtest/path-io.js';
-import { takeSnapshot } from '../../src/backtest/snapshot.js';
+import { runPath } from '../../src/backtest/path/path.js';
+import type { CardBuy } from '../../src/backtest/path/path-io.js';
+import { Engine } from '../../src/backtest/run/engine.js';
+import { takeSnapshot } from '../../src/backtest/snapshot/snapshot.js';
+import type { DynamicsInput } from '../../src/backtest/world/dynamic-market.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { shopWorld } from './card-world.js';

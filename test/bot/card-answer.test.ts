@@ -1,7 +1,7 @@
-/** The check of a card purchase's answer against its order (src/bot/card-answer.ts). */
+/** The check of a card purchase's answer against its order (src/bot/spending/card-answer.ts). */
 import { describe, expect, it } from 'vitest';
 import type { CardPurchaseResponse } from '../../src/api/schemas.js';
-import { cardAnswerAnomaly } from '../../src/bot/card-answer.js';
+import { cardAnswerAnomaly } from '../../src/bot/spending/card-answer.js';
 
 const answer = (over: Partial<CardPurchaseResponse> = {}): CardPurchaseResponse => ({
   checkout_id: 'co-1',

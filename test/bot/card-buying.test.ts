@@ -10,7 +10,7 @@ import { renderReport } from '../../src/cli/report.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import type { OrderRow } from '../../src/store/ledger.js';
-import { computeReport } from '../../src/store/report.js';
+import { computeReport } from '../../src/store/pnl.js';
 import { highestPriceCents } from '../../src/strategy/card-score.js';
 import { PACK, shopWorld } from './card-world.js';
 import { driveUntil, fault, fixture, START, TrackingClock, testBot, testStrategy } from './helpers.js';

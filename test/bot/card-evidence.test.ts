@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VaultEntry } from '../../src/api/schemas.js';
-import { DEFAULT_EVIDENCE_OPTIONS, judgeCard } from '../../src/bot/evidence.js';
+import { DEFAULT_EVIDENCE_OPTIONS, judgeCard } from '../../src/bot/doubt/evidence.js';
 import type { Intent } from '../../src/store/ledger.js';
 
 const SENT = 1_000_000;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PackPool, PoolCard } from '../../src/api/schemas.js';
-import { PoolCardInterner } from '../../src/bot/card-interner.js';
+import { PoolCardInterner } from '../../src/bot/buying/card-interner.js';
 
 const card = (id: string, value: number, extra: Record<string, unknown> = {}): PoolCard => ({
   id,

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { PackPurchaseRequest } from '../../src/api/schemas.js';
-import { DEFAULT_EVIDENCE_OPTIONS } from '../../src/bot/evidence.js';
-import type { CrashPoint } from '../../src/bot/executor.js';
-import { InDoubtResolver } from '../../src/bot/in-doubt.js';
+import { DEFAULT_EVIDENCE_OPTIONS } from '../../src/bot/doubt/evidence.js';
+import { InDoubtResolver } from '../../src/bot/doubt/in-doubt.js';
+import type { CrashPoint } from '../../src/bot/spending/executor.js';
 import { charges, contextOf, executorOf, fault, fixture } from './helpers.js';
 
 const BODY: PackPurchaseRequest = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServerError, UnauthorizedError } from '../../src/api/errors.js';
-import { FailureOrder } from '../../src/bot/failure-order.js';
+import { FailureOrder } from '../../src/bot/common/failure-order.js';
 
 type Step = ['failed' | 'cleared', string];
 

@@ -14,9 +14,9 @@ import { Market } from '../../src/market/market.js';
 
 type FaultRuleInput = z.input<typeof FaultRule>;
 
-import { AccountBot, type AccountBotOptions, type Cadence } from '../../src/bot/account-bot.js';
-import type { AccountContext } from '../../src/bot/context.js';
-import { type ExecutorOptions, PurchaseExecutor } from '../../src/bot/executor.js';
+import { AccountBot, type AccountBotOptions, type Cadence } from '../../src/bot/account/account-bot.js';
+import type { AccountContext } from '../../src/bot/common/context.js';
+import { type ExecutorOptions, PurchaseExecutor } from '../../src/bot/spending/executor.js';
 import { devKeys, parseWorld } from '../../src/market/world.js';
 import type { World, WorldInput } from '../../src/market/world-schema.js';
 import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { judge } from '../../src/bot/evidence.js';
-import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/in-doubt.js';
+import { judge } from '../../src/bot/doubt/evidence.js';
+import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/doubt/in-doubt.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
 import type { Intent, Ledger } from '../../src/store/ledger.js';

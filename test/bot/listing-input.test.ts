@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listingInput } from '../../src/bot/listing-input.js';
+import { listingInput } from '../../src/bot/selling/listing-input.js';
 import type { ListingRow, PullRow } from '../../src/store/ledger.js';
 
 const listing = { priceCents: 13_000, createdAt: 1_000, cardId: 'c1' } as ListingRow;

@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import type { AccountBot } from '../../src/bot/account-bot.js';
-import { RunnerView } from '../../src/bot/bot-view.js';
+import type { AccountBot } from '../../src/bot/account/account-bot.js';
+import { RunnerView } from '../../src/bot/views/read-model.js';
 import { MINUTE_MS } from '../../src/core/clock.js';
 import { toCents, toUsd } from '../../src/core/money.js';
 import { ListingsResponse, type ListingView } from '../../src/obs/api-schemas.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { ModelWatch, orderModel } from '../../src/bot/model-watch.js';
+import { ModelWatch, orderModel } from '../../src/bot/buying/model-watch.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { Metrics } from '../../src/obs/metrics.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';

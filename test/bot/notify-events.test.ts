@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { dailySummaryLoop } from '../../src/bot/daily-summary.js';
-import * as notices from '../../src/bot/notices.js';
-import { SellSide } from '../../src/bot/sell-side.js';
+import * as notices from '../../src/bot/common/notices.js';
+import { SellSide } from '../../src/bot/selling/sell-side.js';
+import { dailySummaryLoop } from '../../src/bot/views/daily-summary.js';
 import { DAY_MS } from '../../src/core/clock.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
 import { contextOf, executorOf, fault, fixture, START, testBot, testStrategy } from './helpers.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { createPaperMarket } from '../../src/bot/paper-market.js';
+import { createPaperMarket } from '../../src/bot/buying/paper-market.js';
 import { DAY_MS, utcDay, VirtualClock } from '../../src/core/clock.js';
 import { driveUntil, fixture, START, TrackingClock, testBot, testStrategy, testWorld } from './helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { SellSide } from '../../src/bot/sell-side.js';
+import { SellSide } from '../../src/bot/selling/sell-side.js';
 import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { contextOf, driveUntil, executorOf, fixture, START, TrackingClock, testBot } from './helpers.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import { FailureOrder } from '../../src/bot/failure-order.js';
-import { InDoubtResolver, pullOf } from '../../src/bot/in-doubt.js';
-import { reconcile } from '../../src/bot/reconciler.js';
-import { SellSide } from '../../src/bot/sell-side.js';
+import { FailureOrder } from '../../src/bot/common/failure-order.js';
+import { InDoubtResolver, pullOf } from '../../src/bot/doubt/in-doubt.js';
+import { reconcile } from '../../src/bot/selling/reconciler.js';
+import { SellSide } from '../../src/bot/selling/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
 import {
   contextOf,

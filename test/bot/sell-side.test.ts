@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import type { SellBackItem } from '../../src/api/schemas.js';
-import { SellSide } from '../../src/bot/sell-side.js';
+import { SellSide } from '../../src/bot/selling/sell-side.js';
 import {
   contextOf,
   executorOf,

@@ -8,8 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { booksOf } from '../../src/bot/cash-books.js';
 import { Runner } from '../../src/bot/runner.js';
+import { booksOf } from '../../src/bot/selling/cash-books.js';
 import { renderModel } from '../../src/cli/model-table.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
@@ -18,7 +18,7 @@ import { Market } from '../../src/market/market.js';
 import { type SimServer, startSimServer } from '../../src/market/server.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { ledgerModel } from '../../src/store/model-orders.js';
-import { computeReport } from '../../src/store/report.js';
+import { computeReport } from '../../src/store/pnl.js';
 import { PACK } from '../bot/card-world.js';
 import { driveUntil, fault, KEY, LogSink, START, TrackingClock, testWorld } from '../bot/helpers.js';
 import { BALANCED, removeTempDirs, tempDir, writeConfig } from './helpers.js';

@@ -8,7 +8,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isPartnerApiError } from '../../src/api/errors.js';
 import { ENDPOINTS, type Operation } from '../../src/api/partner-api.js';
-import type { PaperMarket } from '../../src/bot/paper-market.js';
+import type { PaperMarket } from '../../src/bot/buying/paper-market.js';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';

@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeSnapshot } from '../../src/backtest/snapshot.js';
+import { writeSnapshot } from '../../src/backtest/snapshot/snapshot.js';
 import { Runner } from '../../src/bot/runner.js';
 import { loadBotConfig } from '../../src/config/bot-config.js';
 import { MINUTE_MS, VirtualClock } from '../../src/core/clock.js';

@@ -60,16 +60,25 @@ describe('the layering lint', () => {
     [
       'src/bot importing the backtest',
       'src/bot/x.ts',
-      "import '../backtest/run.js';\n",
+      "import '../backtest/run/run.js';\n",
       'siblings-bot-backtest',
     ],
+    [
+      'a backtest path importing the engine above it',
+      'src/backtest/path/x.ts',
+      "import '../run/run.js';\n",
+      'backtest-path',
+    ],
+    ['the executor importing a view', 'src/bot/spending/x.ts', "import '../views/v.js';\n", 'bot-spending'],
+    ['a view importing the lifecycle', 'src/bot/views/x.ts', "import '../runner.js';\n", 'bot-views'],
     ['src/strategy reading files', 'src/strategy/x.ts', "import 'node:fs';\n", 'pure-core'],
   ])('fails on %s, naming the rule', (_label, file, text, rule) => {
     const dir = project({
       [file]: text,
       'src/cli/main.ts': 'export {};\n',
       'src/bot/runner.ts': 'export {};\n',
-      'src/backtest/run.ts': 'export {};\n',
+      'src/backtest/run/run.ts': 'export {};\n',
+      'src/bot/views/v.ts': 'export {};\n',
     });
     const r = cruise(dir);
     expect(r.code).not.toBe(0);

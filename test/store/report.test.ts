@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { computeReport } from '../../src/store/report.js';
+import { computeReport } from '../../src/store/pnl.js';
 import { bookOrder, cardPull, packResponse, sealedPull, T0 } from './fixtures.js';
 
 /**

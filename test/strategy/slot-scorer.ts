@@ -4,7 +4,7 @@
  * equivalent pool body to score with `scorePool` (`body`), and rows of it (`row`, `rowFor`).
  *
  * It keeps the cards itself, by position as value ids, as the dynamic backtest market does
- * (src/backtest/world-pools.ts), and hands every band that changed to the scorer with `setBand`
+ * (src/backtest/world/world-pools.ts), and hands every band that changed to the scorer with `setBand`
  * before a row: the rows are the production scorer's own, made the way production makes them.
  */
 import type { Band, PackPool, PoolCard } from '../../src/api/schemas.js';

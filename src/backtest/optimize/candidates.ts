@@ -9,7 +9,7 @@ import type { SnapshotFile } from '../../api/snapshot-schema.js';
 import { type ResolvedParam, snap } from '../../config/space-file.js';
 import { Rng } from '../../core/prng.js';
 import { type Strategy, StrategyFile } from '../../strategy/strategy-schema.js';
-import { strategyMisfit } from '../strategy-fit.js';
+import { strategyMisfit } from '../run/strategy-fit.js';
 
 export interface Candidate {
   id: number;

@@ -6,7 +6,7 @@
  * candidate is out (`retain`) or past `capacity` (~1 MB each), least recently used first.
  */
 import type { Strategy } from '../../strategy/strategy-schema.js';
-import { Engine, type EngineSpec, runChunk } from '../engine.js';
+import { Engine, type EngineSpec, runChunk } from '../run/engine.js';
 
 export type PoolSpec = Omit<EngineSpec, 'strategy'>;
 

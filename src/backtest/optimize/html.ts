@@ -4,7 +4,7 @@
  * median P&L against P(loss), the top candidates side by side with the base, the out-of-sample
  * check.
  */
-import { esc, ticks } from '../report-html.js';
+import { esc, ticks } from '../report/report-html.js';
 import type { Figures } from './metrics.js';
 import { fmtValue, rankedTrials } from './output.js';
 import type { OptimizeResult, Trial } from './result.js';

@@ -5,7 +5,7 @@
  */
 import type { Objective, SpaceFile } from '../../config/space-file.js';
 import { Rng } from '../../core/prng.js';
-import { quantile } from '../stats.js';
+import { quantile } from '../report/stats.js';
 
 /** Per-path results of one candidate (index = path index − first path). Money in cents. */
 export interface PathMetrics {

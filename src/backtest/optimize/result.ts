@@ -6,7 +6,7 @@
  */
 import type { SpaceFile } from '../../config/space-file.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
-import type { MarketKind } from '../engine.js';
+import type { MarketKind } from '../path/path-io.js';
 import type { Candidate } from './candidates.js';
 import type { RungRecord, SearchMachine, SearchMethod } from './machine.js';
 import { type Figures, pairedDifference } from './metrics.js';

@@ -8,8 +8,8 @@
  * time at a batch's end with the base's out-of-sample paths, needed whatever the search finds.
  */
 import { UsageError } from '../../core/errors.js';
-import { TOTALS } from '../engine.js';
-import { strategyMisfit } from '../strategy-fit.js';
+import { TOTALS } from '../path/path-io.js';
+import { strategyMisfit } from '../run/strategy-fit.js';
 import { SearchMachine } from './machine.js';
 import { EvalPool, type PathJob, type PathJobResult, type PoolStats } from './pool.js';
 import { buildResult, type OptimizeResult } from './result.js';

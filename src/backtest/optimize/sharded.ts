@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InputFileError } from '../../config/load.js';
 import { UsageError } from '../../core/errors.js';
-import type { Shard } from '../run.js';
+import type { Shard } from '../run/run.js';
 import type { PathJob } from './engine-cache.js';
 import type { MachineState, SearchBatch, SearchMachine } from './machine.js';
 

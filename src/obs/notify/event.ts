@@ -1,6 +1,6 @@
 /**
  * What the bot tells an operator, and the one seam it tells it through. The bot builds events
- * (src/bot/notices.ts) and hands them to a `Notifier`; it knows nothing of webhooks or HTTP.
+ * (src/bot/common/notices.ts) and hands them to a `Notifier`; it knows nothing of webhooks or HTTP.
  */
 import type { NotifyEventName } from '../../config/notify-config.js';
 

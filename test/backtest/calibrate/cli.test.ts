@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../../src/api/client.js';
-import { takeSnapshot, writeSnapshot } from '../../../src/backtest/snapshot.js';
+import { takeSnapshot, writeSnapshot } from '../../../src/backtest/snapshot/snapshot.js';
 import { loadWorld } from '../../../src/config/world-file.js';
 import { HOUR_MS, VirtualClock } from '../../../src/core/clock.js';
 import { Market } from '../../../src/market/market.js';

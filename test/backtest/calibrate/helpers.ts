@@ -1,7 +1,7 @@
 /** A simulator run with dynamics far from the defaults, recorded hour by hour (issue #14's check). */
 import type { PurchaseReportRow } from '../../../src/api/schemas.js';
 import type { SnapshotFile } from '../../../src/api/snapshot-schema.js';
-import { takeSnapshot } from '../../../src/backtest/snapshot.js';
+import { takeSnapshot } from '../../../src/backtest/snapshot/snapshot.js';
 import { loadWorld } from '../../../src/config/world-file.js';
 import { HOUR_MS, iso, VirtualClock } from '../../../src/core/clock.js';
 import { Market } from '../../../src/market/market.js';
