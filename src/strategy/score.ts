@@ -74,6 +74,8 @@ export interface ScoreContext {
   listPriceCents?: (category: string, packType: string) => number | undefined;
   /** Called for a pool that cannot be scored (e.g. empty); without it such a pool throws. */
   onSkip?: (pool: PackPool, error: EmptyPoolError) => void;
+  /** The pool's pull distribution when the caller keeps it (a pure function of the pool). */
+  distributionOf?: (pool: PackPool) => PullDistribution;
 }
 
 /** Sufficient statistics of the realized value of one pull (cents). */
@@ -157,19 +159,31 @@ export function realizedStats(
 
 /** Why the strategy never opens this pool (category, pack or risk level filters), or null. */
 export function excludedBy(pool: PackPool, strategy: Strategy): string | null {
+  return outOfScope(strategy, pool.category, pool.pack_type, pool.risk_level);
+}
+
+/**
+ * Why the strategy never opens this pack (its categories, included and excluded packs) or, given
+ * a risk level, this pool; null when it may.
+ */
+export function outOfScope(
+  strategy: Strategy,
+  category: string,
+  packType: string,
+  risk?: string,
+): string | null {
   const p = strategy.packs;
-  if (!(p.categories as readonly string[]).includes(pool.category))
-    return `category ${pool.category} not in strategy`;
-  if (p.exclude.includes(pool.pack_type)) return `pack ${pool.pack_type} excluded by strategy`;
-  if (p.include.length > 0 && !p.include.includes(pool.pack_type))
-    return `pack ${pool.pack_type} not included by strategy`;
-  if (!(p.risk_levels as readonly string[]).includes(pool.risk_level))
-    return `risk level ${pool.risk_level} not in strategy`;
+  if (!(p.categories as readonly string[]).includes(category)) return `category ${category} not in strategy`;
+  if (p.exclude.includes(packType)) return `pack ${packType} excluded by strategy`;
+  if (p.include.length > 0 && !p.include.includes(packType))
+    return `pack ${packType} not included by strategy`;
+  if (risk !== undefined && !(p.risk_levels as readonly string[]).includes(risk))
+    return `risk level ${risk} not in strategy`;
   return null;
 }
 
 export function scorePool(pool: PackPool, strategy: Strategy, ctx: ScoreContext = {}): ScoreRow {
-  const dist = pullDistribution(pool);
+  const dist = ctx.distributionOf ? ctx.distributionOf(pool) : pullDistribution(pool);
   const price = toCents(pool.price);
   const stats = realizedStats(dist, strategy, price, ctx.balanceCents);
   return rowFromStats(pool, strategy, ctx, dist, stats, null);

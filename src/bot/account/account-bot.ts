@@ -14,6 +14,7 @@ import type { OpenDecision } from '../../strategy/decide-open.js';
 import type { ScoreRow } from '../../strategy/score.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
 import { CardBuyer } from '../buying/card-buyer.js';
+import { SharedCatalog } from '../buying/catalog.js';
 import type { AccountView } from '../buying/market-view.js';
 import { ModelWatch } from '../buying/model-watch.js';
 import { PackOpener } from '../buying/pack-opener.js';
@@ -54,6 +55,10 @@ export interface AccountBotOptions extends AccountContext {
   readsPurchaseReport?: boolean;
   /** Full shop sync period for card buying (config `polling.shop_seconds`; default 15 min). */
   shopMs?: number;
+  /** The runner's catalog, shared by its accounts (default: this account's own). */
+  catalog?: SharedCatalog;
+  /** This account's place in the runner's start-up spread (ms; default 0). */
+  staggerMs?: number;
 }
 
 /** How soon after its last pass a nudged reconciliation runs (a sale seen within a minute). */
@@ -82,6 +87,7 @@ export class AccountBot {
   private reconcileWanted = false;
 
   private budget: BudgetTracker;
+  private readonly catalog: SharedCatalog;
   /** This account's requests on the wire: unsettled, not in doubt (order-facts.ts `isInDoubt`). */
   readonly onTheWire: OnTheWire = (key) => this.executor.isOnTheWire(key);
 
@@ -141,8 +147,11 @@ export class AccountBot {
       readsReport: o.readsPurchaseReport !== false,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
+    this.catalog = o.catalog ?? new SharedCatalog(() => o.clock.now());
+    this.catalog.want(o.account, o.strategy);
     this.packs = new PackOpener({
       ...o,
+      catalog: this.catalog,
       executor: this.executor,
       inDoubt: this.inDoubt,
       sell: this.sell,
@@ -199,6 +208,7 @@ export class AccountBot {
   /** A reloaded (validated) strategy: every loop's next decision uses it; pools are read again. */
   setStrategy(strategy: Strategy): void {
     (this.o as { strategy: Strategy }).strategy = strategy;
+    this.catalog.want(this.o.account, strategy);
     this.sell.setStrategy(strategy);
     this.cards.setStrategy(strategy);
     this.packs.setStrategy(strategy);

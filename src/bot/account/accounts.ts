@@ -15,9 +15,21 @@ import type { Metrics } from '../../obs/metrics.js';
 import type { Notifier } from '../../obs/notify/event.js';
 import type { Ledger } from '../../store/ledger.js';
 import { missingScopes, type ScopeNeeds, scopesNeeded } from '../../strategy/scopes.js';
+import { SharedCatalog } from '../buying/catalog.js';
 import { stopOnFatal } from '../common/fatal-guard.js';
 import type { CrashPoint } from '../spending/executor.js';
 import { AccountBot, type Cadence } from './account-bot.js';
+
+/** The most between two accounts' first looks: 100 accounts start within 20 s. */
+const STAGGER_MS = 200;
+
+/**
+ * The spread between two accounts' looks: STAGGER_MS, less when the pool cadence is short, so the
+ * whole spread stays within a quarter of it (0 for one account).
+ */
+function staggerStep(accounts: number, poolsMs: number): number {
+  return accounts <= 1 ? 0 : Math.min(STAGGER_MS, Math.floor(poolsMs / (4 * accounts)));
+}
 
 /** What tests may change in every account bot (part of RunnerOptions). */
 export interface AccountOverrides {
@@ -89,7 +101,10 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
   const https: HttpPartnerApi[] = [];
   const scopesOf = new Map<string, readonly string[]>();
   let armed = false;
-  for (const account of config.accounts) {
+  // Pools and pack lists are read once for every account; first looks are spread (STAGGER_MS).
+  const catalog = new SharedCatalog(() => clock.now());
+  const stagger = staggerStep(config.accounts.length, cadence.poolsMs);
+  for (const [i, account] of config.accounts.entries()) {
     const { strategy } = account;
     const http = createHttpClient({
       ...clientOptions(config, account, clock, env.baseUrl),
@@ -131,6 +146,8 @@ export async function buildAccounts(config: BotConfig, options: AccountOverrides
         killSwitch,
         notifier: env.notifier,
         onFatal: env.fail,
+        catalog,
+        staggerMs: i * stagger,
         ...(options.crashAt ? { crashAt: options.crashAt } : {}),
         ...(options.stopwatch ? { stopwatch: options.stopwatch } : {}),
       }),

@@ -8,9 +8,10 @@ import type { Account, PackPool } from '../../api/schemas.js';
 import { toCents } from '../../core/money.js';
 import type { Logger } from '../../obs/logger.js';
 import type { Metrics } from '../../obs/metrics.js';
+import type { PullDistribution } from '../../strategy/distribution.js';
 import { type ScoreRow, scorePools } from '../../strategy/score.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
-import type { PoolCardInterner } from './card-interner.js';
+import { opens, opensPack, type SharedCatalog } from './catalog.js';
 
 export interface AccountView {
   balanceCents: number;
@@ -46,64 +47,62 @@ export interface PoolsRead {
 }
 
 /**
- * Reads every pool the strategy could open (available packs, its risk levels), with the pack list.
- * With `interner`, cards equal to ones it keeps are shared (a long-running reader's memory).
+ * Every pool the strategy could open (available packs, its risk levels), with the pack list, from
+ * the catalog's reads made at or after `notBefore` (shared with the runner's other accounts).
+ * `readAt`: when the oldest of those reads came back.
  */
 export async function readPools(
+  catalog: SharedCatalog,
   api: PartnerApi,
   strategy: Strategy,
-  interner?: PoolCardInterner,
-): Promise<PoolsRead> {
-  try {
-    return await readAll(api, strategy, interner);
-  } finally {
-    interner?.endRead();
-  }
-}
-
-async function readAll(api: PartnerApi, strategy: Strategy, interner?: PoolCardInterner): Promise<PoolsRead> {
+  notBefore = Number.NEGATIVE_INFINITY,
+): Promise<PoolsRead & { readAt: number }> {
   const pools: PackPool[] = [];
   const maxQuantity = new Map<string, number>();
   const listPriceCents = new Map<string, number>();
-  const { categories, include, exclude, risk_levels } = strategy.packs;
-  for (const category of categories) {
-    const list = await api.listPacks({ category });
-    for (const pack of list.packs) {
-      if (!pack.available) continue;
-      if (exclude.includes(pack.pack_type)) continue;
-      if (include.length > 0 && !include.includes(pack.pack_type)) continue;
-      maxQuantity.set(`${category}/${pack.pack_type}`, pack.max_quantity);
-      listPriceCents.set(`${category}/${pack.pack_type}`, toCents(pack.price));
+  let readAt = Number.POSITIVE_INFINITY;
+  for (const category of strategy.packs.categories) {
+    const read = await catalog.category(api, category, strategy, notBefore);
+    readAt = Math.min(readAt, read.readAt);
+    for (const pack of read.packs.values()) {
+      if (!opensPack(strategy, category, pack.pack_type)) continue;
+      const key = `${category}/${pack.pack_type}`;
+      maxQuantity.set(key, pack.max_quantity);
+      listPriceCents.set(key, toCents(pack.price));
       for (const risk of pack.risk_levels) {
-        if (!(risk_levels as readonly string[]).includes(risk)) continue;
-        const pool = await api.getPackPool({ pack_type: pack.pack_type, category, risk_level: risk });
-        pools.push(interner ? interner.pool(pool) : pool);
+        const pool = opens(strategy, category, pack.pack_type, risk)
+          ? read.pools.get(`${pack.pack_type}/${risk}`)
+          : undefined;
+        if (pool) pools.push(pool);
       }
     }
   }
-  return { pools, maxQuantity, listPriceCents };
+  return { pools, maxQuantity, listPriceCents, readAt };
 }
 
 /** Pool reads whose rejections were counted: a read is scored at every slot, counted once. */
 const counted = new WeakSet<readonly PackPool[]>();
 
-/**
- * Scores one pool read. Without `listPriceCents` (a caller that did not read the pack list) the
- * pools are checked against themselves only.
- */
-export function scoreView(
-  pools: readonly PackPool[],
-  maxQuantity: ReadonlyMap<string, number>,
-  strategy: Strategy,
-  balanceCents: number,
-  metrics: Metrics,
-  log: Logger,
-  listPriceCents?: ReadonlyMap<string, number>,
-): ScoreRow[] {
+/** What one account scores: a pool read, at its balance, with the catalog's distributions. */
+export interface ScoreInput {
+  read: PoolsRead;
+  strategy: Strategy;
+  balanceCents: number;
+  metrics: Metrics;
+  log: Logger;
+  /** The pool's pull distribution, kept once per pool read for every account (SharedCatalog). */
+  distributionOf?: (pool: PackPool) => PullDistribution;
+}
+
+/** Scores one pool read for one account; rejected pools are counted once per read. */
+export function scoreView(input: ScoreInput): ScoreRow[] {
+  const { read, strategy, balanceCents, metrics, log } = input;
+  const { pools, maxQuantity, listPriceCents } = read;
   const rows = scorePools(pools, strategy, {
     balanceCents,
     maxQuantity: (c, p) => maxQuantity.get(`${c}/${p}`),
-    ...(listPriceCents ? { listPriceCents: (c: string, p: string) => listPriceCents.get(`${c}/${p}`) } : {}),
+    listPriceCents: (c, p) => listPriceCents.get(`${c}/${p}`),
+    ...(input.distributionOf ? { distributionOf: input.distributionOf } : {}),
     onSkip: (pool, e) => log.debug({ pack_type: pool.pack_type, risk: pool.risk_level }, e.message),
   });
   metrics.setKnownPackTypes(rows.map((r) => r.pack_type));

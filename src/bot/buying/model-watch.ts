@@ -15,7 +15,7 @@ import { formatUsd } from '../../core/money.js';
 import type { NotifyEvent } from '../../obs/notify/event.js';
 import { modelOrders } from '../../store/model-orders.js';
 import type { OrderModelInput } from '../../store/model-store.js';
-import { EmptyPoolError, pullDistribution } from '../../strategy/distribution.js';
+import { EmptyPoolError, type PullDistribution, pullDistribution } from '../../strategy/distribution.js';
 import { listingCurve } from '../../strategy/listing-curve.js';
 import {
   addFigures,
@@ -40,6 +40,7 @@ export function orderModel(
   pools: readonly PackPool[],
   strategy: Strategy,
   quantity: number,
+  distributionOf: (pool: PackPool) => PullDistribution = pullDistribution,
 ): OrderModelInput | null {
   const pool = pools.find(
     (p) => p.category === row.category && p.pack_type === row.pack_type && p.risk_level === row.risk_level,
@@ -51,7 +52,7 @@ export function orderModel(
       category: row.category,
       packType: row.pack_type,
       riskLevel: row.risk_level,
-      promise: orderPromise(row, pullDistribution(pool), strategy, quantity),
+      promise: orderPromise(row, distributionOf(pool), strategy, quantity),
     };
   } catch (e) {
     // A row that opens has a scorable pool; an empty one would not have been opened.

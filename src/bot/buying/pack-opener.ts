@@ -25,13 +25,13 @@ import type { ScoreRow } from '../../strategy/score.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
 import type { AccountContext } from '../common/context.js';
 import * as notices from '../common/notices.js';
-import { sleepUntilChange } from '../common/sleep.js';
+import { sleepFor, sleepUntilChange } from '../common/sleep.js';
 import type { InDoubtResolver, Resolution } from '../doubt/in-doubt.js';
 import type { SellSide } from '../selling/sell-side.js';
 import type { BudgetTracker, SpendTotals } from '../spending/budget-state.js';
 import type { PurchaseExecutor, PurchaseOutcome } from '../spending/executor.js';
-import { PoolCardInterner } from './card-interner.js';
-import { type AccountView, accountView, readPools, scoreView } from './market-view.js';
+import type { SharedCatalog } from './catalog.js';
+import { type AccountView, accountView, type PoolsRead, readPools, scoreView } from './market-view.js';
 import { orderModel } from './model-watch.js';
 
 /** How often the opener reads the account and the pools, and looks again while paused or blocked. */
@@ -61,19 +61,21 @@ export interface PackOpenerOptions extends AccountContext {
   updateDoubtGauge: () => void;
   /** Told the balance of every account read, and when the read was sent (the books' nudge). */
   onBalanceRead?: (balanceCents: number, sentAt: number) => void;
+  /** The pools and pack lists, read once for every account of the runner. */
+  catalog: SharedCatalog;
+  /**
+   * This account's place in the runner's spread (ms): its first look waits this long, and it looks
+   * at fresh pools this long after they are due, so many accounts do not score at once.
+   */
+  staggerMs?: number;
 }
 
 export class PackOpener {
   /** The account as last read, kept up to date by every order's answer (booked by AccountBot). */
   account: AccountView | undefined;
-  private pools:
-    | {
-        pools: PackPool[];
-        maxQuantity: Map<string, number>;
-        listPriceCents: Map<string, number>;
-        readAt: number;
-      }
-    | undefined;
+  private pools: (PoolsRead & { readAt: number }) | undefined;
+  /** Pools read before this time do not do (an order refused because its pool changed). */
+  private poolsNotBefore = Number.NEGATIVE_INFINITY;
   /** When our last pack order was confirmed (the strategy's cool-down counts from it). */
   lastPurchaseAt: number | null = null;
   /** Why the open loop last waited (for logs and tests). */
@@ -84,8 +86,6 @@ export class PackOpener {
   lastScores: { rows: ScoreRow[]; decision: OpenDecision; at: number } | undefined;
   /** The last look found the kill switch on: the loop sleeps until it changes. */
   private pausedWait = false;
-  /** Pool cards held once across risk levels and reads. */
-  private readonly poolCards = new PoolCardInterner();
   /** The stop-loss guard held at the last look (a notification goes out when it starts to). */
   private stopLossOn = false;
 
@@ -105,6 +105,8 @@ export class PackOpener {
    */
   async loop(signal: AbortSignal): Promise<void> {
     const { clock, killSwitch } = this.o;
+    const stagger = this.o.staggerMs ?? 0;
+    if (stagger > 0 && !(await sleepFor(clock, stagger, signal))) return;
     while (!signal.aborted) {
       const until = await this.openOnce();
       if (until === 'stop') return;
@@ -146,15 +148,15 @@ export class PackOpener {
 
     const totals = this.o.budget().totals(at);
     metrics.budgetSpent(totals.spentTodayCents, totals.spentTotalCents);
-    const rows: ScoreRow[] = scoreView(
-      pools.pools,
-      pools.maxQuantity,
+    const { catalog } = this.o;
+    const rows: ScoreRow[] = scoreView({
+      read: pools,
       strategy,
-      account.balanceCents,
+      balanceCents: account.balanceCents,
       metrics,
       log,
-      pools.listPriceCents,
-    );
+      distributionOf: (pool) => catalog.distribution(pool),
+    });
     const decide = (at: number, spent: SpendTotals): OpenDecision =>
       decideOpen(
         {
@@ -176,7 +178,7 @@ export class PackOpener {
     const stopLoss = stopLossHit(totals, strategy);
     metrics.paused('stop_loss', stopLoss);
     this.noteStopLoss(stopLoss, totals.markedPnlCents, at);
-    const nextPoolRead = pools.readAt + cadence.poolsMs;
+    const nextPoolRead = pools.readAt + cadence.poolsMs + (this.o.staggerMs ?? 0);
     if (decision.action === 'wait') {
       this.noteWait(decision.reason);
       // A limit that lifts at a known instant: wake exactly then. Otherwise at the next pool read.
@@ -191,7 +193,9 @@ export class PackOpener {
     );
     const q = decision.quantity;
     // The model's promise for this order (expected vs realized), recorded with its intent.
-    const model = row ? orderModel(row, pools.pools, strategy, q) : null;
+    const model = row
+      ? orderModel(row, pools.pools, strategy, q, (pool) => catalog.distribution(pool))
+      : null;
     const outcome = await this.o.spending(async () => {
       // The card buyer may have spent while this loop waited for the lock: the caps are asked again
       // with what is booked and open now, and anything but the same order waits for the next step.
@@ -271,6 +275,7 @@ export class PackOpener {
     if (error instanceof OrderRefundedError) {
       // Nothing was charged; the pool changed under us. Re-read and re-score before trying again.
       this.pools = undefined;
+      this.poolsNotBefore = now;
       if (this.account) this.account.readAt = Number.NEGATIVE_INFINITY;
       return now;
     }
@@ -280,6 +285,7 @@ export class PackOpener {
     }
     // Rejected (bad request, insufficient balance, pack gone): re-read everything, then look again.
     this.pools = undefined;
+    this.poolsNotBefore = now;
     this.account = undefined;
     return now + cadence.idleMs;
   }
@@ -303,10 +309,12 @@ export class PackOpener {
   }
 
   private async readPoolsIfStale(now: number) {
-    if (this.pools && now < this.pools.readAt + this.o.cadence.poolsMs) return this.pools;
+    const held = this.pools;
+    if (held && now < held.readAt + this.o.cadence.poolsMs) return held;
+    // Due: a read made once these were (another account's will do), else a new one.
+    const notBefore = Math.max(this.poolsNotBefore, held ? held.readAt + this.o.cadence.poolsMs : -Infinity);
     try {
-      const read = await readPools(this.o.api, this.o.strategy, this.poolCards);
-      this.pools = { ...read, readAt: this.o.clock.now() };
+      this.pools = await readPools(this.o.catalog, this.o.api, this.o.strategy, notBefore);
       return this.pools;
     } catch (e) {
       return this.readFailed(e, 'pools');

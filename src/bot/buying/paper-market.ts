@@ -14,6 +14,7 @@ import { type Clock, iso } from '../../core/clock.js';
 import { Market } from '../../market/market.js';
 import { worldFromSnapshot } from '../../market/world.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
+import { SharedCatalog } from './catalog.js';
 import { readPools } from './market-view.js';
 
 /** The dev key every snapshot world carries (src/market/world.ts devKeys). */
@@ -30,7 +31,7 @@ export async function createPaperMarket(
   options: { seed?: number } = {},
 ): Promise<PaperMarket> {
   const account = await real.getAccount();
-  const read = await readPools(real, strategy);
+  const read = await readPools(new SharedCatalog(() => clock.now()), real, strategy);
   // Paper orders are charged what the real service charges: the pack list's price (spec).
   const pools = read.pools.map((p) => {
     const list = read.listPriceCents.get(`${p.category}/${p.pack_type}`);
