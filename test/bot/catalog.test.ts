@@ -162,4 +162,29 @@ describe('SharedCatalog', () => {
     expect(alone).toBe(HOUR_MS / CADENCE.poolsMs + 1);
     expect(await readsOver(2)).toBe(alone);
   });
+
+  it('syncs a shop once for accounts that ask together; a stopped sync leaves it to the next', async () => {
+    const clock = new VirtualClock(START);
+    const catalog = new SharedCatalog(() => clock.now());
+    let syncs = 0;
+    const cards = [{ id: 'c1' }] as never[];
+    const sync = async () => {
+      syncs++;
+      await clock.sleep(0);
+      return cards;
+    };
+    const asks = Promise.all([catalog.shop('pokemon', 0, sync), catalog.shop('pokemon', 0, sync)]);
+    await clock.advance(0);
+    const [a, b] = await asks;
+    expect(syncs).toBe(1);
+    expect(b).toBe(a);
+    expect(a!.cards).toBe(cards);
+    // Due again: one new sync; one that was stopped hands the next asker its own.
+    await clock.advance(15 * MINUTE_MS);
+    const stopped = catalog.shop('pokemon', clock.now(), async () => undefined);
+    const next = catalog.shop('pokemon', clock.now(), sync);
+    expect(await stopped).toBeUndefined();
+    expect((await next)!.sentAt).toBe(clock.now());
+    expect(syncs).toBe(2);
+  });
 });

@@ -122,8 +122,11 @@ export class AccountBot {
       ...(o.notifier ? { notifier: o.notifier } : {}),
       decideBooked: (confirmed) => this.sell.decideBooked(confirmed.pulls),
     });
+    this.catalog = o.catalog ?? new SharedCatalog(() => o.clock.now());
+    this.catalog.want(o.account, o.strategy);
     this.cards = new CardBuyer({
       ...o,
+      catalog: this.catalog,
       executor: this.executor,
       budget: () => this.budget,
       shopMs: o.shopMs ?? 15 * 60_000,
@@ -147,8 +150,6 @@ export class AccountBot {
       readsReport: o.readsPurchaseReport !== false,
       ...(o.evidence ? { evidence: o.evidence } : {}),
     });
-    this.catalog = o.catalog ?? new SharedCatalog(() => o.clock.now());
-    this.catalog.want(o.account, o.strategy);
     this.packs = new PackOpener({
       ...o,
       catalog: this.catalog,

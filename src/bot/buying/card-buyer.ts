@@ -34,6 +34,7 @@ import type { AccountContext } from '../common/context.js';
 import { sleepFor, sleepUntilChange } from '../common/sleep.js';
 import type { BudgetTracker } from '../spending/budget-state.js';
 import type { PurchaseExecutor, PurchaseOutcome } from '../spending/executor.js';
+import type { SharedCatalog } from './catalog.js';
 import type { AccountView } from './market-view.js';
 
 export interface CardBuyerOptions extends AccountContext {
@@ -56,6 +57,10 @@ export interface CardBuyerOptions extends AccountContext {
   inDoubt: () => boolean;
   /** Books a confirmed card order (budget, metrics, balance) and hands the card to the sell side. */
   onBought: (confirmed: ConfirmedOrder, replay: boolean) => Promise<void>;
+  /** The shop stock, read once for every account of the runner. */
+  catalog: SharedCatalog;
+  /** This account's place in the runner's start-up spread (ms): the first pass waits this long. */
+  staggerMs?: number;
 }
 
 interface Candidate {
@@ -108,6 +113,8 @@ export class CardBuyer {
    */
   async loop(signal: AbortSignal): Promise<void> {
     const { clock, killSwitch } = this.o;
+    const stagger = this.o.staggerMs ?? 0;
+    if (stagger > 0 && !(await sleepFor(clock, stagger, signal))) return;
     while (!signal.aborted) {
       const until = await this.once(signal);
       await sleepUntilChange(clock, until, signal, this.pausedWait ? killSwitch : undefined);
@@ -153,26 +160,42 @@ export class CardBuyer {
     return until;
   }
 
-  /** Every page of every category's shop, paced; scored at once. */
+  /**
+   * Every category's shop, scored at once: the catalog's read made since the last sync was due
+   * (another account's will do), else every page read now, paced.
+   */
   private async sync(signal: AbortSignal): Promise<void> {
-    const { api, strategy, clock, metrics, log } = this.o;
+    const { strategy, metrics, log } = this.o;
     const rows: Candidate[] = [];
-    const gap = this.o.pageGapMs ?? DEFAULT_PAGE_GAP_MS;
+    const notBefore = this.syncedAt + this.o.shopMs;
+    let readAt = Number.POSITIVE_INFINITY;
     for (const category of strategy.cards.categories) {
-      let n = 0;
-      for await (const card of iterShopCards(api, { category: category as Category, per_page: 1000 })) {
+      const read = await this.o.catalog.shop(category, notBefore, () => this.readShop(category, signal));
+      if (!read) return;
+      readAt = Math.min(readAt, read.readAt);
+      for (const card of read.cards)
         rows.push({ card, category, row: scoreShopCard(card, category, strategy) });
-        // Between pages (the iterator fetches the next when this one is used up).
-        if (++n % 1000 === 0 && !(await sleepFor(clock, gap, signal))) return;
-      }
     }
     const count = Object.fromEntries(SHOP_DECISIONS.map((d) => [d, 0])) as Record<ShopDecision, number>;
     for (const { row } of rows) count[row.decision.action === 'buy' ? 'buy' : row.decision.code]++;
     metrics.shopCards(count);
     this.rows = rows;
-    this.syncedAt = clock.now();
+    this.syncedAt = Number.isFinite(readAt) ? readAt : this.o.clock.now();
     this.skip.clear();
     log.info({ cards: rows.length, to_buy: count.buy }, 'shop synced');
+  }
+
+  /** Every page of `category`'s shop, a pause between pages; undefined when stopped meanwhile. */
+  private async readShop(category: string, signal: AbortSignal): Promise<ShopCard[] | undefined> {
+    const { api, clock } = this.o;
+    const gap = this.o.pageGapMs ?? DEFAULT_PAGE_GAP_MS;
+    const cards: ShopCard[] = [];
+    for await (const card of iterShopCards(api, { category: category as Category, per_page: 1000 })) {
+      cards.push(card);
+      // Between pages (the iterator fetches the next when this one is used up).
+      if (cards.length % 1000 === 0 && !(await sleepFor(clock, gap, signal))) return undefined;
+    }
+    return cards;
   }
 
   /** The cards to buy, watchlist entries first (the operator asked for them), then best edge. */

@@ -1,6 +1,7 @@
 /**
  * What is the same for every account of one runner: each category's pack list and pools (unlinked
- * catalog reads: any key with `read:catalog` gets the same answer) and each pool's pull
+ * catalog reads: any key with `read:catalog` gets the same answer), each category's shop stock,
+ * and each pool's pull
  * distribution (the scorer's strategy-free part). Read once for all accounts, through the account
  * that asks first, and held once; what differs per account (strategy, balance, budget, holdings)
  * is scored per account from the shared read.
@@ -12,7 +13,7 @@
  * reads exactly as it did alone.
  */
 import type { PartnerApi } from '../../api/partner-api.js';
-import type { Pack, PackPool } from '../../api/schemas.js';
+import type { Pack, PackPool, ShopCard } from '../../api/schemas.js';
 import { type PullDistribution, pullDistribution } from '../../strategy/distribution.js';
 import { outOfScope } from '../../strategy/score.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
@@ -31,6 +32,18 @@ export interface CategoryRead {
   readAt: number;
 }
 
+/** One category's shop stock as read: every page of `GET /catalog/cards`. */
+export interface ShopRead {
+  cards: readonly ShopCard[];
+  sentAt: number;
+  readAt: number;
+}
+
+interface Shared<T> {
+  read: T | undefined;
+  pending: Promise<T | undefined> | undefined;
+}
+
 interface Entry {
   read: CategoryRead | undefined;
   /** The read on the wire, if any. */
@@ -44,6 +57,7 @@ export class SharedCatalog {
   /** The strategies whose pools are read, by account. */
   private readonly wanted = new Map<string, Strategy>();
   private readonly distributions = new WeakMap<PackPool, PullDistribution>();
+  private readonly shops = new Map<string, Shared<ShopRead>>();
 
   constructor(private readonly now: () => number) {}
 
@@ -72,6 +86,42 @@ export class SharedCatalog {
       if (fits(done)) return done;
     }
     return this.readInto(entry, api, category, strategy);
+  }
+
+  /**
+   * `category`'s shop stock as read at or after `notBefore`: the cached read, the one on the wire,
+   * or a new one by `read` (the asking account's paced paging; undefined when it was stopped, and
+   * then the next account to ask reads).
+   */
+  async shop(
+    category: string,
+    notBefore: number,
+    read: () => Promise<readonly ShopCard[] | undefined>,
+  ): Promise<ShopRead | undefined> {
+    let entry = this.shops.get(category);
+    if (!entry) {
+      entry = { read: undefined, pending: undefined };
+      this.shops.set(category, entry);
+    }
+    const fits = (r: ShopRead | undefined): r is ShopRead => r !== undefined && r.sentAt >= notBefore;
+    if (fits(entry.read)) return entry.read;
+    while (entry.pending) {
+      const done = await entry.pending.catch(() => undefined);
+      if (fits(done)) return done;
+    }
+    const sentAt = this.now();
+    const shared = entry;
+    const pending = read().then((cards) => {
+      if (cards === undefined) return undefined;
+      shared.read = { cards, sentAt, readAt: this.now() };
+      return shared.read;
+    });
+    shared.pending = pending;
+    const clear = () => {
+      if (shared.pending === pending) shared.pending = undefined;
+    };
+    pending.then(clear, clear);
+    return pending;
   }
 
   /** The pool's pull distribution, computed once per pool read (it depends on the pool only). */
