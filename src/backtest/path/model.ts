@@ -4,6 +4,7 @@
  * the strategy's decision for every atom (static market), the packs merged across risk levels
  * (dynamic market), and the account's limits.
  */
+import { DEFAULT_MAX_PACKS_PER_DAY, DEFAULT_MIN_SECONDS_BETWEEN_PURCHASES } from '../../api/rules.js';
 import type { PackPool } from '../../api/schemas.js';
 import type { SnapshotFile } from '../../api/snapshot-schema.js';
 import { DAY_MS, utcDay } from '../../core/clock.js';
@@ -19,10 +20,8 @@ import { type ScoreRow, scorePool } from '../../strategy/score.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
 import { PullPlans } from './pull-plans.js';
 
-/** Documented defaults when the snapshot has no account (spec defaults and DESIGN.md's dev balance). */
-export const DEFAULT_BALANCE_USD = 10_000;
-export const DEFAULT_MAX_PACKS_PER_DAY = 100;
-export const DEFAULT_MIN_SECONDS_BETWEEN_PURCHASES = 60;
+/** The starting balance when the snapshot has no account (DESIGN.md's dev balance). */
+const DEFAULT_BALANCE_USD = 10_000;
 
 export interface PoolModel {
   index: number;

@@ -23,7 +23,7 @@ import {
 import type { ScoreRow } from '../../strategy/score.js';
 import { balanceBucketCents } from './balance-bucket.js';
 import { ListingHeap } from './listing-heap.js';
-import type { BacktestModel } from './model.js';
+import { type BacktestModel, horizonEnd, poolKey } from './model.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathOptions, type PathResult } from './path-io.js';
 import { type Listing, NO_POOL, type PathMarket, pendingListing, type RowsPick } from './path-market.js';
 import { newDrawParts, PathModel } from './path-model.js';
@@ -33,7 +33,7 @@ import { ACT_HOLD, ACT_LIST, ACT_SELL, listExit } from './pull-plans.js';
 const NO_ROWS: readonly ScoreRow[] = [];
 
 /** Path i's random stream: a function of (seed, i) only, whatever worker runs it. */
-export function pathRng(seed: number, index: number): Rng {
+function pathRng(seed: number, index: number): Rng {
   return new Rng(seed).fork(index);
 }
 
@@ -49,7 +49,7 @@ export function runPath(
   const pools = model.pools;
   const nPools = pools.length;
   const start = model.startMs;
-  const end = start + opts.days * DAY_MS;
+  const end = horizonEnd(model, opts.days);
   const startCash = model.startBalanceCents;
   const minGap = model.limits.minSecondsBetween * 1000;
   const reserve = toCents(strategy.budget.min_balance_usd);
@@ -362,7 +362,7 @@ export function runPath(
       lastCat = d.category;
       lastPack = d.pack_type;
       lastRisk = d.risk_level;
-      lastPi = model.poolIndex.get(`${d.category}/${d.pack_type}/${d.risk_level}`);
+      lastPi = model.poolIndex.get(poolKey(d.category, d.pack_type, d.risk_level));
     }
     const pi = lastPi;
     // The law the pulls are drawn from, before they are (the order's sell-back and held parts).
@@ -514,7 +514,7 @@ export interface PathEnd {
  * each pool's value rounded to the cent, the days left sampled at the final equity, and the
  * drawdown down to it.
  */
-export function finishPath(e: PathEnd): PathResult {
+function finishPath(e: PathEnd): PathResult {
   const holdingsCents = roundHalfAway(e.holdings);
   const finalEquity = e.cash + holdingsCents + e.cardHoldings;
   for (let s = e.sample; s <= e.days; s++) e.equity[s] = finalEquity;
@@ -545,7 +545,7 @@ export function finishPath(e: PathEnd): PathResult {
 }
 
 /** A path's open state at its start: the snapshot's balance and first day's packs, nothing spent. */
-export function startOpenState(model: BacktestModel): OpenState {
+function startOpenState(model: BacktestModel): OpenState {
   return {
     balanceCents: model.startBalanceCents,
     spentTodayCents: 0,
