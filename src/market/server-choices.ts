@@ -96,8 +96,6 @@ export const SERVER_CHOICES = {
     ),
 } as const;
 
-export type ServerChoices = { [K in keyof typeof SERVER_CHOICES]: z.output<(typeof SERVER_CHOICES)[K]> };
-
 /**
  * Every rule that fills in what the spec leaves open: the ones above, and the limits and the
  * marketplace's numbers the spec names without a value. docs/simulator.md has a row for each; the

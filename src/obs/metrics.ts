@@ -16,10 +16,10 @@ import { INTEGRITY_REASONS } from '../strategy/pool-integrity.js';
 import type { PauseStatus } from './kill-switch.js';
 import { ModelMetrics } from './model-metrics.js';
 
-export const PREFIX = 'packbot_';
+const PREFIX = 'packbot_';
 
 /** Why opening packs is paused: the kill switch file, the control endpoint, the stop-loss guard. */
-export const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
+const PAUSE_REASONS = ['file', 'endpoint', 'stop_loss'] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 /**
  * Why the bot's HTTP server refused a request: `host` (421, a Host not allowed), `token` (401, no or
@@ -27,9 +27,7 @@ export type PauseReason = (typeof PAUSE_REASONS)[number];
  */
 export const HTTP_REFUSAL_REASONS = ['host', 'token', 'no_token'] as const;
 export type HttpRefusalReason = (typeof HTTP_REFUSAL_REASONS)[number];
-/** The budget periods the strategy caps: the UTC day and all time. */
-export const BUDGET_PERIODS = ['day', 'total'] as const;
-export const OTHER = 'other';
+const OTHER = 'other';
 /**
  * prom-client's default gauges that carry a `_total` suffix (a counter's suffix: `promtool check
  * metrics` rejects them). Each is the sum of its by-type sibling (`nodejs_active_handles{type}`
@@ -41,7 +39,7 @@ export const DROPPED_DEFAULT_METRICS = [
   'nodejs_active_resources_total',
 ] as const;
 /** Sampling period of the default metrics' event-loop lag histogram (ms). */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+const EVENT_LOOP_SAMPLE_MS = 100;
 /** At most this many distinct pack types are labelled; the rest are `other`. */
 export const MAX_PACK_TYPES = 64;
 
@@ -51,7 +49,7 @@ const ENDPOINT_SET = new Set<string>(Object.values(ENDPOINTS));
 const INTEGRITY_SET = new Set<string>(INTEGRITY_REASONS);
 const NOTIFY_EVENT_SET = new Set<string>(NOTIFY_EVENTS);
 /** What became of one event for one webhook. */
-export const NOTIFY_RESULTS = ['sent', 'failed', 'dropped'] as const;
+const NOTIFY_RESULTS = ['sent', 'failed', 'dropped'] as const;
 export type NotifyResult = (typeof NOTIFY_RESULTS)[number];
 /** A shop card's decision at a sync: bought, or the scorer's skip code (card-score.ts). */
 export const SHOP_DECISIONS = ['buy', 'disabled', 'category', 'watch_limit', 'price_cap', 'edge'] as const;

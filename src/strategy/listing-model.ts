@@ -57,8 +57,3 @@ export function fillProbability(
   }
   return pts[pts.length - 1]![1];
 }
-
-/** What a sale at `priceCents` pays us after the marketplace's cut. */
-export function netOfFeeCents(priceCents: Cents, strategy: Strategy): Cents {
-  return priceCents - fastRound(priceCents * strategy.sell.list.seller_fee_rate);
-}

@@ -16,7 +16,7 @@ import { buildResult, type OptimizeResult } from './result.js';
 import { poolSpec, type SearchInput, setupSearch } from './setup.js';
 
 export { schedule } from './machine.js';
-export { OPTIMIZE_FORMAT, type OptimizeResult, type Trial } from './result.js';
+export type { OptimizeResult } from './result.js';
 
 export interface OptimizeOptions extends SearchInput {
   workers: number;
@@ -38,7 +38,7 @@ export interface Progress {
 }
 
 /** Jobs of at most `chunk` paths: every candidate of `cands` on [from, to). */
-export function jobsFor(cands: readonly number[], from: number, to: number, chunk: number): PathJob[] {
+function jobsFor(cands: readonly number[], from: number, to: number, chunk: number): PathJob[] {
   const jobs: PathJob[] = [];
   for (const cand of cands)
     for (let a = from; a < to; a += chunk) jobs.push({ cand, from: a, to: Math.min(to, a + chunk) });
@@ -48,7 +48,7 @@ export function jobsFor(cands: readonly number[], from: number, to: number, chun
 const pathsOf = (jobs: readonly PathJob[]) => jobs.reduce((s, j) => s + j.to - j.from, 0);
 
 /** Stores a job's per-path totals in the machine. */
-export function storeJob(m: SearchMachine, r: PathJobResult): void {
+function storeJob(m: SearchMachine, r: PathJobResult): void {
   for (let k = 0; k < r.count; k++)
     m.store(
       r.cand,

@@ -11,7 +11,7 @@ import { ikey, type Sim, startSim, T0, testWorld } from '../helpers.js';
 
 export { ikey, type Sim, startSim, T0 };
 
-export const ALL_SCOPES = [
+const ALL_SCOPES = [
   'read:catalog',
   'read:account',
   'read:pulls',
@@ -93,7 +93,6 @@ export const setFaults = async (sim: Sim, faults: Record<string, unknown>) => {
 
 /** USD payout of `rate` on a USD value, rounded to the cent half away from zero (DESIGN.md). */
 export const payout = (valueUsd: number, rate: number) => toUsd(applyRate(toCents(valueUsd), rate));
-export const cents = toCents;
 
 export const buyPacks = (sim: Sim, body: Record<string, unknown>, idem = ikey(), key = 'sk_sim_full') =>
   sim.call('POST', '/packs/purchase', { body, idem, key });
