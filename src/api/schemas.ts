@@ -109,16 +109,17 @@ export const Band = z.looseObject({
 });
 export type Band = z.infer<typeof Band>;
 
-export const Chase = z.looseObject({
+const Chase = z.looseObject({
   card: Card,
   probability: Probability,
   odds_label: z.string(),
   label: z.string(),
   ends_at: Timestamp.nullable(),
 });
+/** @public vocabulary of the Partner API's wire format; nothing imports it yet */
 export type Chase = z.infer<typeof Chase>;
 
-export const BuybackAfter = z.looseObject({
+const BuybackAfter = z.looseObject({
   amount: NonNegUsd,
   rate: Probability,
   valid_until: Timestamp,
@@ -131,7 +132,7 @@ export const PullBuyback = z.looseObject({
 });
 export type PullBuyback = z.infer<typeof PullBuyback>;
 
-export const PullHit = z.looseObject({
+const PullHit = z.looseObject({
   rarity_tier: z.string(),
   bucket: z.string(),
   bucket_odds: Probability,
@@ -139,7 +140,7 @@ export const PullHit = z.looseObject({
   chase_label: z.string().nullable(),
 });
 
-export const CardPull = z.looseObject({
+const CardPull = z.looseObject({
   pull_id: Id,
   kind: z.literal('card'),
   item: Card,
@@ -147,7 +148,7 @@ export const CardPull = z.looseObject({
   hit: PullHit,
   buyback: PullBuyback.nullable(),
 });
-export const SealedPull = z.looseObject({
+const SealedPull = z.looseObject({
   pull_id: Id,
   kind: z.literal('sealed_pack'),
   item: SealedPack,
@@ -157,14 +158,16 @@ export const SealedPull = z.looseObject({
 });
 export const Pull = z.discriminatedUnion('kind', [CardPull, SealedPull]);
 export type Pull = z.infer<typeof Pull>;
+/** @public vocabulary of the Partner API's wire format; nothing imports it yet */
 export type CardPull = z.infer<typeof CardPull>;
 
-export const VaultBuyback = z.looseObject({
+const VaultBuyback = z.looseObject({
   amount: NonNegUsd,
   rate: Probability,
   basis_value: NonNegUsd,
   locked_value_until: Timestamp.nullable(),
 });
+/** @public vocabulary of the Partner API's wire format; nothing imports it yet */
 export type VaultBuyback = z.infer<typeof VaultBuyback>;
 
 export const VaultEntry = z.looseObject({
@@ -178,7 +181,7 @@ export const VaultEntry = z.looseObject({
 });
 export type VaultEntry = z.infer<typeof VaultEntry>;
 
-export const Limits = z.looseObject({
+const Limits = z.looseObject({
   packs_today: Count,
   max_packs_per_day: Count,
   packs_left_today: Count,
@@ -186,6 +189,7 @@ export const Limits = z.looseObject({
   min_seconds_between_purchases: Count,
   next_purchase_at: Timestamp,
 });
+/** @public vocabulary of the Partner API's wire format; nothing imports it yet */
 export type Limits = z.infer<typeof Limits>;
 
 export const Account = z.looseObject({

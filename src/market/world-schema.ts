@@ -40,10 +40,10 @@ export const CardSpec = z.strictObject({
 });
 export type CardSpec = z.infer<typeof CardSpec>;
 
-export const Distribution = z.enum(['uniform', 'log_uniform']);
+const Distribution = z.enum(['uniform', 'log_uniform']);
 
 /** Cards generated from a seed, values drawn within the band's bounds. */
-export const GenerateSpec = z.strictObject({
+const GenerateSpec = z.strictObject({
   count: Int,
   distribution: Distribution.default('log_uniform'),
   seed: z.number().int().optional().describe('defaults to a seed derived from the market seed'),
@@ -83,7 +83,7 @@ export const BandSpec = z
   });
 export type BandSpec = z.infer<typeof BandSpec>;
 
-export const ChaseSpec = z.strictObject({
+const ChaseSpec = z.strictObject({
   card: CardSpec,
   probability: Prob,
   label: z.string().default('Chase'),
@@ -128,13 +128,13 @@ export const PackSpec = z
 export type PackSpec = z.infer<typeof PackSpec>;
 
 /** A shop card may carry its own price (a snapshot's recorded shop): it moves with its value. */
-export const ShopCardSpec = CardSpec.extend({
+const ShopCardSpec = CardSpec.extend({
   price: Usd.optional().describe(
     "its shop price (USD) at this value, moving with the value; default: value x the shop's markup",
   ),
 });
 
-export const ShopSpec = z.strictObject({
+const ShopSpec = z.strictObject({
   cards: z.array(ShopCardSpec).default([]),
   generate: GenerateSpec.optional(),
   min_value: Usd.default(5),
@@ -142,13 +142,14 @@ export const ShopSpec = z.strictObject({
   markup: z.number().min(0.5).max(5).default(1.15).describe('shop price = market value x markup'),
 });
 
-export const CategorySpec = z.strictObject({
+const CategorySpec = z.strictObject({
   packs: z.array(PackSpec).default([]),
   shop: ShopSpec.prefault({}),
 });
+/** @public vocabulary of the world file format; nothing imports it yet */
 export type CategorySpec = z.infer<typeof CategorySpec>;
 
-export const KeySpec = z.strictObject({
+const KeySpec = z.strictObject({
   name: z.string().min(1),
   key: z.string().min(1),
   scopes: z.array(z.enum(SCOPES)).default([]),
@@ -158,7 +159,7 @@ export const KeySpec = z.strictObject({
   min_seconds_between_purchases: Int.optional(),
 });
 
-export const AccountSpec = z.strictObject({
+const AccountSpec = z.strictObject({
   id: z.string().min(1),
   username: z.string().min(1),
   balance: Usd.default(0),

@@ -106,7 +106,7 @@ export const StatusResponse = z.strictObject({
 });
 export type StatusResponse = z.infer<typeof StatusResponse>;
 
-export const PnlPoint = z.strictObject({
+const PnlPoint = z.strictObject({
   at: Time,
   balance_usd: Usd.nullable().describe('the last reported balance at that time'),
   cash_pnl_usd: Usd.describe('cash P&L up to that time: payouts + listing proceeds − spend'),
@@ -127,7 +127,7 @@ const ModelFigures = Gap.extend({
   parts: z.strictObject({ sell_back: Gap, listing: Gap, held: Gap }),
 });
 /** Expected vs realized (docs/model-drift.md), the same block as `packbot report --json`'s `model`. */
-export const ModelBlock = ModelFigures.extend({
+const ModelBlock = ModelFigures.extend({
   marking: z.literal('model').describe('open pulls at what the model expects of them given their age'),
   listing_fee: z
     .strictObject({
@@ -164,6 +164,7 @@ export const ModelBlock = ModelFigures.extend({
     )
     .describe('cumulative, after each order in decision order (at most 200 points, the last kept)'),
 });
+/** @public vocabulary of the bot's API (and `report --json`); nothing imports it yet */
 export type ModelBlock = z.infer<typeof ModelBlock>;
 
 export const PnlResponse = z.strictObject({
@@ -177,7 +178,7 @@ export const PnlResponse = z.strictObject({
 });
 export type PnlResponse = z.infer<typeof PnlResponse>;
 
-export const DecisionView = z.strictObject({
+const DecisionView = z.strictObject({
   action: z.enum(['sell_back', 'list', 'hold', 'reprice', 'delist']),
   reason: z.string(),
   price_usd: Usd.nullable().describe('sell-back payout or listing price decided'),
@@ -283,7 +284,7 @@ export type ListingView = z.infer<typeof ListingView>;
 export const ListingsResponse = z.strictObject({ listings: z.array(ListingView) });
 export type ListingsResponse = z.infer<typeof ListingsResponse>;
 
-export const ScoreRowView = z.strictObject({
+const ScoreRowView = z.strictObject({
   category: z.string(),
   pack_type: z.string(),
   name: z.string(),
@@ -340,7 +341,7 @@ export const BotEvent = z.discriminatedUnion('type', [
 export type BotEvent = z.infer<typeof BotEvent>;
 
 /** Every refusal and failure: what went wrong, for a person. */
-export const ApiError = z.strictObject({ error: z.string() });
+const ApiError = z.strictObject({ error: z.string() });
 
 export const Health = z.strictObject({ status: z.literal('ok') });
 export const Ready = z.strictObject({ status: z.literal('ready') });

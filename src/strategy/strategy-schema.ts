@@ -11,7 +11,7 @@ export const STRATEGY_FORMAT = 'packbot.strategy/v1';
 const Usd = z.number().finite().nonnegative();
 const Ratio = z.number().finite().min(0).max(1);
 
-export const LogisticFill = z.strictObject({
+const LogisticFill = z.strictObject({
   model: z.literal('logistic'),
   midpoint: z
     .number()
@@ -26,7 +26,7 @@ export const LogisticFill = z.strictObject({
   max_fill: Ratio.default(0.9).describe('fill probability of a very cheap listing within max_days'),
 });
 
-export const PiecewiseFill = z.strictObject({
+const PiecewiseFill = z.strictObject({
   model: z.literal('piecewise'),
   points: z
     .array(z.tuple([z.number().positive(), Ratio]))
@@ -41,7 +41,7 @@ export const PiecewiseFill = z.strictObject({
  * Buyers arrive at a rate that falls exponentially with the price ratio; the listing fills within
  * `max_days` with probability 1 − exp(−rate · max_days). This is the simulator's own model.
  */
-export const HazardFill = z.strictObject({
+const HazardFill = z.strictObject({
   model: z.literal('hazard'),
   fills_per_day_at_value: z
     .number()
@@ -65,7 +65,7 @@ export type FillModel = z.output<typeof FillModel>;
  * its hourly tick). The scorer needs it because the sell-back deadline depends on which side of
  * the locked value the market is: a listing above it stays up until the lock ends.
  */
-export const ValueDrift = z.strictObject({
+const ValueDrift = z.strictObject({
   daily_volatility: z
     .number()
     .finite()
@@ -91,7 +91,7 @@ export const WatchEntry = z
 export type WatchEntry = z.output<typeof WatchEntry>;
 
 /** Buying shop cards (`POST /cards/purchase`): off unless enabled. */
-export const CardsSpec = z.strictObject({
+const CardsSpec = z.strictObject({
   enabled: z.boolean().default(false),
   categories: z.array(z.enum(CATEGORIES)).min(1).default(['pokemon']),
   min_edge_ratio: z
@@ -114,6 +114,7 @@ export const CardsSpec = z.strictObject({
     .describe('list: as a pull at or above the threshold; hold: keep at market value; sell_back: at once'),
   watchlist: z.array(WatchEntry).default([]),
 });
+/** @public vocabulary of the strategy file format; nothing imports it yet */
 export type CardsSpec = z.output<typeof CardsSpec>;
 
 export const StrategyFile = z.strictObject({
