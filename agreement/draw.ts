@@ -63,7 +63,7 @@ export function drawStrategies(
  * The strategy of `raw` as the loader reads its YAML, or null when the schema refuses it (a
  * combination the drawer should not have made: drawn again).
  */
-export function fromRaw(id: string, raw: Record<string, unknown>, origin: string): DrawnStrategy | null {
+function fromRaw(id: string, raw: Record<string, unknown>, origin: string): DrawnStrategy | null {
   const yaml =
     `# ${id}: ${origin} (npm run agreement; docs/backtest.md, "Agreement harness")\n` +
     stringify(raw, { lineWidth: 0 });

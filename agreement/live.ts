@@ -154,7 +154,7 @@ async function holdingsCents(
 // behaviour, never the wall clock, sets the pace.
 
 /** A VirtualClock that counts its sleepers. */
-export class TrackingClock implements Clock {
+class TrackingClock implements Clock {
   pending = 0;
   constructor(readonly inner: VirtualClock) {}
   now(): number {
@@ -175,7 +175,7 @@ export class TrackingClock implements Clock {
  * is how many loops the bot runs; one that ended (a strategy whose opening stopped for good) is
  * noticed when the count stays below it (`quiet`), and `stopped` (a fatal error) ends the drive.
  */
-export async function driveUntil(
+async function driveUntil(
   clock: TrackingClock,
   until: number,
   sleepers: number,

@@ -21,7 +21,7 @@ const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
  * A check's gap in standard errors: `!` when it fails, `~` when beyond z* but within the 2% floor,
  * in parentheses when shown only (not a claim this world makes), `-` when there is nothing to judge.
  */
-export function zCell(c: Judged | undefined, zStar: number): string {
+function zCell(c: Judged | undefined, zStar: number): string {
   if (!c || (c.unjudged !== null && c.se === 0 && c.gap === 0)) return '-';
   const text = c.z === null ? (c.gap === 0 ? '0' : 'inf') : signed(c.z);
   if (c.unjudged !== null) return `(${text})`;

@@ -20,11 +20,11 @@ export const WORLD_NAMES = ['default', 'fast'] as const;
 export type WorldName = (typeof WORLD_NAMES)[number];
 
 /** Where every snapshot is taken (and so where every backtest and live run starts). */
-export const SNAPSHOT_AT = '2026-03-02T10:00:00Z';
+const SNAPSHOT_AT = '2026-03-02T10:00:00Z';
 /** The simulator's seed for the snapshots (the default world's cards are generated from it). */
 export const SNAPSHOT_SEED = 1;
 
-export const FAST_WORLD_PATH = join(packageRoot(), 'agreement', 'fast-world.yaml');
+const FAST_WORLD_PATH = join(packageRoot(), 'agreement', 'fast-world.yaml');
 
 export interface AgreementWorld {
   name: WorldName;
@@ -39,7 +39,7 @@ export interface AgreementWorld {
   dynamics: DynamicsInput;
 }
 
-export async function snapshotOf(world: World, source: string): Promise<SnapshotFile> {
+async function snapshotOf(world: World, source: string): Promise<SnapshotFile> {
   const clock = new VirtualClock(SNAPSHOT_AT);
   const market = new Market(world, { clock, seed: SNAPSHOT_SEED });
   return takeSnapshot(market.api('sk_sim_full'), { clock, source });

@@ -17,8 +17,8 @@ function findRoot(from: string): string {
   return dir;
 }
 
-export const ROOT = findRoot(import.meta.dirname);
-export const BIN = join(ROOT, 'bin/packbot.js');
+const ROOT = findRoot(import.meta.dirname);
+const BIN = join(ROOT, 'bin/packbot.js');
 export const isBuilt = (): boolean => existsSync(join(ROOT, 'dist/src/cli/main.js'));
 
 export interface Child {
@@ -32,7 +32,7 @@ export interface Child {
   tail(n?: number): string;
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): Child {
+function spawnCli(args: string[], env: Record<string, string> = {}): Child {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, PACKBOT_DEBUG: '' },

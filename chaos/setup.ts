@@ -15,12 +15,12 @@ export const ACCOUNT = 'acct_chaos';
 export const KEY = 'sk_sim_full';
 export const KEY_ENV = 'PACKBOT_CHAOS_KEY';
 export const PACK = 'lucky';
-export const PACK_PRICE_CENTS = 1000;
+const PACK_PRICE_CENTS = 1000;
 /** Packs per order: with caps that are not a multiple of an order, a lying price shows as overspend. */
-export const ORDER_QUANTITY = 3;
+const ORDER_QUANTITY = 3;
 /** The shop of a run with cards: every card at this fraction of its value (value 30-120 USD). */
-export const SHOP_MARKUP = 0.6;
-export const SHOP_CARDS = 3000;
+const SHOP_MARKUP = 0.6;
+const SHOP_CARDS = 3000;
 /** The world's `fresh_window_seconds` (the default): how long a pull sells back at 0.9. */
 export const FRESH_WINDOW_MS = 300_000;
 

@@ -9,7 +9,7 @@ import { packageRoot } from '../src/config/package-root.js';
 import { DEFAULT_WORLD_PATH, loadWorld } from '../src/config/world-file.js';
 import type { Rules } from '../src/market/world-schema.js';
 
-export const ALT_WORLD_NAMES = ['alt-fee10', 'alt-sorted', 'alt-slowpay'] as const;
+const ALT_WORLD_NAMES = ['alt-fee10', 'alt-sorted', 'alt-slowpay'] as const;
 
 /** The alternative worlds' files, in a fixed order. */
 export const ALT_WORLDS: readonly string[] = ALT_WORLD_NAMES.map((n) =>

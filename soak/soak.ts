@@ -109,7 +109,7 @@ export interface SoakResult {
 const MB = 1024 * 1024;
 
 /** Growth the verdict lets pass as flat: 0.5 MB a day is 180 MB a year of running. */
-export const HEAP_TREND_LIMIT_MB_PER_DAY = 0.5;
+const HEAP_TREND_LIMIT_MB_PER_DAY = 0.5;
 
 /** A leak on the bot's clock: `mbPerDay` of small arrays kept for good, a share every minute. */
 function plantLeak(clock: Clock, mbPerDay: number): { stop(): void } {

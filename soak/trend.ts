@@ -27,7 +27,7 @@ export interface Trend {
 export type TrendVerdict = 'flat' | 'growing' | 'inconclusive';
 
 /** One-sided 95 % normal quantile. */
-export const Z_95 = 1.645;
+const Z_95 = 1.645;
 
 /** Slope and its Newey–West standard error; null with fewer than 3 points or no spread in x. */
 export function trend(points: readonly (readonly [number, number])[], lag: number): Trend | null {
@@ -58,7 +58,7 @@ export function trend(points: readonly (readonly [number, number])[], lag: numbe
 }
 
 /** Samples a verdict needs after the warm-up: fewer is inconclusive whatever the interval. */
-export const MIN_SAMPLES = 24;
+const MIN_SAMPLES = 24;
 
 export function judge(t: Trend | null, limit: number): TrendVerdict {
   if (t === null || t.n < MIN_SAMPLES) return 'inconclusive';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SRC = join(import.meta.dirname, '..', 'src');
+const SRC = join(import.meta.dirname, '..', 'src');
 
 /** Every file of src/ ending in one of `extensions`, relative to src/ with forward slashes, sorted. */
 export function srcFiles(extensions: readonly string[] = ['.ts']): string[] {

@@ -67,7 +67,7 @@ export interface Timeouts {
   requestMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   connectMs: 10_000,
   headersMs: 30_000,
   bodyMs: 30_000,

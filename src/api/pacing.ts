@@ -31,12 +31,12 @@ export interface PacingOptions {
  * shop-card pages) is on the order of 100 reads, so a burst of 150 fits one sync and 600 reads an
  * hour sustains about four to six syncs an hour: "a few times an hour", never "every few seconds".
  */
-export const DEFAULT_PACING: Readonly<PacingOptions> = Object.freeze({
+const DEFAULT_PACING: Readonly<PacingOptions> = Object.freeze({
   concurrency: 4,
   readBudget: Object.freeze({ capacity: 150, refillPerHour: 600 }),
 });
 
-export const LANE_PRIORITY: Readonly<Record<OperationClass, number>> = Object.freeze({
+const LANE_PRIORITY: Readonly<Record<OperationClass, number>> = Object.freeze({
   sellback: 3,
   purchase: 2,
   listing: 1,

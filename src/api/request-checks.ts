@@ -10,9 +10,9 @@ import { ENDPOINTS, OPERATIONS, type Operation } from './operations.js';
 import { IdempotencyKey } from './schemas.js';
 
 /** The request schema of each operation (`undefined`: the operation takes no input). */
-export const REQUEST_SCHEMAS = Object.fromEntries(
-  Object.entries(OPERATIONS).map(([op, o]) => [op, o.request]),
-) as { readonly [O in Operation]: (typeof OPERATIONS)[O]['request'] };
+const REQUEST_SCHEMAS = Object.fromEntries(Object.entries(OPERATIONS).map(([op, o]) => [op, o.request])) as {
+  readonly [O in Operation]: (typeof OPERATIONS)[O]['request'];
+};
 
 export function issuesOf(error: z.ZodError, prefix = ''): SchemaIssue[] {
   return error.issues.map((i) => {

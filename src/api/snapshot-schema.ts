@@ -13,7 +13,7 @@ import { Account, PackList, PackPool, ShopCard, Timestamp } from './schemas.js';
 
 export const SNAPSHOT_FORMAT_V1 = 'packbot.snapshot/v1';
 export const SNAPSHOT_FORMAT = 'packbot.snapshot/v2';
-export const SNAPSHOT_FORMATS = [SNAPSHOT_FORMAT_V1, SNAPSHOT_FORMAT] as const;
+const SNAPSHOT_FORMATS = [SNAPSHOT_FORMAT_V1, SNAPSHOT_FORMAT] as const;
 
 /** One category's shop stock: every page of `GET /catalog/cards` merged, cards as returned. */
 export const ShopStock = z.looseObject({

@@ -24,7 +24,7 @@ function chain(e: unknown): unknown[] {
   return out;
 }
 
-export function classifyTransport(e: unknown): { failure: TransportFailure; detail: string } {
+function classifyTransport(e: unknown): { failure: TransportFailure; detail: string } {
   for (const x of chain(e)) {
     if (typeof x !== 'object' || x === null) continue;
     const code = (x as { code?: unknown }).code;

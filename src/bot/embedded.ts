@@ -30,7 +30,7 @@ export function embeddedStatePath(ledgerPath: string): string {
 }
 
 /** The name every ledger in a directory once shared; still read when it is the only state there. */
-export const LEGACY_STATE_NAME = 'embedded-sim.state';
+const LEGACY_STATE_NAME = 'embedded-sim.state';
 
 /**
  * Moves a state file saved under the old shared name to this ledger's name, when this ledger has

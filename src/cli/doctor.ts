@@ -280,7 +280,7 @@ async function serverChecks(config: BotConfig, locked: boolean, out: Check[]): P
   });
 }
 
-export function renderChecks(checks: readonly Check[]): string {
+function renderChecks(checks: readonly Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', problem: 'FAIL' };
   const lines = textTable(
     null,

@@ -36,7 +36,7 @@ import { UsageError } from '../core/errors.js';
 import { writeAtomic } from './backtest.js';
 import { loadDynamics } from './backtest-flags.js';
 
-export const SEARCH_FORMAT = 'packbot.optimize-search/v1';
+const SEARCH_FORMAT = 'packbot.optimize-search/v1';
 const CHUNK = 25;
 
 const Input = z.strictObject({ file: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });

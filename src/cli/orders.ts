@@ -47,7 +47,7 @@ function chargedOf(r: OrderView): string {
   return r.amount_is_bound ? `<= ${formatUsd(toCents(amount))}` : formatUsd(toCents(amount));
 }
 
-export function renderOrders(rows: readonly OrderView[], inDoubt: boolean): string {
+function renderOrders(rows: readonly OrderView[], inDoubt: boolean): string {
   if (rows.length === 0) return inDoubt ? 'No order in doubt.\n' : 'No orders.\n';
   const head = ['key', 'account', 'state', 'order', 'charged', 'first sent', 'tries', 'why'];
   const body = rows.map((r) => [

@@ -148,7 +148,7 @@ function assumedFeeOf(strategy: string, configPath: string): number | null {
 }
 
 /** The identity the books keep: cash P&L = balance change − adjustments, and what is left over. */
-export function renderBooks(books: readonly BooksJson[]): string {
+function renderBooks(books: readonly BooksJson[]): string {
   if (books.length === 0) return '';
   const usd = (n: number) => `${n < 0 ? '-' : ''}$${Math.abs(n).toFixed(2)}`;
   const lines = ['Books against the balance (since the first reading):'];

@@ -18,7 +18,7 @@ const CRASH_POINTS: readonly CrashPoint[] = ['after_intent', 'before_send', 'aft
  * that crash point of its N-th intent of that operation (`pack` or `card`), instants no kill from
  * outside can aim at (an intent recorded but not yet sent). Unset or malformed: no hook.
  */
-export function chaosCrashHook(spec: string | undefined): RunnerOptions['crashAt'] {
+function chaosCrashHook(spec: string | undefined): RunnerOptions['crashAt'] {
   const m = /^(\w+):(pack|card):(\d+)$/.exec(spec ?? '');
   if (!m || !(CRASH_POINTS as readonly string[]).includes(m[1]!)) return undefined;
   const [point, operation, nth] = [m[1] as CrashPoint, m[2], Number(m[3])];

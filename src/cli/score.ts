@@ -22,7 +22,7 @@ import { renderScoreTable } from './score-table.js';
 
 const USAGE = 'packbot score [--config F | --snapshot F] [--strategy F] [--category C] [--cards] [--json]';
 
-export const DEFAULT_STRATEGY = (): string => join(repoRoot(), 'strategies', 'balanced.yaml');
+const DEFAULT_STRATEGY = (): string => join(repoRoot(), 'strategies', 'balanced.yaml');
 
 interface Inputs {
   pools: PackPool[];
@@ -48,7 +48,7 @@ function fromSnapshot(file: string): Inputs {
 }
 
 /** Reads packs and pools for the given categories, sequentially (reads are monitored, not free). */
-export async function readPools(
+async function readPools(
   api: PartnerApi,
   categories: readonly Category[],
 ): Promise<Omit<Inputs, 'strategyPath' | 'shop'>> {
@@ -103,7 +103,7 @@ function parseCategory(value: string | undefined): Category | undefined {
   return value as Category;
 }
 
-export function scoreInputs(inputs: Inputs, strategy: Strategy, category: Category | undefined): ScoreRow[] {
+function scoreInputs(inputs: Inputs, strategy: Strategy, category: Category | undefined): ScoreRow[] {
   const pools = category ? inputs.pools.filter((p) => p.category === category) : inputs.pools;
   const ctx: ScoreContext = {
     maxQuantity: (c, p) => inputs.maxQuantity.get(`${c}/${p}`),

@@ -13,8 +13,8 @@ import { SimClock } from '../market/sim-clock.js';
 import { intFlag, parseFlags } from './args.js';
 import type { Command } from './command.js';
 
-export const DEFAULT_SIM_PORT = 8787;
-export const DEFAULT_SIM_SEED = 1;
+const DEFAULT_SIM_PORT = 8787;
+const DEFAULT_SIM_SEED = 1;
 
 export const command: Command = {
   summary: 'serve the simulated Partner API over HTTP',

@@ -45,7 +45,7 @@ export function ledgerStatus(config: BotConfig, ledger: Ledger, wallNow = Date.n
 
 const money = (v: number | null) => (v === null ? '-' : formatUsd(toCents(v)));
 
-export function renderStatus(s: StatusResponse, from: string): string {
+function renderStatus(s: StatusResponse, from: string): string {
   const rows = s.accounts.map((a) => [
     a.name,
     money(a.balance_usd),

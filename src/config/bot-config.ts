@@ -32,7 +32,7 @@ import { DEFAULT_WORLD_PATH, loadWorld } from './world-file.js';
 export const BOT_CONFIG_FORMAT = 'packbot.config/v1';
 /** The simulator's full-scope development key (config/sim.yaml); used only against `embedded`. */
 export const EMBEDDED_DEV_KEY = 'sk_sim_full';
-export const DEFAULT_KEY_ENV = 'PARTNER_API_KEY';
+const DEFAULT_KEY_ENV = 'PARTNER_API_KEY';
 
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const Seconds = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -271,7 +271,7 @@ export interface BotConfig {
   readonly secrets: () => string[];
 }
 
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   return isLoopbackHost(new URL(url).hostname);
 }
 

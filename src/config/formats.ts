@@ -35,7 +35,7 @@ export interface ValidatedFile {
 }
 
 /** Finds the file's format from its `format` field; an InputFileError naming the file otherwise. */
-export function recognise(src: ParsedSource): { format: string; def: FileFormat } {
+function recognise(src: ParsedSource): { format: string; def: FileFormat } {
   const known = Object.keys(FORMATS).join(', ');
   const fail = (message: string, path: PropertyKey[]): never => {
     const pos = src.locate(path);

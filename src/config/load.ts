@@ -21,13 +21,13 @@ import { deepFreeze } from '../core/freeze.js';
 import { jsonDepth, jsonErrorOffset, locateJson, positionOf } from './json-locate.js';
 
 /** The largest file read at all (a snapshot series' biggest file is a few tens of MB). */
-export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 /** The largest text given to the YAML parser (configs, strategies and worlds are kilobytes). */
 export const MAX_YAML_BYTES = 16 * 1024 * 1024;
 /** Aliases expanded when a YAML document becomes data: more is an alias bomb. */
-export const MAX_YAML_ALIASES = 100;
+const MAX_YAML_ALIASES = 100;
 /** Nesting of objects and arrays (packbot's files are under ten deep; the code that walks them recurses). */
-export const MAX_NESTING = 100;
+const MAX_NESTING = 100;
 
 /** The deepest nesting of parsed YAML data, walked without recursion, stopping past MAX_NESTING. */
 function dataDepth(data: unknown): number {
@@ -63,7 +63,7 @@ export class InputFileError extends UserInputError {
   }
 }
 
-export function formatIssue(i: InputIssue): string {
+function formatIssue(i: InputIssue): string {
   const where = i.line !== undefined ? `${i.file}:${i.line}:${i.column ?? 1}` : i.file;
   return `${where}: ${i.path ? `${i.path}: ` : ''}${i.message}`;
 }

@@ -27,7 +27,7 @@ export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-export const WebhookFile = z
+const WebhookFile = z
   .strictObject({
     name: z
       .string()

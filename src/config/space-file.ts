@@ -34,7 +34,7 @@ export type SpaceParam = z.output<typeof SpaceParam>;
 type AnyZod = z.ZodType & { _zod: { def: Record<string, unknown>; bag?: Record<string, unknown> } };
 
 /** The strategy field at a dotted path (`sell.list.markup`), or why there is none. */
-export function strategyField(path: string): { schema: z.ZodType } | { error: string } {
+function strategyField(path: string): { schema: z.ZodType } | { error: string } {
   const parts = path.split('.');
   let node = StrategyFile as unknown as AnyZod;
   let where = '';

@@ -9,13 +9,13 @@
  * a reverse proxy or a port mapping may put another one there.
  */
 
-export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1'];
 
 /** Listen addresses that mean "every interface": not a name anyone reaches the server by. */
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]']);
 
 /** A host name as compared: lower case, no brackets, no trailing dot. */
-export function normalHostName(name: string): string {
+function normalHostName(name: string): string {
   return name
     .trim()
     .toLowerCase()

@@ -120,7 +120,7 @@ export interface Inventory {
   gen: Rng;
 }
 
-export const poolKey = (category: string, packType: string): string => `${category}\u0000${packType}`;
+const poolKey = (category: string, packType: string): string => `${category}\u0000${packType}`;
 
 /** The pool of a pack that can be bought (undefined for unknown or unpurchasable packs). */
 export function purchasablePool(inv: Inventory, category: Category, packType: string): PoolState | undefined {
@@ -134,7 +134,7 @@ export function cardValue(inv: Inventory, c: CardRec): Cents {
 }
 
 /** Re-anchors a card leaving the pool/shop so it follows the drift from its current value. */
-export function anchor(inv: Inventory, c: CardRec): void {
+function anchor(inv: Inventory, c: CardRec): void {
   const v = cardValue(inv, c);
   c.anchorCents = v;
   c.anchorIndex = inv.index[c.category];
@@ -206,7 +206,7 @@ export function newCard(
  * How long the id of a released card is remembered. A client names a card it saw in the shop, a
  * listing or a pool within minutes; a day covers any retry. After that, such an id is unknown (404).
  */
-export const GONE_ID_MEMORY_MS = 86_400_000;
+const GONE_ID_MEMORY_MS = 86_400_000;
 
 /**
  * A card taken by a simulated other user that no account ever held leaves the inventory: nothing
@@ -232,7 +232,7 @@ export function forgetGoneIds(inv: Inventory, now: number): void {
   }
 }
 
-export function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: CardRec): void {
+function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: CardRec): void {
   c.loc = 'pool';
   c.owner = null;
   c.pool = pool.index;
@@ -244,7 +244,7 @@ export function putInBand(_inv: Inventory, pool: PoolState, band: BandState, c: 
   band.sumCents += c.anchorCents;
 }
 
-export function takeFromBand(inv: Inventory, band: BandState, c: CardRec): void {
+function takeFromBand(inv: Inventory, band: BandState, c: CardRec): void {
   const before = band.bag.count;
   band.bag.remove(c.slot);
   if (before > 0 && band.bag.count === 0) inv.pools[c.pool]!.emptyBands++;

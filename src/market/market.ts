@@ -56,7 +56,7 @@ export interface RawRequest {
 type Json = Record<string, unknown>;
 
 /** Operations that can change the state (an order, a sell-back, a listing). */
-export const MUTATING_OPS: ReadonlySet<Operation> = new Set(
+const MUTATING_OPS: ReadonlySet<Operation> = new Set(
   (Object.keys(OPERATIONS) as Operation[]).filter((op) => OPERATIONS[op].mutates),
 );
 

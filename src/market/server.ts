@@ -18,7 +18,7 @@ import { FaultConfig } from './faults.js';
 import type { Market } from './market.js';
 import { isAdvanceable, SimClock } from './sim-clock.js';
 
-export const ADMIN_PREFIX = '/sim/v1';
+const ADMIN_PREFIX = '/sim/v1';
 
 /** path → method → operation, from the operations table. */
 const ROUTES: Record<string, Partial<Record<string, Operation>>> = {};

@@ -152,7 +152,7 @@ export function buildState(world: World, seed: number, now: number): MarketState
 }
 
 /** Other users' marketplace listings, so a card purchase can hit `source: listing`. */
-export function seedOtherListings(state: MarketState, now: number): void {
+function seedOtherListings(state: MarketState, now: number): void {
   const d = state.world.dynamics;
   for (const category of CATEGORIES) {
     const shop = state.world.categories[category]?.shop;

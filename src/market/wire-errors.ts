@@ -15,7 +15,7 @@ import {
 import type { Rules } from './world-schema.js';
 
 /** `e`, whose wire body also carries `code`. */
-export function withWireCode<E extends PartnerApiError>(e: E, code: string): E {
+function withWireCode<E extends PartnerApiError>(e: E, code: string): E {
   const plain = e.toWire.bind(e);
   e.toWire = () => {
     const w = plain();

@@ -30,7 +30,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
  * The name of the token the request carries, or undefined. Constant time per token. The scheme is
  * case-insensitive (RFC 9110 §11.1): `bearer`, `BEARER` and `Bearer` are one.
  */
-export function tokenName(req: IncomingMessage, tokens: readonly NamedToken[]): string | undefined {
+function tokenName(req: IncomingMessage, tokens: readonly NamedToken[]): string | undefined {
   const m = /^Bearer +(.+?) *$/i.exec(req.headers.authorization ?? '');
   if (!m) return undefined;
   const given = digest(m[1]!);

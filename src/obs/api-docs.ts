@@ -11,15 +11,15 @@ import { answerType, type Route, routeName } from './route.js';
 import { needsText } from './router.js';
 import { ROUTES } from './routes.js';
 
-export const BEGIN = '<!-- routes: written from src/obs/routes.ts by `npm run schemas` -->';
-export const END = '<!-- /routes -->';
+const BEGIN = '<!-- routes: written from src/obs/routes.ts by `npm run schemas` -->';
+const END = '<!-- /routes -->';
 
 const code = (s: string) => `\`${s}\``;
 const keys = (schema: Route['query']) =>
   schema ? Object.keys((jsonSchemaOf(schema, 'input').properties as object | undefined) ?? {}) : [];
 
 /** The markdown table: one row per route, in the table's order. */
-export function routeTableMarkdown(routes: readonly Route[] = ROUTES): string {
+function routeTableMarkdown(routes: readonly Route[] = ROUTES): string {
   const names = schemaNames();
   const rows = routes.map((r) => {
     const takes = [
@@ -46,7 +46,7 @@ export function routeTableMarkdown(routes: readonly Route[] = ROUTES): string {
 const docsPath = () => join(repoRoot(), 'docs', 'api.md');
 
 /** docs/api.md with the table between the markers replaced by the current one. */
-export function apiDocsWithTable(text: string): string {
+function apiDocsWithTable(text: string): string {
   const begin = text.indexOf(BEGIN);
   const end = text.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`docs/api.md: no "${BEGIN}" … "${END}" block`);

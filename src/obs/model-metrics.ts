@@ -25,7 +25,7 @@ export interface ModelSeries {
   resolvedRealizedCents: number;
 }
 
-export const MODEL_ZSCORE_PARTS = ['total', ...MODEL_PARTS] as const;
+const MODEL_ZSCORE_PARTS = ['total', ...MODEL_PARTS] as const;
 
 /** A label value from a name a user chose: kept when it is a plain short name, else `other`. */
 const safe = (name: string) => (/^[A-Za-z0-9_.:-]{1,64}$/.test(name) ? name : 'other');

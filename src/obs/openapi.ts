@@ -24,7 +24,7 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
-export const componentName = (name: string): string =>
+const componentName = (name: string): string =>
   name
     .split('-')
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
@@ -38,7 +38,7 @@ export function schemaNames(): Map<z.ZodType, string> {
 }
 
 /** `getApiV1Status`, `postControlPause`, `getIndex` (`/`). */
-export function operationId(r: Pick<Route, 'method' | 'path'>): string {
+function operationId(r: Pick<Route, 'method' | 'path'>): string {
   const words = r.path.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
   return r.method.toLowerCase() + (words.length === 0 ? 'Index' : words.map(componentName).join(''));
 }

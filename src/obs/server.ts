@@ -64,7 +64,7 @@ export interface ObsServer {
   close(): Promise<void>;
 }
 
-export const READY_TIMEOUT_MS = 2000;
+const READY_TIMEOUT_MS = 2000;
 
 async function readiness(check: ObsServerOptions['ready']): Promise<ReadinessResult> {
   if (!check) return { ready: true };

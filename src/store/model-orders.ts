@@ -37,7 +37,7 @@ export interface ModelOrders {
 const parsedVersions = new Map<string, Strategy | null>();
 
 /** A stored strategy version, or null when this packbot cannot read it any more. */
-export function parseStoredStrategy(json: string): Strategy | null {
+function parseStoredStrategy(json: string): Strategy | null {
   try {
     const parsed = StrategyFile.safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : null;

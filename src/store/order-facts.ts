@@ -51,7 +51,7 @@ export type OnTheWire = (key: string) => boolean;
  * executor's own; a command reading the ledger beside a running bot counts a `sent` order in doubt
  * for the moment its request is out.
  */
-export const NOTHING_ON_THE_WIRE: OnTheWire = () => false;
+const NOTHING_ON_THE_WIRE: OnTheWire = () => false;
 
 /**
  * In doubt: sent at least once and no clear answer yet, excluding an order whose request is on the
@@ -133,14 +133,14 @@ export function describeOrder(i: Ordered): string {
 type Priced = Pick<Intent, 'operation' | 'body' | 'unitPriceCents'>;
 
 /** The buyer's fee of a card purchase (spec: 1 USD), in cents. */
-export const CARD_FEE_CENTS: Cents = toCents(CARD_FEE_USD);
+const CARD_FEE_CENTS: Cents = toCents(CARD_FEE_USD);
 
 /**
  * The order as the budget's worst case reads it (strategy/budget.ts `worstCaseCents`): the planned
  * price per pack — or a card order's `max_price` (the intent's unit price) — its quantity and the
  * attempts that left.
  */
-export function openOrderOf(i: Priced & Pick<Intent, 'attempts'>): OpenOrder {
+function openOrderOf(i: Priced & Pick<Intent, 'attempts'>): OpenOrder {
   return {
     operation: i.operation,
     unitPriceCents: i.unitPriceCents,

@@ -104,10 +104,10 @@ export function sellbackValueAt(pull: PullRow, at: number): Cents {
   return pull.origin === 'purchase' ? applyRate(pull.valueCents, LATE_RATE) : 0;
 }
 
-export const packKey = (o: OrderRow): string =>
+const packKey = (o: OrderRow): string =>
   o.operation === 'pack' ? `${o.category}/${o.packType ?? '?'}` : `card purchase/${o.category}`;
-export const riskKey = (o: OrderRow): string => o.riskLevel ?? 'n/a';
-export const dayKey = (o: OrderRow): string => iso(o.createdAt).slice(0, 10);
+const riskKey = (o: OrderRow): string => o.riskLevel ?? 'n/a';
+const dayKey = (o: OrderRow): string => iso(o.createdAt).slice(0, 10);
 
 export function computeReport(
   data: ReportData,

@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates `dir` (and missing parents) 0700; an existing directory is left as it is. */

@@ -37,7 +37,7 @@ const BALANCE_COLS = `id, account, balance_cents AS balanceCents, source, at`;
 export type Raw = Record<string, unknown>;
 
 /** The account's last balance reading when a flow is booked (books.ts: flows between readings). */
-export const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
+const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
 /** A payout's or a charge's row is after reading @id (taken at @at). */
 export const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
 export const toIntent = (r: Raw): Intent => ({

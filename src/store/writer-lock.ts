@@ -45,7 +45,7 @@ export interface WriterLock {
   release(): void;
 }
 
-export const lockPathOf = (ledgerPath: string): string => `${ledgerPath}.lock`;
+const lockPathOf = (ledgerPath: string): string => `${ledgerPath}.lock`;
 const infoPathOf = (ledgerPath: string): string => `${ledgerPath}.lock.info`;
 
 /** Who holds the ledger, as recorded by the holder (undefined when unknown or unreadable). */

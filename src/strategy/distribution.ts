@@ -18,7 +18,7 @@
 import type { PackPool } from '../api/schemas.js';
 import { fastCents as toCents } from './cents.js';
 
-export const KIND_CARD = 0;
+const KIND_CARD = 0;
 export const KIND_SEALED = 1;
 export const KIND_CHASE = 2;
 export type AtomKind = typeof KIND_CARD | typeof KIND_SEALED | typeof KIND_CHASE;

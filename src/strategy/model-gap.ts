@@ -104,7 +104,7 @@ export interface ModelReport extends ModelFigures {
 
 export type Marking = 'model' | 'sell_back';
 
-export const emptySums = (): GapSums => ({ packs: 0, pulls: 0, expected: 0, realized: 0, variance: 0 });
+const emptySums = (): GapSums => ({ packs: 0, pulls: 0, expected: 0, realized: 0, variance: 0 });
 
 export const emptyFigures = (): ModelFigures => ({
   orders: 0,
@@ -115,7 +115,7 @@ export const emptyFigures = (): ModelFigures => ({
   parts: { sell_back: emptySums(), listing: emptySums(), held: emptySums() },
 });
 
-export function addSums(into: GapSums, x: GapSums): void {
+function addSums(into: GapSums, x: GapSums): void {
   into.packs += x.packs;
   into.pulls += x.pulls;
   into.expected += x.expected;
@@ -137,7 +137,7 @@ export function addFigures(into: ModelFigures, x: ModelFigures): void {
  * The variance is the model's at the listing's age (`ListingCurve.markAt`), whatever became of
  * this listing: the variance of the mark process, not of this listing's path.
  */
-export function listedPull(
+function listedPull(
   pull: Pick<ModelPull, 'valueCents' | 'state' | 'cents' | 'listedAt' | 'sellBackCents' | 'offModel'>,
   curve: ListingCurve,
   now: number,
@@ -354,7 +354,7 @@ export function figuresJson(f: ModelFigures): FiguresJson {
 }
 
 /** Evenly thinned to at most `limit` entries, the last always kept. */
-export function thinned<T>(xs: readonly T[], limit: number): T[] {
+function thinned<T>(xs: readonly T[], limit: number): T[] {
   if (xs.length <= limit) return [...xs];
   const out: T[] = [];
   const step = (xs.length - 1) / (limit - 1);

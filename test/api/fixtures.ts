@@ -151,7 +151,7 @@ export const shopPage = (page: number, perPage: number, total: number, ids: stri
   cards: ids.map(shopCard),
 });
 
-export const vaultEntry = (id: string) => ({
+const vaultEntry = (id: string) => ({
   card_id: id,
   pull_id: `p-${id}`,
   pulled_at: T0,

@@ -8,7 +8,7 @@ import type { PathResult } from '../../src/backtest/path/path-io.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
 import { account, snapshot, strategy } from './helpers.js';
 
-export const pools = [chaseOnTop, { ...singleBand, price: 2.6 }];
+const pools = [chaseOnTop, { ...singleBand, price: 2.6 }];
 const losing = [{ ...singleBand, price: 4 }];
 
 export interface BindingCase {

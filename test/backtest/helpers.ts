@@ -2,7 +2,7 @@ import type { Account, PackPool } from '../../src/api/schemas.js';
 import { SNAPSHOT_FORMAT, type SnapshotFile } from '../../src/api/snapshot-schema.js';
 import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
 
-export const TAKEN_AT = '2026-03-02T10:30:00.000Z';
+const TAKEN_AT = '2026-03-02T10:30:00.000Z';
 
 export function account(over: Partial<Account['limits']> = {}, balance = 100_000): Account {
   return {

@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** The absolute path of `name` on PATH, or undefined. */
-export function findProgram(name: string): string | undefined {
+function findProgram(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const path = join(dir, name);
@@ -23,7 +23,7 @@ export function findProgram(name: string): string | undefined {
 }
 
 /** A CI run (`CI=true`, as CI services set it): `.ci/run` has installed every program below. */
-export const inCi = (): boolean => /^(true|1)$/i.test(process.env.CI ?? '');
+const inCi = (): boolean => /^(true|1)$/i.test(process.env.CI ?? '');
 
 /**
  * A program a test needs is missing: outside CI the test is skipped and a console line says which

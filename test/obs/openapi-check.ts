@@ -39,7 +39,7 @@ function zodFor(r: Route, status: number): z.ZodType {
 }
 
 /** The `data:` of each event in a server-sent events text. */
-export const eventData = (text: string): unknown[] =>
+const eventData = (text: string): unknown[] =>
   text
     .split('\n\n')
     .map((block) => block.split('\n').filter((l) => l.startsWith('data: ')))

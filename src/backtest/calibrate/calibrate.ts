@@ -158,7 +158,7 @@ function sdOf(moves: readonly IndexMove[]): number {
  * start, the fitted refill and trickle against the cards taken at the fitted rate per band), and
  * the spread of each category's value moves.
  */
-export function heldOut(input: CalibrationInput): HeldOut | null {
+function heldOut(input: CalibrationInput): HeldOut | null {
   const { series } = input;
   const cut = Math.floor((series.length * 2) / 3);
   if (cut < 2 || series.length - cut < 1) return null;

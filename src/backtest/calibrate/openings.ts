@@ -31,8 +31,7 @@ export interface OpeningsInput {
   internalFraction: number;
 }
 
-export const packKey = (r: Pick<PurchaseReportRow, 'source' | 'pack_type'>): string =>
-  `${r.source}/${r.pack_type}`;
+const packKey = (r: Pick<PurchaseReportRow, 'source' | 'pack_type'>): string => `${r.source}/${r.pack_type}`;
 
 export function estimateOpenings(o: OpeningsInput): OpeningsEstimate {
   const hours = Math.max(0, (o.untilMs - o.sinceMs) / 3_600_000);

@@ -17,7 +17,7 @@ const HOUR_MS = 3_600_000;
 export type PackBands = Map<string, Set<string>>;
 
 /** Every pack's bands per snapshot: `category/pack_type` → bands. */
-export function bandsOf(s: SnapshotFile): Map<string, PackBands> {
+function bandsOf(s: SnapshotFile): Map<string, PackBands> {
   const out = new Map<string, PackBands>();
   for (const p of s.pools) {
     const key = `${p.category}/${p.pack_type}`;

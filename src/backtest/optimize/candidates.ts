@@ -20,7 +20,7 @@ export interface Candidate {
   skipped?: string;
 }
 
-export function getAt(obj: unknown, path: string): unknown {
+function getAt(obj: unknown, path: string): unknown {
   let cur = obj;
   for (const k of path.split('.')) cur = (cur as Record<string, unknown>)[k];
   return cur;
@@ -34,7 +34,7 @@ function setAt(obj: Record<string, unknown>, path: string, value: unknown): void
 }
 
 /** The value of a parameter at u ∈ [0, 1). */
-export function valueAt(p: ResolvedParam, u: number): unknown {
+function valueAt(p: ResolvedParam, u: number): unknown {
   const spec = p.spec;
   if ('choice' in spec)
     return spec.choice[Math.min(spec.choice.length - 1, Math.floor(u * spec.choice.length))];
@@ -44,7 +44,7 @@ export function valueAt(p: ResolvedParam, u: number): unknown {
 }
 
 /** The base strategy with `params` applied, or why the strategy schema or the snapshot refuse it. */
-export function applyParams(
+function applyParams(
   base: Strategy,
   params: Record<string, unknown>,
   snapshot: SnapshotFile,

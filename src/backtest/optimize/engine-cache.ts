@@ -32,7 +32,7 @@ export interface PathJobResult {
 }
 
 /** Engines a thread keeps by default: enough for every candidate of a 100-candidate first rung. */
-export const ENGINE_CAPACITY = 64;
+const ENGINE_CAPACITY = 64;
 
 export class EngineCache {
   /** Insertion order is recency: a used engine is moved to the end. */

@@ -98,7 +98,7 @@ function paramCharts(r: OptimizeResult, evaluated: Trial[]): string {
 }
 
 /** Candidates no other beats on both median P&L (higher) and P(loss) (lower), by P(loss). */
-export function paretoFront(trials: Trial[]): Trial[] {
+function paretoFront(trials: Trial[]): Trial[] {
   const ok = trials.filter((t) => t.figures);
   return ok
     .filter(

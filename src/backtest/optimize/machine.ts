@@ -66,14 +66,14 @@ export function schedule(
 }
 
 /** Feasible candidates by objective (higher first), ties by id. */
-export function rank(ids: readonly number[], figs: ReadonlyMap<number, Figures>): number[] {
+function rank(ids: readonly number[], figs: ReadonlyMap<number, Figures>): number[] {
   return ids
     .filter((id) => figs.get(id)!.feasible)
     .sort((a, b) => figs.get(b)!.objective - figs.get(a)!.objective || a - b);
 }
 
 /** Per-path results, unset paths NaN in `net` (so a batch can be checked complete). */
-export function newMetrics(n: number, startCents: number): PathMetrics {
+function newMetrics(n: number, startCents: number): PathMetrics {
   return {
     net: new Float64Array(n).fill(Number.NaN),
     drawdown: new Float64Array(n),

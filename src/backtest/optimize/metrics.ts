@@ -34,7 +34,7 @@ export interface Figures {
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** log(end equity / start) of each path (end equity floored at one cent). */
-export function logGrowth(m: PathMetrics, n: number): Float64Array {
+function logGrowth(m: PathMetrics, n: number): Float64Array {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = Math.log(Math.max(1, m.startCents + m.net[i]!) / m.startCents);
   return out;

@@ -23,7 +23,7 @@ const sizes = (r: OptimizeResult, sep: string) =>
   r.rungs.map((g) => `${g.candidates.length}x${g.paths}`).join(sep);
 
 /** How the search ran: the race's looks and its error rate, or halving's rungs. */
-export function searchLine(r: OptimizeResult): string {
+function searchLine(r: OptimizeResult): string {
   if (!r.race) return `successive halving over ${r.rungs.length} rungs (${sizes(r, ', ')})`;
   return `race over ${r.rungs.length} looks (${sizes(r, ', ')}); the best candidate dropped with probability at most ${r.race.alpha} (each test at ${r.race.test_level.toPrecision(3)})`;
 }

@@ -46,7 +46,7 @@ export interface SearchSetup {
   init: MachineInit;
 }
 
-export function searchSettings(input: SearchInput): SearchSettings {
+function searchSettings(input: SearchInput): SearchSettings {
   return {
     method: input.method ?? 'race',
     trials: input.trials,

@@ -17,8 +17,8 @@ import type { Shard } from '../run/run.js';
 import type { PathJob } from './engine-cache.js';
 import type { MachineState, SearchBatch, SearchMachine } from './machine.js';
 
-export const RUNG_FORMAT = 'packbot.optimize-rung/v1';
-export const PART_FORMAT = 'packbot.optimize-part/v1';
+const RUNG_FORMAT = 'packbot.optimize-rung/v1';
+const PART_FORMAT = 'packbot.optimize-part/v1';
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 const Count = z.number().int().nonnegative();
@@ -106,7 +106,7 @@ export function rungFile(rung: number, searchSha: string, m: SearchMachine, elap
 }
 
 /** The batch's (candidate, path) pairs: candidates in the batch's order, then paths. */
-export function pairCount(b: SearchBatch): number {
+function pairCount(b: SearchBatch): number {
   return b.cands.length * (b.to - b.from);
 }
 
@@ -120,7 +120,7 @@ export function shardSlice(b: SearchBatch, shard: Shard): { from: number; to: nu
 }
 
 /** The pair with index p of the batch. */
-export function pairAt(b: SearchBatch, p: number): { cand: number; path: number } {
+function pairAt(b: SearchBatch, p: number): { cand: number; path: number } {
   const width = b.to - b.from;
   return { cand: b.cands[Math.floor(p / width)]!, path: b.from + (p % width) };
 }

@@ -213,7 +213,7 @@ export class StaticMarket implements PathMarket {
  * within `maxDaysMs` (then it is delisted and sold back at `maxDaysMs`): a constant hazard with
  * P(sold within max_days) = `fill`, the time drawn given that it sells (`logMiss`: log(1 − fill)).
  */
-export function listingSoldAfter(fill: number, logMiss: number, maxDaysMs: number, u: number): number {
+function listingSoldAfter(fill: number, logMiss: number, maxDaysMs: number, u: number): number {
   if (!(u < fill)) return -1;
   const at = fill >= 1 ? u * maxDaysMs : (maxDaysMs * Math.log(1 - u)) / logMiss;
   return Math.min(maxDaysMs, Math.max(0, at));

@@ -33,7 +33,7 @@ export interface PathSet {
   count: number;
 }
 
-export function shardPaths(total: number, shard?: Shard): PathSet {
+function shardPaths(total: number, shard?: Shard): PathSet {
   if (!shard || shard.count === 1) return { start: 0, step: 1, count: total };
   const start = shard.index - 1;
   return { start, step: shard.count, count: Math.max(0, Math.ceil((total - start) / shard.count)) };
@@ -57,7 +57,7 @@ export interface BacktestOptions extends EngineSpec {
 }
 
 /** The compiled worker script (workers cannot run TypeScript sources). */
-export function workerScript(): string {
+function workerScript(): string {
   const path = join(packageRoot(), 'dist', 'src', 'backtest', 'run', 'worker.js');
   if (!existsSync(path)) throw new Error(`backtest worker not built: ${path} is missing (run npm run build)`);
   return path;

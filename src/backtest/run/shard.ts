@@ -14,7 +14,7 @@ import { MODEL_FIELDS, MODEL_POOL_FIELDS } from '../path/path-model.js';
 import { type BacktestReport, buildReport, type Collected } from '../report/backtest-report.js';
 import type { BacktestOptions, BacktestRun, Shard } from './run.js';
 
-export function sha256(value: unknown): string {
+function sha256(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
 

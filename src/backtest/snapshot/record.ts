@@ -59,7 +59,7 @@ interface Existing {
 }
 
 /** The complete snapshots already in `dir` (temporary leftovers of a crash are removed). */
-export function existingSeries(dir: string): Existing {
+function existingSeries(dir: string): Existing {
   const names = readdirSync(dir);
   for (const n of names) if (TEMP.test(n)) rmSync(join(dir, n), { force: true });
   const files = names.filter((n) => NAME.test(n)).sort();

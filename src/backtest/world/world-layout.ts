@@ -34,7 +34,7 @@ export interface PackTemplate {
 }
 
 /** The pool a risk level's scorer stands for: its recorded body with the pack's merged bands. */
-export function scorerTemplate(t: PackTemplate, x: PackTemplate['pools'][number]): PackPool {
+function scorerTemplate(t: PackTemplate, x: PackTemplate['pools'][number]): PackPool {
   return {
     ...x.body,
     bands: t.bands.map((b) => ({ ...b.band, odds: b.odds.get(x.risk) ?? 0 })),

@@ -11,7 +11,7 @@ import { describeOrder } from '../../store/order-facts.js';
 import type { ReportTotals } from '../../store/pnl.js';
 import type { Intent, PullRow } from '../../store/types.js';
 
-export function orderConfirmed(account: string, c: ConfirmedOrder, at: number): NotifyEvent {
+function orderConfirmed(account: string, c: ConfirmedOrder, at: number): NotifyEvent {
   const { order, pulls } = c;
   const value = pulls.reduce((n, p) => n + p.valueCents, 0);
   const settled = order.checkoutId.startsWith('settled:');
@@ -52,7 +52,7 @@ export function announceBooked(notifier: Notifier, account: string, c: Confirmed
 }
 
 /** Pulls of a newly booked order worth at least `multiple` × the price of one pack. */
-export function bigPulls(account: string, c: ConfirmedOrder, multiple: number, at: number): NotifyEvent[] {
+function bigPulls(account: string, c: ConfirmedOrder, multiple: number, at: number): NotifyEvent[] {
   const { order, pulls } = c;
   if (!Number.isFinite(multiple) || order.quantity <= 0 || order.totalChargedCents <= 0) return [];
   const price = order.totalChargedCents / order.quantity;

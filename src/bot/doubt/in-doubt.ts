@@ -47,7 +47,7 @@ const ON_THE_WIRE_RECHECK_MS = 200;
 /** Orders a process reads the report for, at most, to learn the account's user id. */
 const MAX_LEARN_TRIES = 20;
 /** The longest gap between two reads of a parked order's evidence. */
-export const MAX_RECHECK_MS = 10 * 60_000;
+const MAX_RECHECK_MS = 10 * 60_000;
 
 export type Resolution =
   | { status: 'confirmed'; confirmed: ConfirmedOrder; replay: boolean }
@@ -366,7 +366,7 @@ export function pullOf(v: VaultEntry): NewPull {
  * A bought card found in the vault as a ledger holding: its price is bounded by the order's
  * `max_price`; its sell-back offer and lock are the vault's own.
  */
-export function boughtCardOf(v: VaultEntry, maxPriceCents: number, now: number): NewPull {
+function boughtCardOf(v: VaultEntry, maxPriceCents: number, now: number): NewPull {
   const bb = v.buyback;
   const lockEnd = bb?.locked_value_until ? Date.parse(bb.locked_value_until) : null;
   const pull = boughtCardPull({

@@ -60,7 +60,7 @@ export function listingInput(
 }
 
 /** What a holding's sell-back offer is locked to until its value lock ends. */
-export function lockBasisCents(pull: Pick<PullRow, 'valueCents' | 'origin' | 'pricePaidCents'>): Cents {
+function lockBasisCents(pull: Pick<PullRow, 'valueCents' | 'origin' | 'pricePaidCents'>): Cents {
   return pull.origin === 'purchase' && pull.pricePaidCents !== null
     ? Math.min(pull.pricePaidCents, pull.valueCents)
     : pull.valueCents;

@@ -26,7 +26,7 @@ export interface SpendTotals {
 }
 
 /** The worst case of orders not settled yet (store/order-facts.ts `worstCaseOf`), summed. */
-export function inDoubtCentsOf(intents: readonly Intent[]): number {
+function inDoubtCentsOf(intents: readonly Intent[]): number {
   let sum = 0;
   for (const i of intents) sum += worstCaseOf(i);
   return sum;

@@ -96,7 +96,7 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
 }
 
 /** The card buying part of the status (null when the strategy buys no cards). */
-export function cardStatus(
+function cardStatus(
   ledger: Ledger,
   account: string,
   strategy: Strategy,
@@ -122,7 +122,7 @@ export function cardStatus(
  * What an order in doubt pause says: how many, and why the first parked one is not settled yet
  * (`doubts` in doubt, parked first: order-facts.ts `inDoubtFirst`).
  */
-export function doubtDetail(doubts: readonly Intent[]): string {
+function doubtDetail(doubts: readonly Intent[]): string {
   const parked = doubts.find((d) => d.parkedAt !== null);
   const why = parked ? `; ${parked.key} parked: ${parked.errorMessage ?? 'evidence cannot settle it'}` : '';
   return `${doubts.length} order(s) in doubt are settled first${why}`;

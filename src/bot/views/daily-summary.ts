@@ -21,7 +21,7 @@ export interface DailySummaryOptions {
 }
 
 /** Sends the summary of the UTC day starting at `dayStart` for every account. */
-export function sendDailySummary(o: Omit<DailySummaryOptions, 'signal'>, dayStart: number): void {
+function sendDailySummary(o: Omit<DailySummaryOptions, 'signal'>, dayStart: number): void {
   const until = dayStart + DAY_MS - 1;
   const data = o.ledger.reportData(dayStart, until);
   const at = o.clock.now();

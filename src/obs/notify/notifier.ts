@@ -20,7 +20,7 @@ export interface NotifierDeps {
 }
 
 /** Shutdown: how long queued events may still take to go out (wall time). */
-export const CLOSE_GRACE_MS = 5000;
+const CLOSE_GRACE_MS = 5000;
 
 export class WebhookNotifier implements Notifier {
   readonly queues: WebhookQueue[];

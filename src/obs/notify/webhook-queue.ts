@@ -20,10 +20,10 @@ import type { Metrics } from '../metrics.js';
 import type { NotifyEvent } from './event.js';
 import { formatBody } from './format.js';
 
-export const MAX_REMEMBERED = 10_000;
-export const BACKOFF_BASE_MS = 1000;
-export const BACKOFF_CAP_MS = 60_000;
-export const RETRY_AFTER_CAP_MS = 300_000;
+const MAX_REMEMBERED = 10_000;
+const BACKOFF_BASE_MS = 1000;
+const BACKOFF_CAP_MS = 60_000;
+const RETRY_AFTER_CAP_MS = 300_000;
 
 export interface WebhookQueueOptions {
   webhook: Pick<WebhookConfig, 'name' | 'format' | 'chatId' | 'url'>;
@@ -50,7 +50,7 @@ export function backoffMs(n: number, retryAfterMs?: number): number {
 }
 
 /** Whether a status (or no answer) is worth another attempt. */
-export function retryable(status: number | 'timeout' | 'transport'): boolean {
+function retryable(status: number | 'timeout' | 'transport'): boolean {
   return typeof status !== 'number' || status === 429 || status >= 500;
 }
 
