@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { startSimProcess, writeBotConfig } from '../soak/sim-process.js';
+import { SCOPES } from '../src/api/schemas.js';
 import { AccountBot } from '../src/bot/account/account-bot.js';
 import { Runner } from '../src/bot/runner.js';
 import { loadBotConfig } from '../src/config/bot-config.js';
@@ -103,10 +104,16 @@ const pct = (xs: number[], p: number) => {
 };
 
 /** Where the bench's processes keep their files; removed at the end of each measurement. */
-function benchFiles(speedRules: Record<string, number>, strategyEdits: (s: string) => string) {
+function benchFiles(speedRules: Record<string, number>, strategyEdits: (s: string) => string, accounts = 1) {
   const dir = mkdtempSync(join(tmpdir(), 'packbot-bench-'));
   const root = repoRoot();
   const world = join(dir, 'world.json');
+  // The extra accounts (after the default `main`): their ids, key variables and keys.
+  const extra = Array.from({ length: accounts - 1 }, (_, i) => ({
+    id: `acct_${i + 2}`,
+    env: `BENCH_KEY_${i + 2}`,
+    key: `sk_bench_${i + 2}`,
+  }));
   // The default world with a balance that never runs out and the day's pack limit lifted.
   writeFileSync(
     world,
@@ -115,8 +122,17 @@ function benchFiles(speedRules: Record<string, number>, strategyEdits: (s: strin
       extends: join(root, 'config/sim.yaml'),
       accounts: [
         { id: 'acct_dev', username: 'dev', balance: 10_000_000 },
+        ...extra.map((a) => ({ id: a.id, username: a.id, balance: 10_000_000 })),
         { id: 'acct_house', username: 'house', balance: 0, internal: true },
       ],
+      ...(extra.length > 0
+        ? {
+            keys: [
+              { name: 'sim-full', key: 'sk_sim_full', scopes: [...SCOPES], account: 'acct_dev' },
+              ...extra.map((a) => ({ name: a.id, key: a.key, scopes: [...SCOPES], account: a.id })),
+            ],
+          }
+        : {}),
       rules: { max_packs_per_day: 1_000_000, ...speedRules },
     }),
   );
@@ -130,12 +146,24 @@ function benchFiles(speedRules: Record<string, number>, strategyEdits: (s: strin
         .replace(/stop_loss_usd: \d+/, 'stop_loss_usd: 100000000'),
     ),
   );
-  const config = (url: string, metricsPort: number) =>
-    writeBotConfig(dir, { url, keyEnv: 'BENCH_SIM_KEY', strategy, metricsPort });
+  const config = (url: string, metricsPort: number) => {
+    const path = writeBotConfig(dir, { url, keyEnv: 'BENCH_SIM_KEY', strategy, metricsPort });
+    const more = extra
+      .map((a) => `  - name: ${a.id}\n    key_env: ${a.env}\n    strategy: ${strategy}\n`)
+      .join('');
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8').replace(`    strategy: ${strategy}\n`, `    strategy: ${strategy}\n${more}`),
+    );
+    return path;
+  };
+  const env: Record<string, string> = { BENCH_SIM_KEY: 'sk_sim_full' };
+  for (const a of extra) env[a.env] = a.key;
   return {
     dir,
     world,
     config,
+    env,
     pauseFile: join(dir, 'pause'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -153,14 +181,20 @@ const DAY_SPEED = 1440;
  * `packbot run`'s Runner in this process on the simulator's clock (as the soak runs it). The
  * bodies are read after the run, so the measuring adds no parsing to the path it measures.
  */
-export async function latency(): Promise<BenchResult[]> {
-  // Opens at every slot it may (10 packs a time, any pack above 0.8 of its price): ~1,440 orders.
-  const files = benchFiles({}, (s) =>
-    s.replace(/min_ev_ratio: [\d.]+/, 'min_ev_ratio: 0.8').replace(/sizing: kelly/, 'sizing: fixed'),
+export async function latency(accounts = 1): Promise<BenchResult[]> {
+  // Opens at every slot it may (10 packs a time, any pack above 0.8 of its price): ~1,440 orders,
+  // over one simulated day for one account; N accounts run 1/N of a day at 1/N of the speed (the
+  // same orders a wall second, the same wall minute).
+  const files = benchFiles(
+    {},
+    (s) => s.replace(/min_ev_ratio: [\d.]+/, 'min_ev_ratio: 0.8').replace(/sizing: kelly/, 'sizing: fixed'),
+    accounts,
   );
+  const speed = DAY_SPEED / accounts;
+  const span = DAY_MS / accounts;
   const commit = fsyncedCommits(files.dir, 300);
   const root = repoRoot();
-  const sim = await startSimProcess({ root, world: files.world, seed: 1, speed: DAY_SPEED });
+  const sim = await startSimProcess({ root, world: files.world, seed: 1, speed });
   const purchases: { t: number; chunks: Buffer[] }[] = [];
   const sells: { t: number; chunks: Buffer[] }[] = [];
   const open = new WeakMap<object, { t: number; chunks: Buffer[] }>();
@@ -209,11 +243,10 @@ export async function latency(): Promise<BenchResult[]> {
   for (const [name, fn] of subs) diagnostics.subscribe(name, fn);
   let runner: Runner | undefined;
   try {
-    const config = loadBotConfig(files.config(sim.url, 0), { BENCH_SIM_KEY: 'sk_sim_full' });
+    const config = loadBotConfig(files.config(sim.url, 0), files.env);
     runner = await Runner.start(config, { clock: sim.clock, logDestination: discard() });
-    const end = runner.clock.now() + DAY_MS;
-    while (runner.clock.now() < end)
-      await wallSleep(Math.min(1000, (end - runner.clock.now()) / DAY_SPEED + 1));
+    const end = runner.clock.now() + span;
+    while (runner.clock.now() < end) await wallSleep(Math.min(1000, (end - runner.clock.now()) / speed + 1));
   } finally {
     await runner?.stop('bench done');
     for (const [name, fn] of subs) diagnostics.unsubscribe(name, fn);
@@ -241,11 +274,11 @@ export async function latency(): Promise<BenchResult[]> {
   const p99 = pct(samples, 99);
   return [
     {
-      name: 'runner: pull → sell-back sent p50',
+      name: `runner: pull → sell-back sent p50, ${accounts} account${accounts > 1 ? 's' : ''}`,
       value: `${p50.toFixed(2)} ms (${samples.length} pulls, ${purchases.length} orders)`,
     },
     {
-      name: 'runner: pull → sell-back sent p99 (1 sim day, sim in another process)',
+      name: `runner: pull → sell-back sent p99, ${accounts} account${accounts > 1 ? 's' : ''} (sim in another process)`,
       value: `${p99.toFixed(2)} ms`,
       ratio: p99 / 10,
       goal: 'p99 < 10 ms (ratio < 1)',
@@ -479,7 +512,7 @@ export async function footprint(): Promise<BenchResult[]> {
 const bench: Benchmark = {
   name: 'runner',
   async run() {
-    return [...(await latency()), ...(await slots()), ...(await footprint())];
+    return [...(await latency(1)), ...(await latency(30)), ...(await slots()), ...(await footprint())];
   },
 };
 export default bench;
