@@ -7,7 +7,11 @@
 import { expect, it } from 'vitest';
 import { readSrc, srcFiles } from '../src-files.js';
 
-const allowed = new Set(['core/compare-text.ts', 'backtest/report/report-html.ts', 'obs/dashboard/dashboard.js']);
+const allowed = new Set([
+  'core/compare-text.ts',
+  'backtest/report/report-html.ts',
+  'obs/dashboard/dashboard.js',
+]);
 const icu = /\.toLocale\w*String\(|\.localeCompare\(|\bIntl\./;
 
 it('no source file outside the allowed ones calls ICU', () => {
