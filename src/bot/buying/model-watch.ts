@@ -65,7 +65,7 @@ export function orderModel(
  * How often the reconcile loop recomputes, in clock time: the alert waits 15 minutes, the listing
  * marks move on the hour, and at 5000x (a soak) this is 180 ms of wall time.
  */
-export const MODEL_REFRESH_MS = 15 * MINUTE_MS;
+const MODEL_REFRESH_MS = 15 * MINUTE_MS;
 
 /** The comparison rows of one account's current strategy, as the metrics need them. */
 export interface ModelSnapshot {
