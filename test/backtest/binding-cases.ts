@@ -6,7 +6,8 @@
  */
 import type { PathResult } from '../../src/backtest/path/path-io.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
-import { account, snapshot, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { account, snapshot } from './helpers.js';
 
 const pools = [chaseOnTop, { ...singleBand, price: 2.6 }];
 const losing = [{ ...singleBand, price: 4 }];
@@ -19,42 +20,54 @@ export interface BindingCase {
 }
 
 export const bindingCases: BindingCase[] = [
-  { name: 'fixed, generous budget', strategy: strategy() },
-  { name: 'listing pulls', strategy: strategy({ sell: { threshold_usd: 20 } }) },
+  { name: 'fixed, generous budget', strategy: strategy({}, { base: 'backtest' }) },
+  { name: 'listing pulls', strategy: strategy({ sell: { threshold_usd: 20 } }, { base: 'backtest' }) },
   {
     name: 'daily cap binds the quantity',
-    strategy: strategy({ budget: { max_daily_spend_usd: 100 }, sell: { threshold_usd: 20 } }),
+    strategy: strategy(
+      { budget: { max_daily_spend_usd: 100 }, sell: { threshold_usd: 20 } },
+      { base: 'backtest' },
+    ),
   },
-  { name: 'total cap', strategy: strategy({ budget: { max_total_spend_usd: 700 } }) },
+  { name: 'total cap', strategy: strategy({ budget: { max_total_spend_usd: 700 } }, { base: 'backtest' }) },
   {
     name: 'balance reserve and ruin',
-    strategy: strategy({ budget: { min_balance_usd: 400 }, sell: { threshold_usd: 30 } }),
+    strategy: strategy(
+      { budget: { min_balance_usd: 400 }, sell: { threshold_usd: 30 } },
+      { base: 'backtest' },
+    ),
     balance: 700,
   },
   {
     name: 'a losing pack: reserve and ruin',
-    strategy: strategy({ budget: { min_balance_usd: 100 } }),
+    strategy: strategy({ budget: { min_balance_usd: 100 } }, { base: 'backtest' }),
     balance: 300,
     pools: losing,
   },
   {
     name: 'a losing pack: stop-loss',
-    strategy: strategy({ budget: { stop_loss_usd: 40 } }),
+    strategy: strategy({ budget: { stop_loss_usd: 40 } }, { base: 'backtest' }),
     balance: 1000,
     pools: losing,
   },
   {
     name: 'stop-loss',
-    strategy: strategy({ budget: { stop_loss_usd: 150 }, sell: { threshold_usd: 25 } }),
+    strategy: strategy({ budget: { stop_loss_usd: 150 }, sell: { threshold_usd: 25 } }, { base: 'backtest' }),
     balance: 2000,
   },
   {
     name: 'cool-down and small quantity',
-    strategy: strategy({ open: { cooldown_seconds: 150, max_quantity: 3 }, sell: { threshold_usd: 20 } }),
+    strategy: strategy(
+      { open: { cooldown_seconds: 150, max_quantity: 3 }, sell: { threshold_usd: 20 } },
+      { base: 'backtest' },
+    ),
   },
   {
     name: 'Kelly sizing',
-    strategy: strategy({ open: { sizing: 'kelly', kelly_fraction: 1 }, sell: { threshold_usd: 20 } }),
+    strategy: strategy(
+      { open: { sizing: 'kelly', kelly_fraction: 1 }, sell: { threshold_usd: 20 } },
+      { base: 'backtest' },
+    ),
     balance: 3000,
   },
 ];

@@ -21,7 +21,8 @@ import { roundHalfAway, toCents } from '../../src/core/money.js';
 import { scoreShop, scoreShopCard } from '../../src/strategy/card-score.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { singleBand } from '../fixtures/pools.js';
-import { snapshot, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { snapshot } from './helpers.js';
 
 /** `n` shop cards of a category, worth base, base + step, … and priced at `ratio` × value. */
 function shopCards(category: string, n: number, ratio: number, base = 40, step = 7): ShopCard[] {
@@ -46,11 +47,14 @@ function withShop(shop: { category: string; cards: ShopCard[] }[]): SnapshotFile
 
 /** The strategy opens no pack: only its cards move money. */
 function cardStrategy(cards: Record<string, unknown>, over: Record<string, Record<string, unknown>> = {}) {
-  return strategy({
-    ...over,
-    open: { min_ev_ratio: 1000 },
-    cards: { enabled: true, categories: ['pokemon', 'onepiece'], ...cards },
-  });
+  return strategy(
+    {
+      ...over,
+      open: { min_ev_ratio: 1000 },
+      cards: { enabled: true, categories: ['pokemon', 'onepiece'], ...cards },
+    },
+    { base: 'backtest' },
+  );
 }
 
 const QUIET: DynamicsInput = {
@@ -479,7 +483,12 @@ describe('cards that cannot be backtested', () => {
   });
 
   it('a strategy that buys no cards has no card rows at all', async () => {
-    const r = await runBacktest({ ...base, strategy: strategy(), snapshot: twoShops, market: 'dynamic' });
+    const r = await runBacktest({
+      ...base,
+      strategy: strategy({}, { base: 'backtest' }),
+      snapshot: twoShops,
+      market: 'dynamic',
+    });
     expect('cards' in r).toBe(false);
     expect(terminalSummary(r)).not.toMatch(/card/);
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/backtest/run/engine.js';
 import { runBacktest } from '../../src/backtest/run/run.js';
 import { chaseOnTop, singleBand } from '../fixtures/pools.js';
-import { account, snapshot, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { account, snapshot } from './helpers.js';
 
 const snap = snapshot([chaseOnTop, { ...singleBand, price: 2.6 }]);
 
@@ -10,7 +11,7 @@ describe('determinism and limits', () => {
   it('the same seed gives the same summary whatever the number of workers', async () => {
     const base = {
       snapshot: snap,
-      strategy: strategy(),
+      strategy: strategy({}, { base: 'backtest' }),
       days: 3,
       paths: 60,
       seed: 42,
@@ -31,7 +32,7 @@ describe('determinism and limits', () => {
     const s = snapshot([chaseOnTop], account({ max_packs_per_day: 7, packs_left_today: 3, packs_today: 4 }));
     const r = await runBacktest({
       snapshot: s,
-      strategy: strategy(),
+      strategy: strategy({}, { base: 'backtest' }),
       days: 5,
       paths: 20,
       seed: 1,
@@ -47,7 +48,7 @@ describe('determinism and limits', () => {
     const tiny = { ...singleBand, price: 0.5 }; // 4 cards, everything opened at once
     const engine = new Engine({
       snapshot: snapshot([tiny]),
-      strategy: strategy({ open: { max_quantity: 1 } }),
+      strategy: strategy({ open: { max_quantity: 1 } }, { base: 'backtest' }),
       days: 2,
       seed: 3,
       market: 'dynamic',

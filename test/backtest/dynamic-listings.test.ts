@@ -17,7 +17,7 @@ import { applyRate } from '../../src/core/money.js';
 import { Rng } from '../../src/core/prng.js';
 import { decideListing } from '../../src/strategy/decide-listing.js';
 import { fillRatePerDay } from '../../src/strategy/market-laws.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const SNAPSHOT = loadSnapshot(join(import.meta.dirname, '..', 'fixtures', 'sim-pokemon-snapshot.json'));
 const LOCK_MS = 7 * DAY_MS;
@@ -26,27 +26,39 @@ const DYNAMICS = { value_daily_volatility: 0.08, value_daily_trend: -0.01 };
 
 // The default reprice band (5%), none, and one wider than a markup step (steps still reprice).
 const STRATEGIES = [
-  strategy({
-    sell: { threshold_usd: 1, list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1 } },
-  }),
-  strategy({
-    sell: {
-      threshold_usd: 1,
-      list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1, reprice_band: 0 },
+  strategy(
+    {
+      sell: { threshold_usd: 1, list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1 } },
     },
-  }),
-  strategy({
-    sell: {
-      threshold_usd: 1,
-      list: { markup: 1.5, max_days: 5, markup_step: 0.05, min_markup: 1.1, reprice_band: 0.12 },
+    { base: 'backtest' },
+  ),
+  strategy(
+    {
+      sell: {
+        threshold_usd: 1,
+        list: { markup: 1.3, max_days: 3, markup_step: 0.1, min_markup: 1.1, reprice_band: 0 },
+      },
     },
-  }),
-  strategy({
-    sell: {
-      threshold_usd: 1,
-      list: { markup: 1.8, max_days: 9, markup_step: 0.15, min_markup: 1.2, reprice_every_hours: 6 },
+    { base: 'backtest' },
+  ),
+  strategy(
+    {
+      sell: {
+        threshold_usd: 1,
+        list: { markup: 1.5, max_days: 5, markup_step: 0.05, min_markup: 1.1, reprice_band: 0.12 },
+      },
     },
-  }),
+    { base: 'backtest' },
+  ),
+  strategy(
+    {
+      sell: {
+        threshold_usd: 1,
+        list: { markup: 1.8, max_days: 9, markup_step: 0.15, min_markup: 1.2, reprice_every_hours: 6 },
+      },
+    },
+    { base: 'backtest' },
+  ),
 ];
 
 interface Outcome {

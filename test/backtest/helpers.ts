@@ -1,6 +1,5 @@
 import type { Account, PackPool } from '../../src/api/schemas.js';
 import { SNAPSHOT_FORMAT, type SnapshotFile } from '../../src/api/snapshot-schema.js';
-import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
 
 const TAKEN_AT = '2026-03-02T10:30:00.000Z';
 
@@ -22,22 +21,4 @@ export function account(over: Partial<Account['limits']> = {}, balance = 100_000
 
 export function snapshot(pools: PackPool[], acct: Account | null = account()): SnapshotFile {
   return { format: SNAPSHOT_FORMAT, taken_at: TAKEN_AT, source: 'test', account: acct, pools };
-}
-
-/** A strategy that opens anything with fixed quantity and generous budgets, plus overrides. */
-export function strategy(over: Record<string, Record<string, unknown>> = {}): Strategy {
-  return StrategyFile.parse({
-    format: STRATEGY_FORMAT,
-    name: 'test',
-    ...over,
-    open: { min_ev_ratio: 0, sizing: 'fixed', ...over.open },
-    budget: {
-      max_daily_spend_usd: 1e9,
-      max_total_spend_usd: 1e9,
-      min_balance_usd: 0,
-      stop_loss_usd: 1e9,
-      ...over.budget,
-    },
-    sell: { threshold_usd: 1e9, ...over.sell },
-  });
 }

@@ -20,17 +20,15 @@ import { Engine } from '../../src/backtest/run/engine.js';
 import { DynamicMarket } from '../../src/backtest/world/dynamic-market.js';
 import type { Rng } from '../../src/core/prng.js';
 import type { ScoreRow } from '../../src/strategy/score.js';
-import { StrategyFile } from '../../src/strategy/strategy-schema.js';
+import { type StrategyOverride, strategy } from '../strategy-builder.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const snapshot = JSON.parse(
   readFileSync(join(ROOT, 'test', 'fixtures', 'sim-pokemon-snapshot.json'), 'utf8'),
 ) as SnapshotFile;
 
-function shipped(name: string, over: Record<string, Record<string, unknown>> = {}) {
-  const raw = parseYaml(readFileSync(join(ROOT, 'strategies', `${name}.yaml`), 'utf8'));
-  for (const [k, v] of Object.entries(over)) raw[k] = { ...raw[k], ...v };
-  return StrategyFile.parse(raw);
+function shipped(name: string, over: StrategyOverride = {}) {
+  return strategy(over, { base: parseYaml(readFileSync(join(ROOT, 'strategies', `${name}.yaml`), 'utf8')) });
 }
 
 /** What a decision reads of the rows: every action, and an open row's numbers. */

@@ -4,7 +4,8 @@ import { runBacktest } from '../../src/backtest/run/run.js';
 import { scorePool } from '../../src/strategy/score.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { chaseOnTop, consolationListed, singleBand, truncated } from '../fixtures/pools.js';
-import { snapshot, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { snapshot } from './helpers.js';
 
 async function staticRun(pool: PackPool, s: Strategy, paths = 400, days = 3) {
   return runBacktest({
@@ -21,11 +22,16 @@ async function staticRun(pool: PackPool, s: Strategy, paths = 400, days = 3) {
 describe('static market converges to the scorer', () => {
   const cases: [string, PackPool, Strategy, number][] = [
     // Sell everything back at 0.9: 0.9 x 13.316 = 11.9844 per pack (hand-computed EV in fixtures).
-    ['chase on top, all sold back', chaseOnTop, strategy(), 0.9 * 13.316],
+    ['chase on top, all sold back', chaseOnTop, strategy({}, { base: 'backtest' }), 0.9 * 13.316],
     // Cards 1..4 at 0.9: 0.9 x 2.5 = 2.25.
-    ['single band', singleBand, strategy(), 2.25],
+    ['single band', singleBand, strategy({}, { base: 'backtest' }), 2.25],
     // Card 8 sold back (7.20) half the time, sealed packs 1 and 4 held at half their value: 0.5 x 7.2 + 0.5 x 1.25.
-    ['sealed packs at the strategy fraction', consolationListed, strategy(), 0.5 * 7.2 + 0.5 * 1.25],
+    [
+      'sealed packs at the strategy fraction',
+      consolationListed,
+      strategy({}, { base: 'backtest' }),
+      0.5 * 7.2 + 0.5 * 1.25,
+    ],
   ];
   for (const [name, pool, s, hand] of cases)
     it(name, async () => {
@@ -43,17 +49,20 @@ describe('static market converges to the scorer', () => {
     });
 
   it('listing outcomes follow the strategy fill model (truncated pool, estimated)', async () => {
-    const s = strategy({
-      sell: {
-        threshold_usd: 12,
-        list: {
-          markup: 1.2,
-          max_days: 0.25,
-          markup_step: 0,
-          fill: { model: 'hazard', fills_per_day_at_value: 8, price_sensitivity: 4 },
+    const s = strategy(
+      {
+        sell: {
+          threshold_usd: 12,
+          list: {
+            markup: 1.2,
+            max_days: 0.25,
+            markup_step: 0,
+            fill: { model: 'hazard', fills_per_day_at_value: 8, price_sensitivity: 4 },
+          },
         },
       },
-    });
+      { base: 'backtest' },
+    );
     const row = scorePool(truncated, s);
     expect(row.share_sold_back).toBeLessThan(1);
     // Listings still open at the end are marked at their sell-back value: a short max_days keeps that tail small.

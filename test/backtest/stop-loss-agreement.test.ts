@@ -31,7 +31,8 @@ import { Ledger } from '../../src/store/ledger.js';
 import { stopLossHit } from '../../src/strategy/budget.js';
 import { CADENCE, driveUntil, LogSink, TrackingClock } from '../bot/helpers.js';
 import { band, card, pool } from '../fixtures/pools.js';
-import { account, snapshot, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { account, snapshot } from './helpers.js';
 
 /** Orders until the stop-loss holds, and the marked P&L (cents) it then reads. */
 const LAST_ORDER = 21;
@@ -51,11 +52,14 @@ const SNAPSHOT: SnapshotFile = snapshot(
   account({}, 10_000),
 );
 
-const STRATEGY = strategy({
-  open: { max_quantity: 1 },
-  budget: { stop_loss_usd: 129.95 },
-  sell: { sealed_value_fraction: 0.35 },
-});
+const STRATEGY = strategy(
+  {
+    open: { max_quantity: 1 },
+    budget: { stop_loss_usd: 129.95 },
+    sell: { sealed_value_fraction: 0.35 },
+  },
+  { base: 'backtest' },
+);
 
 /** Nothing moves but our own orders. */
 const STILL = {

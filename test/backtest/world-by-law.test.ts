@@ -29,12 +29,12 @@ import {
   refillCount,
   refillShare,
 } from '../../src/strategy/market-laws.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const snap = loadSnapshot(join(import.meta.dirname, '..', 'fixtures', 'sim-pokemon-snapshot.json'));
 // Chases hit often enough to matter, bands that empty (the epic bands: 8 cards).
 for (const p of snap.pools) if (p.chase) p.chase = { ...p.chase, probability: 0.01 };
-const model = buildModel(snap, strategy());
+const model = buildModel(snap, strategy({}, { base: 'backtest' }));
 /**
  * Two worlds: openings outpacing restock (bands empty, packs close to other users during the
  * day), and restock outpacing openings (a tick's arrivals usually cover the pack's whole gap).

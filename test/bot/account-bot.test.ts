@@ -3,16 +3,8 @@ import { isPartnerApiError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { HOUR_MS, MINUTE_MS, nextUtcMidnight, VirtualClock } from '../../src/core/clock.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
-import {
-  driveUntil,
-  fault,
-  fixture,
-  START,
-  TrackingClock,
-  testBot,
-  testStrategy,
-  testWorld,
-} from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { driveUntil, fault, fixture, START, TrackingClock, testBot, testWorld } from './helpers.js';
 
 /** A PartnerApi that records every error code and every purchase time. */
 function recording(api: PartnerApi, clock: { now(): number }) {
@@ -39,7 +31,7 @@ function recording(api: PartnerApi, clock: { now(): number }) {
 function makeBot(
   opts: {
     world?: ReturnType<typeof testWorld>;
-    strategy?: ReturnType<typeof testStrategy>;
+    strategy?: ReturnType<typeof strategy>;
     killSwitch?: KillSwitch;
   } = {},
 ) {
@@ -163,10 +155,18 @@ describe('AccountBot scheduler', () => {
   });
 
   it('stops when the strategy stops wanting to open (budget) and says why', async () => {
-    const strategy = testStrategy({
-      budget: { max_daily_spend_usd: 60, max_total_spend_usd: 1000, min_balance_usd: 0, stop_loss_usd: 1000 },
-    });
-    const { clock, bot, rec } = makeBot({ strategy });
+    const s = strategy(
+      {
+        budget: {
+          max_daily_spend_usd: 60,
+          max_total_spend_usd: 1000,
+          min_balance_usd: 0,
+          stop_loss_usd: 1000,
+        },
+      },
+      { base: 'bot' },
+    );
+    const { clock, bot, rec } = makeBot({ strategy: s });
     await bot.start();
     await driveUntil(clock, START + HOUR_MS, 3);
     await bot.stop();
@@ -175,15 +175,18 @@ describe('AccountBot scheduler', () => {
   });
 
   it('exports the budget limits and the spend counted against them (the cap alerts)', async () => {
-    const strategy = testStrategy({
-      budget: {
-        max_daily_spend_usd: 60,
-        max_total_spend_usd: 1000,
-        min_balance_usd: 25,
-        stop_loss_usd: 1000,
+    const s = strategy(
+      {
+        budget: {
+          max_daily_spend_usd: 60,
+          max_total_spend_usd: 1000,
+          min_balance_usd: 25,
+          stop_loss_usd: 1000,
+        },
       },
-    });
-    const { f, clock, bot } = makeBot({ strategy });
+      { base: 'bot' },
+    );
+    const { f, clock, bot } = makeBot({ strategy: s });
     await bot.start();
     await driveUntil(clock, START + HOUR_MS, 3);
     await bot.stop();

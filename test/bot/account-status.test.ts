@@ -10,9 +10,10 @@ import { ledgerStatus } from '../../src/cli/status.js';
 import type { BotConfig } from '../../src/config/bot-config.js';
 import { StatusResponse } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
+import { strategy } from '../strategy-builder.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
 import { PACK } from './card-world.js';
-import { executorOf, fixture, testBot, testStrategy, testWorld } from './helpers.js';
+import { executorOf, fixture, testBot, testWorld } from './helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -21,10 +22,18 @@ const losing = testWorld({ categories: { pokemon: { packs: [PACK] } } } as Param
 
 describe('account status', () => {
   it('is the same online and offline, a stop-loss pause included', async () => {
-    const strategy = testStrategy({
-      budget: { max_daily_spend_usd: 1000, max_total_spend_usd: 1000, min_balance_usd: 0, stop_loss_usd: 5 },
-    });
-    const f = fixture({ world: losing, strategy });
+    const s = strategy(
+      {
+        budget: {
+          max_daily_spend_usd: 1000,
+          max_total_spend_usd: 1000,
+          min_balance_usd: 0,
+          stop_loss_usd: 5,
+        },
+      },
+      { base: 'bot' },
+    );
+    const f = fixture({ world: losing, strategy: s });
     const ex = executorOf(f);
     const body = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
     expect((await ex.open({ body, unitPriceCents: 1000 })).status).toBe('confirmed');
@@ -45,7 +54,7 @@ describe('account status', () => {
       api: { embedded: true },
       store: { path: join(dir, 'packbot.db') },
       control: { killSwitchFile: join(dir, 'PAUSE') },
-      accounts: [{ name: 'main', strategy }],
+      accounts: [{ name: 'main', strategy: s }],
     } as unknown as BotConfig;
     const offline = ledgerStatus(config, f.ledger, f.clock.now());
     StatusResponse.parse(online);

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
+import { strategy } from '../strategy-builder.js';
 import { shopWorld } from './card-world.js';
-import { driveUntil, fixture, START, TrackingClock, testBot, testStrategy } from './helpers.js';
+import { driveUntil, fixture, START, TrackingClock, testBot } from './helpers.js';
 
 const SLEEPERS = 4;
 
@@ -26,20 +27,26 @@ describe.each([
       { rules: { purchased_card_pull_id: naming, purchased_card_pulled_at: pulledAt } } as never,
       { onepiece: { shop: { markup: 1, cards: [wanted('wanted-1'), wanted('wanted-2')] } } },
     );
-    const strategy = testStrategy({
-      open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
-      cards: {
-        enabled: true,
-        categories: ['onepiece'],
-        min_edge_ratio: 5,
-        watchlist: [{ name: 'charizard', max_price_usd: 150 }],
-        max_price_usd: 300,
-        max_per_day: 3,
-        max_daily_spend_usd: 400,
-        exit: 'sell_back',
-      },
+    const f = fixture({
+      clock: virtual,
+      world,
+      strategy: strategy(
+        {
+          open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
+          cards: {
+            enabled: true,
+            categories: ['onepiece'],
+            min_edge_ratio: 5,
+            watchlist: [{ name: 'charizard', max_price_usd: 150 }],
+            max_price_usd: 300,
+            max_per_day: 3,
+            max_daily_spend_usd: 400,
+            exit: 'sell_back',
+          },
+        },
+        { base: 'bot' },
+      ),
     });
-    const f = fixture({ clock: virtual, world, strategy });
     const fatal: unknown[] = [];
     const bot = testBot(f, { clock, onFatal: (e) => fatal.push(e) });
     await bot.start();

@@ -7,22 +7,26 @@ import { describe, expect, it } from 'vitest';
 import { BudgetTracker } from '../../src/bot/spending/budget-state.js';
 import { decideOpen } from '../../src/strategy/decide-open.js';
 import { scorePool } from '../../src/strategy/score.js';
-import { executorOf, fixture, testStrategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { executorOf, fixture } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
 describe('BudgetTracker', () => {
   it('counts orders booked by any path, and open orders at their worst case', async () => {
-    const strategy = testStrategy({
-      budget: {
-        max_daily_spend_usd: 120,
-        max_total_spend_usd: 1000,
-        min_balance_usd: 0,
-        stop_loss_usd: 1000,
+    const s = strategy(
+      {
+        budget: {
+          max_daily_spend_usd: 120,
+          max_total_spend_usd: 1000,
+          min_balance_usd: 0,
+          stop_loss_usd: 1000,
+        },
       },
-    });
-    const f = fixture({ strategy });
-    const tracker = new BudgetTracker(f.ledger, 'main', strategy, f.clock.now());
+      { base: 'bot' },
+    );
+    const f = fixture({ strategy: s });
+    const tracker = new BudgetTracker(f.ledger, 'main', s, f.clock.now());
     const ex = executorOf(f);
     const out = await ex.open({ body: BODY, unitPriceCents: 1000 });
     if (out.status !== 'confirmed') throw new Error('purchase failed');
@@ -50,21 +54,16 @@ describe('BudgetTracker', () => {
 
     // 120 USD a day: 60 spent, 43.50 open → 16.50 left: one pack of 10, not three.
     const pool = await f.api.getPackPool({ category: 'pokemon', pack_type: 'lucky', risk_level: 'standard' });
-    const row = scorePool(pool, strategy);
+    const row = scorePool(pool, s);
     const account = { balanceCents: 1_000_000, killSwitch: false, packsLeftToday: 100 };
     const state = { ...account, ...totals, nextPurchaseAt: null, resetsAt: null, lastPurchaseAt: null };
-    const decision = decideOpen(
-      state,
-      [{ ...row, decision: { action: 'open', quantity: 3 } }],
-      strategy,
-      now,
-    );
+    const decision = decideOpen(state, [{ ...row, decision: { action: 'open', quantity: 3 } }], s, now);
     expect(decision).toMatchObject({ action: 'open', quantity: 1 });
     // Without the open card order it would have opened all three.
     const blind = decideOpen(
       { ...state, inDoubtCents: 0 },
       [{ ...row, decision: { action: 'open', quantity: 3 } }],
-      strategy,
+      s,
       now,
     );
     expect(blind).toMatchObject({ action: 'open', quantity: 3 });

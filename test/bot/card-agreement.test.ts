@@ -12,8 +12,9 @@ import { takeSnapshot } from '../../src/backtest/snapshot/snapshot.js';
 import type { DynamicsInput } from '../../src/backtest/world/dynamic-market.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
+import { strategy } from '../strategy-builder.js';
 import { shopWorld } from './card-world.js';
-import { driveUntil, fixture, KEY, START, TrackingClock, testBot, testStrategy } from './helpers.js';
+import { driveUntil, fixture, KEY, START, TrackingClock, testBot } from './helpers.js';
 
 const QUIET: DynamicsInput = {
   others_pack_openings_per_hour: 0,
@@ -41,17 +42,20 @@ const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
 
 describe('the bot and the backtest buy the same cards from the same shop', () => {
   it.each(cases)('%s', async (_label, cards, over) => {
-    const strategy = testStrategy({
-      open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
-      cards: {
-        enabled: true,
-        categories: ['pokemon', 'onepiece'],
-        min_edge_ratio: 1.1,
-        exit: 'hold',
-        ...cards,
+    const s = strategy(
+      {
+        open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
+        cards: {
+          enabled: true,
+          categories: ['pokemon', 'onepiece'],
+          min_edge_ratio: 1.1,
+          exit: 'hold',
+          ...cards,
+        },
+        ...over,
       },
-      ...over,
-    });
+      { base: 'bot' },
+    );
     const world = shopWorld();
 
     // The backtest, from a snapshot of the simulator's shop before anything is bought.
@@ -61,7 +65,14 @@ describe('the bot and the backtest buy the same cards from the same shop', () =>
       source: 'embedded',
       categories: ['pokemon', 'onepiece'],
     });
-    const engine = new Engine({ snapshot, strategy, days: 1, seed: 1, market: 'dynamic', dynamics: QUIET });
+    const engine = new Engine({
+      snapshot,
+      strategy: s,
+      days: 1,
+      seed: 1,
+      market: 'dynamic',
+      dynamics: QUIET,
+    });
     const cardLog: CardBuy[] = [];
     runPath(engine.model, engine.marketFor(0), 0, { days: 1, seed: 1, cards: engine.cards, cardLog });
     const firstSync = cardLog.filter((b) => b.at === cardLog[0]?.at);
@@ -69,7 +80,7 @@ describe('the bot and the backtest buy the same cards from the same shop', () =>
     // The bot, on the same world (same seed: the same shop), through its first sync.
     const virtual = new VirtualClock(START);
     const clock = new TrackingClock(virtual);
-    const f = fixture({ clock: virtual, world, strategy });
+    const f = fixture({ clock: virtual, world, strategy: s });
     const bot = testBot(f, { clock });
     await bot.start();
     await driveUntil(clock, START + 10 * 60_000, 4);

@@ -12,8 +12,9 @@ import { KillSwitch } from '../../src/obs/kill-switch.js';
 import type { OrderRow } from '../../src/store/ledger.js';
 import { computeReport } from '../../src/store/pnl.js';
 import { highestPriceCents } from '../../src/strategy/card-score.js';
+import { type StrategyOverride, strategy } from '../strategy-builder.js';
 import { PACK, shopWorld } from './card-world.js';
-import { driveUntil, fault, fixture, START, TrackingClock, testBot, testStrategy } from './helpers.js';
+import { driveUntil, fault, fixture, START, TrackingClock, testBot } from './helpers.js';
 
 /** open, sweep, reconcile and the card buyer. */
 const SLEEPERS = 4;
@@ -26,7 +27,7 @@ const CARDS = {
   max_per_day: 5,
   max_daily_spend_usd: 400,
   exit: 'list',
-};
+} satisfies StrategyOverride['cards'];
 
 function makeBot(
   world: ReturnType<typeof shopWorld>,
@@ -36,15 +37,18 @@ function makeBot(
   const virtual = new VirtualClock(START);
   const clock = new TrackingClock(virtual);
   // Packs never score 100× their price: this bot only buys cards.
-  const strategy = testStrategy({
-    open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
-    cards: { ...CARDS, ...cards },
-  });
-  const f = fixture({ clock: virtual, world, strategy });
+  const s = strategy(
+    {
+      open: { min_ev_ratio: 100, max_quantity: 1, sizing: 'fixed' },
+      cards: { ...CARDS, ...cards },
+    },
+    { base: 'bot' },
+  );
+  const f = fixture({ clock: virtual, world, strategy: s });
   const fatal: unknown[] = [];
   const killSwitch = new KillSwitch(undefined, () => virtual.now());
   const bot = testBot(f, { api: wrap(f.api), clock, killSwitch, onFatal: (e) => fatal.push(e) });
-  return { f, clock, bot, fatal, strategy, killSwitch };
+  return { f, clock, bot, fatal, strategy: s, killSwitch };
 }
 
 function cardOrders(f: ReturnType<typeof fixture>): OrderRow[] {

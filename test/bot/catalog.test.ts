@@ -10,17 +10,8 @@ import { readPools } from '../../src/bot/buying/market-view.js';
 import { HOUR_MS, MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { devKeys } from '../../src/market/world.js';
-import {
-  CADENCE,
-  driveUntil,
-  fixture,
-  KEY,
-  START,
-  TrackingClock,
-  testBot,
-  testStrategy,
-  testWorld,
-} from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { CADENCE, driveUntil, fixture, KEY, START, TrackingClock, testBot, testWorld } from './helpers.js';
 
 /** `api` with its catalog reads counted. */
 function counting(api: PartnerApi): { api: PartnerApi; reads: { lists: number; pools: number } } {
@@ -52,8 +43,11 @@ function world() {
   return w;
 }
 
-const standard = testStrategy();
-const both = testStrategy({ packs: { categories: ['pokemon'], risk_levels: ['standard', 'aggressive'] } });
+const standard = strategy({}, { base: 'bot' });
+const both = strategy(
+  { packs: { categories: ['pokemon'], risk_levels: ['standard', 'aggressive'] } },
+  { base: 'bot' },
+);
 
 describe('SharedCatalog', () => {
   it('reads a category once for accounts that ask at the same time, and hands out the same pools', async () => {
@@ -130,7 +124,7 @@ describe('SharedCatalog', () => {
 
   it('two account bots on one catalog read the pools as often as one bot alone', async () => {
     // A strategy that never opens: each bot looks again at every pool cadence.
-    const never = testStrategy({ open: { min_ev_ratio: 50, max_quantity: 1, sizing: 'fixed' } });
+    const never = strategy({ open: { min_ev_ratio: 50, max_quantity: 1, sizing: 'fixed' } }, { base: 'bot' });
     const readsOver = async (bots: number): Promise<number> => {
       const virtual = new VirtualClock(START);
       const clock = new TrackingClock(virtual);

@@ -22,7 +22,8 @@ import type { World, WorldInput } from '../../src/market/world-schema.js';
 import { createLogger, type Logger, SecretRegistry } from '../../src/obs/logger.js';
 import { Metrics } from '../../src/obs/metrics.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
+import type { Strategy } from '../../src/strategy/strategy-schema.js';
+import { strategy } from '../strategy-builder.js';
 
 export const KEY = 'sk_sim_full';
 
@@ -81,23 +82,6 @@ export function testWorld(overrides: Partial<WorldInput> = {}): World {
   });
 }
 
-export function testStrategy(over: Record<string, unknown> = {}): Strategy {
-  return StrategyFile.parse({
-    format: 'packbot.strategy/v1',
-    name: 'test',
-    packs: { categories: ['pokemon'], risk_levels: ['standard'] },
-    open: { min_ev_ratio: 1, max_quantity: 3, sizing: 'fixed' },
-    budget: {
-      max_daily_spend_usd: 100_000,
-      max_total_spend_usd: 1_000_000,
-      min_balance_usd: 0,
-      stop_loss_usd: 1_000_000,
-    },
-    sell: { threshold_usd: 25, list: { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false } },
-    ...over,
-  });
-}
-
 export class LogSink extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _enc: string, cb: () => void): void {
@@ -143,7 +127,7 @@ export function fixture(opts: { world?: World; strategy?: Strategy; clock?: Virt
     metrics: new Metrics({ defaultMetrics: false }),
     log,
     sink,
-    strategy: opts.strategy ?? testStrategy(),
+    strategy: opts.strategy ?? strategy({}, { base: 'bot' }),
   };
 }
 

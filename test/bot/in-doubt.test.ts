@@ -11,6 +11,7 @@ import { InDoubtResolver, USER_ID_FACT } from '../../src/bot/doubt/in-doubt.js';
 import { HOUR_MS, VirtualClock } from '../../src/core/clock.js';
 import type { Market } from '../../src/market/market.js';
 import type { Intent, Ledger } from '../../src/store/ledger.js';
+import { strategy } from '../strategy-builder.js';
 import {
   contextOf,
   driveUntil,
@@ -20,7 +21,6 @@ import {
   START,
   TrackingClock,
   testBot,
-  testStrategy,
   testWorld,
 } from './helpers.js';
 
@@ -72,17 +72,20 @@ describe('a service that forgets idempotency keys', () => {
     it(`never charges twice nor strands a pull (min ${minSeconds} s between purchases)`, async () => {
       const virtual = new VirtualClock(START);
       const clock = new TrackingClock(virtual);
-      const strategy = testStrategy({
-        budget: {
-          max_daily_spend_usd: 150,
-          max_total_spend_usd: 1_000_000,
-          min_balance_usd: 0,
-          stop_loss_usd: 1_000_000,
+      const s = strategy(
+        {
+          budget: {
+            max_daily_spend_usd: 150,
+            max_total_spend_usd: 1_000_000,
+            min_balance_usd: 0,
+            stop_loss_usd: 1_000_000,
+          },
         },
-      });
+        { base: 'bot' },
+      );
       const f = fixture({
         clock: virtual,
-        strategy,
+        strategy: s,
         world: testWorld({ rules: { min_seconds_between_purchases: minSeconds, max_packs_per_day: 1000 } }),
       });
       const { api, seen } = forgetful(f.api);

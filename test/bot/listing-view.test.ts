@@ -14,8 +14,9 @@ import { toCents, toUsd } from '../../src/core/money.js';
 import { ListingsResponse, type ListingView } from '../../src/obs/api-schemas.js';
 import { KillSwitch } from '../../src/obs/kill-switch.js';
 import { listingPriceCents } from '../../src/strategy/listing-model.js';
+import { strategy } from '../strategy-builder.js';
 import { removeTempDirs, tempDir } from '../temp-dirs.js';
-import { type Fixture, fixture, testBot, testStrategy, testWorld } from './helpers.js';
+import { type Fixture, fixture, testBot, testWorld } from './helpers.js';
 
 afterEach(removeTempDirs);
 
@@ -32,20 +33,23 @@ const noFills = testWorld({
 });
 
 /** Listed at 1.2 × value, a step of 0.05 a day down to 1.05, given up after 3 days. */
-const strategy = testStrategy({
-  sell: {
-    threshold_usd: 25,
-    list: {
-      markup: 1.2,
-      markup_step: 0.05,
-      min_markup: 1.05,
-      reprice_every_hours: 24,
-      max_days: 3,
-      seller_fee_rate: 0.05,
-      only_when_better: false,
+const s = strategy(
+  {
+    sell: {
+      threshold_usd: 25,
+      list: {
+        markup: 1.2,
+        markup_step: 0.05,
+        min_markup: 1.05,
+        reprice_every_hours: 24,
+        max_days: 3,
+        seller_fee_rate: 0.05,
+        only_when_better: false,
+      },
     },
   },
-});
+  { base: 'bot' },
+);
 
 /** The fixture's API whose vault shows every card at `factor` × its value once `moved` is set. */
 function movingVault(f: Fixture, factor: number): { api: PartnerApi; move: () => void } {
@@ -77,7 +81,7 @@ function viewOf(f: Fixture, bot: AccountBot): () => ListingView[] {
 
 describe('the listings view', () => {
   it('shows the value, next price and sell_back_at the listing watch acts on once the value moved', async () => {
-    const f = fixture({ world: noFills, strategy });
+    const f = fixture({ world: noFills, strategy: s });
     const { api, move } = movingVault(f, 1.5);
     const bot = testBot(f, { api });
     const listings = viewOf(f, bot);
@@ -97,7 +101,7 @@ describe('the listings view', () => {
     move();
     await watch();
     const value = Math.round(pull.valueCents * 1.5);
-    expect(priceNow()).toBe(listingPriceCents(value, 1.2, strategy));
+    expect(priceNow()).toBe(listingPriceCents(value, 1.2, s));
     const shown = row();
     expect(toCents(shown.value_usd!)).toBe(value);
 

@@ -17,7 +17,8 @@ import { scorePool } from '../../src/strategy/score.js';
 import { shortDigest, strategyDigest } from '../../src/strategy/strategy-digest.js';
 import { band, card, pool } from '../fixtures/pools.js';
 import { cardPull, packResponse, T0 } from '../store/fixtures.js';
-import { flatLife, strategy } from '../strategy/helpers.js';
+import { flatLife } from '../strategy/helpers.js';
+import { strategy } from '../strategy-builder.js';
 import { testLogger } from './helpers.js';
 
 const lister = (name: string) =>

@@ -11,7 +11,8 @@ import { SellSide } from '../../src/bot/selling/sell-side.js';
 import { dailySummaryLoop } from '../../src/bot/views/daily-summary.js';
 import { DAY_MS } from '../../src/core/clock.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
-import { contextOf, executorOf, fault, fixture, START, testBot, testStrategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { contextOf, executorOf, fault, fixture, START, testBot } from './helpers.js';
 
 const BODY = { pack_type: 'lucky', category: 'pokemon', quantity: 3, risk_level: 'standard' } as const;
 
@@ -107,10 +108,18 @@ describe('notifications raised by the bot', () => {
   });
 
   it('the stop-loss guard starting to hold: stop_loss, once', async () => {
-    const strategy = testStrategy({
-      budget: { max_daily_spend_usd: 1000, max_total_spend_usd: 1000, min_balance_usd: 0, stop_loss_usd: 0 },
-    });
-    const f = fixture({ strategy });
+    const s = strategy(
+      {
+        budget: {
+          max_daily_spend_usd: 1000,
+          max_total_spend_usd: 1000,
+          min_balance_usd: 0,
+          stop_loss_usd: 0,
+        },
+      },
+      { base: 'bot' },
+    );
+    const f = fixture({ strategy: s });
     const n = new Recorder();
     const bot = testBot(f, { notifier: n });
     // A stop-loss of 0 holds from the start (a marked P&L of 0 is not above it).

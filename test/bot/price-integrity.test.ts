@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { createPaperMarket } from '../../src/bot/buying/paper-market.js';
 import { DAY_MS, utcDay, VirtualClock } from '../../src/core/clock.js';
-import { driveUntil, fixture, START, TrackingClock, testBot, testStrategy, testWorld } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { driveUntil, fixture, START, TrackingClock, testBot, testWorld } from './helpers.js';
 
 /** A uniform band of `count` generated cards. */
 const band = (bucket_id: string, min: number, max: number, odds: number, count: number) => ({
@@ -65,17 +66,20 @@ function lyingPool(api: PartnerApi, poolPrice: number) {
 async function runDay(poolPrice: number) {
   const virtual = new VirtualClock(START);
   const clock = new TrackingClock(virtual);
-  const strategy = testStrategy({
-    // Fixed sizing at 10 a request: what turned a free-looking pack into a 1,500 USD order.
-    open: { min_ev_ratio: 1, max_quantity: 10, sizing: 'fixed' },
-    budget: {
-      max_daily_spend_usd: 500,
-      max_total_spend_usd: 100_000,
-      min_balance_usd: 0,
-      stop_loss_usd: 100_000,
+  const s = strategy(
+    {
+      // Fixed sizing at 10 a request: what turned a free-looking pack into a 1,500 USD order.
+      open: { min_ev_ratio: 1, max_quantity: 10, sizing: 'fixed' },
+      budget: {
+        max_daily_spend_usd: 500,
+        max_total_spend_usd: 100_000,
+        min_balance_usd: 0,
+        stop_loss_usd: 100_000,
+      },
     },
-  });
-  const f = fixture({ clock: virtual, world: world(), strategy });
+    { base: 'bot' },
+  );
+  const f = fixture({ clock: virtual, world: world(), strategy: s });
   const lying = lyingPool(f.api, poolPrice);
   const fatal: unknown[] = [];
   const bot = testBot(f, { api: lying.api, clock, onFatal: (e) => fatal.push(e) });

@@ -6,6 +6,7 @@ import { InDoubtResolver, pullOf } from '../../src/bot/doubt/in-doubt.js';
 import { reconcile } from '../../src/bot/selling/reconciler.js';
 import { SellSide } from '../../src/bot/selling/sell-side.js';
 import { DAY_MS, HOUR_MS } from '../../src/core/clock.js';
+import { strategy } from '../strategy-builder.js';
 import {
   contextOf,
   executorOf,
@@ -13,7 +14,6 @@ import {
   failingListingWrites,
   fixture,
   poisonCard,
-  testStrategy,
   testWorld,
 } from './helpers.js';
 
@@ -143,7 +143,7 @@ describe('reconciler and listing watch', () => {
 
   it('ends the watch at the first failed delisting, and acts on a card the service keeps failing last', async () => {
     const list = { markup: 1.2, seller_fee_rate: 0.05, only_when_better: false, reprice_every_hours: 1 };
-    const f = fixture({ strategy: testStrategy({ sell: { threshold_usd: 25, list } }) });
+    const f = fixture({ strategy: strategy({ sell: { threshold_usd: 25, list } }, { base: 'bot' }) });
     await buyAndSettle(f, 10);
     expect(f.ledger.activeListings('main').length).toBeGreaterThan(2);
     await f.clock.advance(2 * HOUR_MS); // every listing is due a reprice (delist, list again)

@@ -12,7 +12,7 @@ import { Ledger } from '../../src/store/ledger.js';
 import type { OrderPromise } from '../../src/strategy/model-promise.js';
 import { strategyDigest } from '../../src/strategy/strategy-digest.js';
 import { cardPull, packResponse, sealedPull, T0 } from '../store/fixtures.js';
-import { strategy } from '../strategy/helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const STRATEGY = strategy({ name: 'balanced' });
 const PROMISE: OrderPromise = {

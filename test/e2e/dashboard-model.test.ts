@@ -22,7 +22,7 @@ import { Metrics } from '../../src/obs/metrics.js';
 import { type ObsServer, startObsServer } from '../../src/obs/server.js';
 import { listingCurve } from '../../src/strategy/listing-curve.js';
 import { type ModelJson, type ModelOrder, modelGap, modelJson } from '../../src/strategy/model-gap.js';
-import { strategy } from '../strategy/helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

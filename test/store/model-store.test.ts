@@ -10,7 +10,7 @@ import { modelOrders } from '../../src/store/model-orders.js';
 import type { OrderModelInput } from '../../src/store/model-store.js';
 import type { OrderPromise } from '../../src/strategy/model-promise.js';
 import { strategyDigest } from '../../src/strategy/strategy-digest.js';
-import { strategy } from '../strategy/helpers.js';
+import { strategy } from '../strategy-builder.js';
 import { cardPull, packResponse, sealedPull, T0 } from './fixtures.js';
 
 const BODY = { pack_type: 'starter', category: 'pokemon', quantity: 4, risk_level: 'standard' };

@@ -9,7 +9,7 @@ import {
   spendHeadroom,
   worstCaseCents,
 } from '../../src/strategy/budget.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 // Budget: daily 500, total 5000, reserve 100 (the helpers' defaults).
 const s = strategy({});

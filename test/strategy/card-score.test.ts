@@ -9,7 +9,8 @@ import {
   watches,
 } from '../../src/strategy/card-score.js';
 import { listingLife } from '../../src/strategy/listing-life.js';
-import { flatLife, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife } from './helpers.js';
 
 const card = (price: number, value: number, over: Partial<ShopCard> = {}): ShopCard => ({
   id: `c-${price}-${value}`,

@@ -1,7 +1,7 @@
 /** decideCardBuy: the card caps and the budget, one rule for the bot and the backtest. */
 import { describe, expect, it } from 'vitest';
 import { type CardBuyState, decideCardBuy } from '../../src/strategy/decide-card.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 const MIDNIGHT = Date.parse('2026-03-02T00:00:00Z');

@@ -8,7 +8,7 @@ import {
   markupAfter,
   repriceSchedule,
 } from '../../src/strategy/decide-listing.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 // max_days 3, lock ends 7 days after acquisition (here: listing time), margin 60 min, reprice daily by 0.1.

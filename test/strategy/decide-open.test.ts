@@ -13,7 +13,8 @@ import {
 } from '../../src/strategy/decide-open.js';
 import { type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import { chaseOnTop } from '../fixtures/pools.js';
-import { linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { linearFill } from './helpers.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 const MIDNIGHT = Date.parse('2026-03-02T00:00:00Z');

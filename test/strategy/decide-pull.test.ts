@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Pull } from '../../src/api/schemas.js';
 import { decidePull } from '../../src/strategy/decide-pull.js';
 import { fillProbability, listingPriceCents } from '../../src/strategy/listing-model.js';
-import { flatLife, linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife, linearFill } from './helpers.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const FRESH_END = T0 + 5 * 60_000;

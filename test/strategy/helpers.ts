@@ -1,10 +1,3 @@
-import { STRATEGY_FORMAT, type Strategy, StrategyFile } from '../../src/strategy/strategy-schema.js';
-
-/** A strategy from the schema's defaults plus overrides (any shape: the schema validates it). */
-export function strategy(over: object = {}): Strategy {
-  return StrategyFile.parse({ format: STRATEGY_FORMAT, ...over });
-}
-
 /** Fill 0.8 at market value falling linearly to 0 at 2x: 0.4 at markup 1.5 (easy by hand). */
 export const linearFill = {
   model: 'piecewise' as const,

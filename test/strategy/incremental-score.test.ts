@@ -6,7 +6,7 @@ import { pullDistribution } from '../../src/strategy/distribution.js';
 import { IncrementalScorer } from '../../src/strategy/incremental-score.js';
 import { realizedStats, type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 import { SlotScorer } from './slot-scorer.js';
 
 /**

@@ -7,7 +7,8 @@ import { listingCurve } from '../../src/strategy/listing-curve.js';
 import { hazardPerDay, listingLife } from '../../src/strategy/listing-life.js';
 import { fillProbability, fillRatePerDay } from '../../src/strategy/market-laws.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
-import { flatLife, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife } from './helpers.js';
 
 const hazard = (fills: number, sensitivity: number) => ({
   model: 'hazard' as const,

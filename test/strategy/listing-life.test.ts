@@ -5,7 +5,8 @@ import { Rng } from '../../src/core/prng.js';
 import { decideListing, type ListingView } from '../../src/strategy/decide-listing.js';
 import { hazardPerDay, listingLife } from '../../src/strategy/listing-life.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
-import { flatLife, linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife, linearFill } from './helpers.js';
 
 const hazard = (fills: number, sensitivity: number) => ({
   model: 'hazard' as const,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { markedPnlCents, stopLossHit } from '../../src/strategy/budget.js';
 import { sealedValueCents } from '../../src/strategy/pull-policy.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 describe('markedPnlCents', () => {
   // [label, cash change, held sell-back, listed sell-back, sealed worth (fractional cents), marked]

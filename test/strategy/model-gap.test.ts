@@ -18,7 +18,8 @@ import { type OrderPromise, orderPromise } from '../../src/strategy/model-promis
 import { compilePolicy, sealedValueCents } from '../../src/strategy/pull-policy.js';
 import { scorePool } from '../../src/strategy/score.js';
 import { band, card, pool } from '../fixtures/pools.js';
-import { flatLife, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife } from './helpers.js';
 
 /** One price for 3 days, no drift: sold at 1.3 × 0.95 or sold back at 0.8 after 3 days. */
 const flat = strategy({

@@ -4,7 +4,8 @@ import { orderPromise, partMoments } from '../../src/strategy/model-promise.js';
 import { realizedStats, scorePool } from '../../src/strategy/score.js';
 import { shortDigest, strategyDigest } from '../../src/strategy/strategy-digest.js';
 import { band, card, chaseOnTop, consolationMidpoint, pool } from '../fixtures/pools.js';
-import { flatLife, linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife, linearFill } from './helpers.js';
 
 const handStrategy = strategy({
   sell: { threshold_usd: 50, list: { ...flatLife, markup: 1.5, fill: linearFill } },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { missingScopes, scopesNeeded, strategyMayList } from '../../src/strategy/scopes.js';
-import { linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { linearFill } from './helpers.js';
 
 const READS = ['read:catalog', 'read:account'];
 const neverFills = { model: 'piecewise' as const, points: [[1, 0] as [number, number]] };

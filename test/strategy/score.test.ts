@@ -12,7 +12,8 @@ import {
   singleBand,
   truncated,
 } from '../fixtures/pools.js';
-import { flatLife, linearFill, strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
+import { flatLife, linearFill } from './helpers.js';
 
 const handStrategy = strategy({
   sell: { threshold_usd: 50, list: { ...flatLife, markup: 1.5, fill: linearFill } },

@@ -3,7 +3,7 @@ import { listingCurve } from '../../src/strategy/listing-curve.js';
 import { listingLife } from '../../src/strategy/listing-life.js';
 import { SellListCache } from '../../src/strategy/sell-list-cache.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
-import { strategy } from './helpers.js';
+import { strategy } from '../strategy-builder.js';
 
 describe('SellListCache', () => {
   it('builds once per listing setting, from a strategy holding only sell.list', () => {
