@@ -21,6 +21,7 @@ import { startSimProcess } from '../soak/sim-process.js';
 import { SCOPES } from '../src/api/schemas.js';
 import { repoRoot } from '../src/config/json-schemas.js';
 import type { Benchmark, BenchResult } from './lib.js';
+import { cpuMs, rssMib } from './proc.js';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 const STOCK = 20;
@@ -105,17 +106,6 @@ function botConfig(dir: string, url: string, n: number): string {
     ].join('\n'),
   );
   return path;
-}
-
-function rssMib(pid: number): number {
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb === undefined ? Number.NaN : Number(kb) / 1024;
-}
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;

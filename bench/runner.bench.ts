@@ -30,6 +30,7 @@ import { Metrics } from '../src/obs/metrics.js';
 import { Ledger } from '../src/store/ledger.js';
 import { StrategyFile } from '../src/strategy/strategy-schema.js';
 import type { Benchmark, BenchResult } from './lib.js';
+import { cpuMs, rssMib } from './proc.js';
 
 const wallSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -378,20 +379,6 @@ async function slots(): Promise<BenchResult[]> {
     },
   ];
 }
-
-/** Resident set (VmRSS) of a process, in MiB. */
-function rssMib(pid: number): number {
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb === undefined ? Number.NaN : Number(kb) / 1024;
-}
-
-/** CPU time (user + system) a process has used, in ms (/proc/PID/stat, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
 
 /** A child node process that loads `code` and then waits: a baseline beside the bot. */
 function nodeBaseline(code: string): { child: ChildProcess; ready: Promise<void> } {

@@ -13,7 +13,6 @@ import {
   type PartnerApiError,
   RateLimitedError,
 } from '../../api/errors.js';
-import type { PackPool } from '../../api/schemas.js';
 import { nextUtcMidnight } from '../../core/clock.js';
 import { toCents } from '../../core/money.js';
 import type { KillSwitch } from '../../obs/kill-switch.js';
