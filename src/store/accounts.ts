@@ -5,6 +5,7 @@
  */
 import type { Cents } from '../core/money.js';
 import { LedgerPart } from './ledger-part.js';
+import { EVER } from './statements.js';
 import type { BalanceRow } from './types.js';
 
 export class Accounts extends LedgerPart {
@@ -27,7 +28,7 @@ export class Accounts extends LedgerPart {
   expectedBalance(account: string): Cents | undefined {
     const last = this.latestBalance(account);
     if (!last) return undefined;
-    const f = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at }) as {
+    const f = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at, until: EVER }) as {
       payouts: number;
       proceeds: number;
       charged: number;

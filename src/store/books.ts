@@ -17,7 +17,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Cents } from '../core/money.js';
 import { type LedgerConnection, LedgerPart } from './ledger-part.js';
-import { AFTER_READING } from './statements.js';
+import { EVER } from './statements.js';
 import type { ListingRow } from './types.js';
 
 /** An unexplained balance change, or the part of a free credit a sale took (negative). */
@@ -71,7 +71,6 @@ export interface Observation {
 export type FeeForecast = number | null;
 const DEFAULT_FEE_FORECAST = 0.05;
 
-const ORDER_AFTER_READING = AFTER_READING.replace('at >', 'created_at >');
 const ADJ_COLS = `id, account, amount_cents AS amountCents, unattributed_cents AS unattributedCents,
   reason, source, at`;
 
@@ -99,11 +98,6 @@ export class Books extends LedgerPart {
       feeSoFar: db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(price_cents), 0) AS price,
         COUNT(*) AS sales FROM listings WHERE account = ? AND state = 'filled' AND credited_at IS NOT NULL
         AND fee_cents IS NOT NULL`),
-      flowsBetween: db.prepare(`SELECT
-        (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
-          WHERE account = @account AND counted = 1 AND ${AFTER_READING} AND at <= @until) AS payouts,
-        (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
-          WHERE account = @account AND ${ORDER_AFTER_READING} AND created_at <= @until) AS charged`),
       busySince: db.prepare(`SELECT COUNT(*) AS n FROM intents WHERE account = @account AND key != @except
         AND (state IN ('pending', 'sent', 'in_doubt') OR created_at > @since OR updated_at > @since)`),
       proceeds: db.prepare(`SELECT COALESCE(SUM(proceeds_cents), 0) AS cents FROM listings
@@ -113,13 +107,7 @@ export class Books extends LedgerPart {
         AND fee_cents IS NOT NULL`),
       firstBalance: db.prepare(`SELECT id, balance_cents AS balanceCents, at FROM balances WHERE account = ?
         ORDER BY at, id LIMIT 1`),
-      flowsSince: db.prepare(`SELECT
-        (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
-          WHERE account = @account AND counted = 1 AND ${AFTER_READING}) AS payouts,
-        (SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings
-          WHERE account = @account AND state = 'filled' AND credited_at > @at) AS proceeds,
-        (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
-          WHERE account = @account AND ${ORDER_AFTER_READING}) AS charged,
+      sinceFirst: db.prepare(`SELECT
         (SELECT COALESCE(SUM(amount_cents), 0) FROM adjustments WHERE account = @account) AS adjusted,
         (SELECT COUNT(*) FROM listings WHERE account = @account AND state = 'filled'
           AND proceeds_cents IS NULL) AS awaiting`),
@@ -141,7 +129,7 @@ export class Books extends LedgerPart {
       if (last) {
         // The flows booked since the last reading, up to this one (a flow booked after it is not in
         // the balance it reports). Proceeds are credited only by readings: none is a flow here.
-        const f = this.q.flowsBetween!.get({ account, id: last.id, at: last.at, until: now }) as {
+        const f = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at, until: now }) as {
           payouts: number;
           charged: number;
         };
@@ -254,14 +242,15 @@ export class Books extends LedgerPart {
       | { id: number; balanceCents: number; at: number }
       | undefined;
     if (!first || !last) return null;
-    const since = this.q.flowsSince!.get({ account, id: first.id, at: first.at }) as {
-      payouts: number;
-      proceeds: number;
-      charged: number;
-      adjusted: number;
-      awaiting: number;
+    const since = {
+      ...(this.stmts.flowsAfter.get({ account, id: first.id, at: first.at, until: EVER }) as {
+        payouts: number;
+        proceeds: number;
+        charged: number;
+      }),
+      ...(this.q.sinceFirst!.get({ account }) as { adjusted: number; awaiting: number }),
     };
-    const after = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at }) as {
+    const after = this.stmts.flowsAfter.get({ account, id: last.id, at: last.at, until: EVER }) as {
       payouts: number;
       proceeds: number;
       charged: number;

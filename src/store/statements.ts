@@ -38,6 +38,9 @@ export type Raw = Record<string, unknown>;
 
 /** The account's last balance reading when a flow is booked (books.ts: flows between readings). */
 const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
+/** An `@until` past every row: the flows up to now. */
+export const EVER = Number.MAX_SAFE_INTEGER;
+
 /** A payout's or a charge's row is after reading @id (taken at @at). */
 export const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
 export const toIntent = (r: Raw): Intent => ({
@@ -156,15 +159,16 @@ export function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?)`),
     latestBalance: db.prepare(`SELECT ${BALANCE_COLS} FROM balances WHERE account = ?
       ORDER BY at DESC, id DESC LIMIT 1`),
-    // The flows after reading @id (taken at @at): booked since it was recorded (`balance_seen`;
-    // rows from before that column by time), proceeds credited after it.
+    // The flows after reading @id (taken at @at) up to @until: booked since it was recorded
+    // (`balance_seen`; rows from before that column by time), proceeds credited after it.
     flowsAfter: db.prepare(`SELECT
       (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
-        WHERE account = @account AND counted = 1 AND ${AFTER_READING}) AS payouts,
+        WHERE account = @account AND counted = 1 AND ${AFTER_READING} AND at <= @until) AS payouts,
       (SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings
-        WHERE account = @account AND state = 'filled' AND credited_at > @at) AS proceeds,
+        WHERE account = @account AND state = 'filled' AND credited_at > @at AND credited_at <= @until) AS proceeds,
       (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
-        WHERE account = @account AND ${AFTER_READING.replace('at >', 'created_at >')}) AS charged`),
+        WHERE account = @account AND ${AFTER_READING.replace('at >', 'created_at >')}
+        AND created_at <= @until) AS charged`),
     latestActivity: db.prepare(`SELECT MAX(
       (SELECT COALESCE(MAX(updated_at), 0) FROM intents),
       (SELECT COALESCE(MAX(at), 0) FROM sellbacks),
