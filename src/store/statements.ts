@@ -42,7 +42,7 @@ const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
 export const EVER = Number.MAX_SAFE_INTEGER;
 
 /** A payout's or a charge's row is after reading @id (taken at @at). */
-export const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
+const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
 export const toIntent = (r: Raw): Intent => ({
   ...(r as unknown as Intent),
   body: JSON.parse(r.bodyJson as string),
