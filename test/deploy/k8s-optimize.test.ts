@@ -1,30 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { type Doc, KUBECTL, loadDocs } from './manifests.js';
 
 const DIR = 'deploy/k8s/optimize';
 
-// biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML, checked field by field
-type Doc = any;
-const load = (text: string, what: string): Doc[] =>
-  parseAllDocuments(text).map((d) => {
-    expect(d.errors, what).toEqual([]);
-    return d.toJS();
-  });
-const manifest = (f: string): Doc => load(readFileSync(join(DIR, f), 'utf8'), f)[0];
+const manifest = (f: string): Doc => loadDocs(readFileSync(join(DIR, f), 'utf8'), f)[0];
 const envOf = (c: Doc): Record<string, Doc> => Object.fromEntries(c.env.map((e: Doc) => [e.name, e]));
 const script = (c: Doc): string => c.args.join(' ');
-
-function kubectl(): string | null {
-  for (const p of ['/usr/bin/kubectl', '/usr/local/bin/kubectl'])
-    try {
-      if (statSync(p).isFile()) return p;
-    } catch {}
-  return null;
-}
-const KUBECTL = kubectl();
 
 describe('deploy/k8s/optimize: the sharded search', () => {
   it('plans once, runs each rung as an Indexed Job of shards wired to --shard, merges with a second Job', () => {
@@ -69,7 +53,7 @@ describe('deploy/k8s/optimize: the sharded search', () => {
 
   it.skipIf(!KUBECTL)("drive.sh prints a rung's two Jobs with RUNG set, offline", () => {
     const out = execFileSync('sh', [join(DIR, 'drive.sh'), 'print', '3'], { encoding: 'utf8' });
-    const [rung, merge] = load(out, 'drive.sh print 3');
+    const [rung, merge] = loadDocs(out, 'drive.sh print 3');
     expect(rung.metadata.name).toBe('packbot-optimize-rung');
     expect(envOf(rung.spec.template.spec.containers[0]).RUNG.value).toBe('3');
     expect(rung.spec.completionMode).toBe('Indexed');

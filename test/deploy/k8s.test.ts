@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { BotConfigFile, configPathOf, storePathOf } from '../../src/config/bot-config.js';
 import { StrategyFile } from '../../src/strategy/strategy-schema.js';
+import { type Doc, KUBECTL, loadDocs } from './manifests.js';
 
 const DIR = 'deploy/k8s';
 
@@ -15,28 +16,12 @@ function files(dir: string): string[] {
   });
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: manifests are free-form YAML, checked field by field
-type Doc = any;
-const docs: Doc[] = files(DIR).flatMap((f) =>
-  parseAllDocuments(readFileSync(f, 'utf8')).map((d) => {
-    expect(d.errors, f).toEqual([]);
-    return d.toJS();
-  }),
-);
+const docs: Doc[] = files(DIR).flatMap((f) => loadDocs(readFileSync(f, 'utf8'), f));
 const find = (kind: string, name: string): Doc => {
   const d = docs.find((x) => x.kind === kind && x.metadata?.name === name);
   expect(d, `${kind}/${name}`).toBeDefined();
   return d;
 };
-
-function kubectl(): string | null {
-  for (const p of ['/usr/bin/kubectl', '/usr/local/bin/kubectl'])
-    try {
-      if (statSync(p).isFile()) return p;
-    } catch {}
-  return null;
-}
-const KUBECTL = kubectl();
 
 describe('deploy/k8s manifests', () => {
   it.skipIf(!KUBECTL)('parse with kubectl, offline (--local, client dry run)', () => {

@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** The absolute path of `name` on PATH, or undefined. */
-function findProgram(name: string): string | undefined {
+export function findProgram(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const path = join(dir, name);
