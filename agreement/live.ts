@@ -11,8 +11,9 @@ import { Writable } from 'node:stream';
 import type { SnapshotFile } from '../src/api/snapshot-schema.js';
 import type { DynamicsInput } from '../src/backtest/world/dynamic-market.js';
 import { AccountBot, type Cadence } from '../src/bot/account/account-bot.js';
-import { type Clock, DAY_MS, VirtualClock } from '../src/core/clock.js';
+import { DAY_MS, VirtualClock } from '../src/core/clock.js';
 import { applyRate, toCents } from '../src/core/money.js';
+import { TrackingClock } from '../src/core/tracking-clock.js';
 import { Market } from '../src/market/market.js';
 import { worldFromSnapshot } from '../src/market/world.js';
 import { createLogger } from '../src/obs/logger.js';
@@ -152,23 +153,6 @@ async function holdingsCents(
 // ---------------------------------------------------------------------------------------------
 // Driving the virtual clock: advance only once every loop is asleep (no request in flight), so
 // behaviour, never the wall clock, sets the pace.
-
-/** A VirtualClock that counts its sleepers. */
-class TrackingClock implements Clock {
-  pending = 0;
-  constructor(readonly inner: VirtualClock) {}
-  now(): number {
-    return this.inner.now();
-  }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    this.pending++;
-    try {
-      await this.inner.sleep(ms, signal);
-    } finally {
-      this.pending--;
-    }
-  }
-}
 
 /**
  * Advances `clock` to `until`, from wake-up to wake-up, each time once every loop sleeps. `sleepers`

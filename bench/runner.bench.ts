@@ -22,7 +22,8 @@ import { AccountBot } from '../src/bot/account/account-bot.js';
 import { Runner } from '../src/bot/runner.js';
 import { loadBotConfig } from '../src/config/bot-config.js';
 import { repoRoot } from '../src/config/json-schemas.js';
-import { type Clock, DAY_MS, VirtualClock } from '../src/core/clock.js';
+import { DAY_MS, VirtualClock } from '../src/core/clock.js';
+import { TrackingClock } from '../src/core/tracking-clock.js';
 import { Market } from '../src/market/market.js';
 import { devKeys, parseWorld } from '../src/market/world.js';
 import { createLogger } from '../src/obs/logger.js';
@@ -313,23 +314,6 @@ function fsyncedCommits(dir: string, n: number): number[] {
   return out;
 }
 
-/** Counts wake-ups: advance straight to the next sleeper once the bot is idle. */
-class CountingClock implements Clock {
-  pending = 0;
-  constructor(readonly inner: VirtualClock) {}
-  now() {
-    return this.inner.now();
-  }
-  async sleep(ms: number, signal?: AbortSignal) {
-    this.pending++;
-    try {
-      await this.inner.sleep(ms, signal);
-    } finally {
-      this.pending--;
-    }
-  }
-}
-
 async function slots(): Promise<BenchResult[]> {
   // Everything sold back: this measures scheduling, not a day's worth of listings piling up.
   const sellAll = StrategyFile.parse({
@@ -338,7 +322,7 @@ async function slots(): Promise<BenchResult[]> {
     sell: { threshold_usd: 100_000 },
   });
   const virtual = new VirtualClock(START);
-  const clock = new CountingClock(virtual);
+  const clock = new TrackingClock(virtual);
   const market = new Market(world(), { clock: virtual, seed: 2 });
   const ledger = Ledger.open(':memory:', { clock });
   const bot = new AccountBot({

@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type { z } from 'zod';
 import { ServerError } from '../../src/api/errors.js';
 import type { PartnerApi } from '../../src/api/partner-api.js';
-import type { Clock } from '../../src/core/clock.js';
 import { VirtualClock } from '../../src/core/clock.js';
+import { TrackingClock } from '../../src/core/tracking-clock.js';
 import { FaultRule } from '../../src/market/faults.js';
 import { Market } from '../../src/market/market.js';
 
@@ -24,6 +24,8 @@ import { Metrics } from '../../src/obs/metrics.js';
 import { Ledger } from '../../src/store/ledger.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { strategy } from '../strategy-builder.js';
+
+export { TrackingClock };
 
 export const KEY = 'sk_sim_full';
 
@@ -175,26 +177,6 @@ export function charges(market: Market): { purchases: number; refunds: number; s
     if (e.kind === 'sell_back') out.sellbacks++;
   }
   return out;
-}
-
-/**
- * Wraps a VirtualClock and counts sleepers, so a test can advance time only once every loop of
- * the bot is asleep (no request in flight): behaviour, never wall-clock timing, decides the pace.
- */
-export class TrackingClock implements Clock {
-  pending = 0;
-  constructor(readonly inner: VirtualClock) {}
-  now(): number {
-    return this.inner.now();
-  }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    this.pending++;
-    try {
-      await this.inner.sleep(ms, signal);
-    } finally {
-      this.pending--;
-    }
-  }
 }
 
 /**
