@@ -236,6 +236,14 @@ export class Ledger {
     return this.parts.holdings.holdings(...a);
   }
 
+  ownedValues(...a: Parameters<Holdings['ownedValues']>) {
+    return this.parts.holdings.ownedValues(...a);
+  }
+
+  hasPull(...a: Parameters<Holdings['hasPull']>) {
+    return this.parts.holdings.hasPull(...a);
+  }
+
   recordDecision(...a: Parameters<Holdings['recordDecision']>) {
     return this.parts.holdings.recordDecision(...a);
   }

@@ -233,6 +233,13 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX adjustments_account_at ON adjustments (account, at);
   `,
+  // 6: what one account holds and lists is read before every order (its marked P&L) and at
+  // every sell pass and reconciliation: by account, not by scanning every account's rows of a
+  // ledger many accounts share.
+  `
+  CREATE INDEX pulls_account_status ON pulls (account, status);
+  CREATE INDEX listings_account_state ON listings (account, state);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -51,14 +51,27 @@ export class Holdings extends LedgerPart {
   }
 
   private byStatus(status: PullStatus, account?: string): PullRow[] {
-    const rows = (this.stmts.pullsByStatus.all(status) as Raw[]).map(toPull);
-    return account === undefined ? rows : rows.filter((p) => p.account === account);
+    const rows =
+      account === undefined
+        ? this.stmts.pullsByStatus.all(status)
+        : this.stmts.pullsByStatusOf.all(account, status);
+    return (rows as Raw[]).map(toPull);
   }
 
   /** Everything still ours: open, pending a sale or listing, listed, or held (sealed packs too). */
   holdings(account?: string): PullRow[] {
-    const rows = (this.stmts.owned.all() as Raw[]).map(toPull);
-    return account === undefined ? rows : rows.filter((p) => p.account === account);
+    const rows = account === undefined ? this.stmts.owned.all() : this.stmts.ownedOf.all(account);
+    return (rows as Raw[]).map(toPull);
+  }
+
+  /** Kind, status and value of each pull `account` still owns: what marking its P&L reads. */
+  ownedValues(account: string): [kind: PullRow['kind'], status: PullStatus, valueCents: Cents][] {
+    return this.stmts.ownedValuesOf.all(account) as [PullRow['kind'], PullStatus, Cents][];
+  }
+
+  /** Whether the ledger has a pull of this id (any status). */
+  hasPull(pullId: string): boolean {
+    return this.stmts.hasPull.get(pullId) !== undefined;
   }
 
   /**
@@ -225,16 +238,16 @@ export class Holdings extends LedgerPart {
   }
 
   activeListings(account?: string): ListingRow[] {
-    const rows = this.stmts.activeListings.all() as ListingRow[];
-    return account === undefined ? rows : rows.filter((l) => l.account === account);
+    const rows =
+      account === undefined ? this.stmts.activeListings.all() : this.stmts.activeListingsOf.all(account);
+    return rows as ListingRow[];
   }
 
   /** Active listings of `account` whose pull is now held or to be sold back, with that status. */
   unwantedListings(account: string): (ListingRow & { pullStatus: 'held' | 'sell_pending' })[] {
-    const rows = this.stmts.unwantedListings.all() as (ListingRow & {
+    return this.stmts.unwantedListings.all(account) as (ListingRow & {
       pullStatus: 'held' | 'sell_pending';
     })[];
-    return rows.filter((l) => l.account === account);
   }
 
   activeListingForCard(cardId: string): ListingRow | undefined {

@@ -124,7 +124,17 @@ export function prepareStatements(db: Database.Database) {
     setPullStatus: db.prepare(`UPDATE pulls SET status = @status, status_at = @now WHERE pull_id = @pullId`),
     pullsByStatus: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE status = ?
       ORDER BY buyback_valid_until IS NULL, buyback_valid_until, pulled_at`),
+    pullsByStatusOf: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE account = ? AND status = ?
+      ORDER BY buyback_valid_until IS NULL, buyback_valid_until, pulled_at`),
     owned: db.prepare(`SELECT ${PULL_COLS} FROM pulls WHERE status IN (${ownedList}) ORDER BY pulled_at`),
+    ownedOf: db.prepare(
+      `SELECT ${PULL_COLS} FROM pulls WHERE account = ? AND status IN (${ownedList}) ORDER BY pulled_at`,
+    ),
+    // Only what marking needs, as arrays: read before every order, so it stays small.
+    ownedValuesOf: db
+      .prepare(`SELECT kind, status, value_cents FROM pulls WHERE account = ? AND status IN (${ownedList})`)
+      .raw(),
+    hasPull: db.prepare('SELECT 1 FROM pulls WHERE pull_id = ?').pluck(),
     insertDecision: db.prepare(`INSERT INTO decisions (pull_id, action, reason, price_cents, decided_at)
       VALUES (@pullId, @action, @reason, @priceCents, @now)`),
     decisionsOf: db.prepare(`SELECT ${DECISION_COLS} FROM decisions WHERE pull_id = ? ORDER BY id`),
@@ -147,10 +157,12 @@ export function prepareStatements(db: Database.Database) {
       VALUES (?, ?, ?, ?)`),
     activeListings: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE state = 'active'
       ORDER BY created_at`),
+    activeListingsOf: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE account = ? AND state = 'active'
+      ORDER BY created_at`),
     // Active listings whose pull an operator decided otherwise (held, or to be sold back).
     unwantedListings: db.prepare(`SELECT ${LISTING_COLS},
       (SELECT status FROM pulls WHERE pulls.pull_id = listings.pull_id) AS pullStatus
-      FROM listings WHERE state = 'active'
+      FROM listings WHERE account = ? AND state = 'active'
       AND pull_id IN (SELECT pull_id FROM pulls WHERE status IN ('held', 'sell_pending'))
       ORDER BY created_at`),
     activeListingForCard: db.prepare(`SELECT ${LISTING_COLS} FROM listings

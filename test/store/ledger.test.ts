@@ -246,6 +246,44 @@ describe('Ledger (in memory)', () => {
     expect(ledger.holdings()).toHaveLength(2);
   });
 
+  it("reads one account's pulls and listings by account, the same rows the unfiltered reads hold", () => {
+    confirmTwo();
+    ledger.recordIntent({ key: 'key-00000002', account: 'other', operation: 'pack', body: BODY });
+    ledger.markIntentSent('key-00000002');
+    ledger.confirmIntent(
+      'key-00000002',
+      packResponse(
+        'co-2',
+        [cardPull('co-2a', 7.5, '2026-01-01T12:05:00.000Z'), sealedPull('co-2b', 2)],
+        20,
+        500,
+      ),
+    );
+    ledger.recordDecision({ pullId: 'pull-co-1a', action: 'list', reason: 'r', priceCents: 1500 });
+    ledger.recordListing({ listingId: 'L1', cardId: 'card-co-1a', pullId: 'pull-co-1a', priceCents: 1500 });
+    ledger.recordDecision({ pullId: 'pull-co-2a', action: 'sell_back', reason: 'r' });
+    for (const account of ['main', 'other', 'nobody']) {
+      const all = ledger.holdings().filter((p) => p.account === account);
+      expect(ledger.holdings(account)).toEqual(all);
+      expect(ledger.ownedValues(account).sort()).toEqual(
+        all.map((p) => [p.kind, p.status, p.valueCents]).sort(),
+      );
+      expect(ledger.activeListings(account)).toEqual(
+        ledger.activeListings().filter((l) => l.account === account),
+      );
+      expect(ledger.pullsAwaitingSale(account)).toEqual(
+        ledger.pullsAwaitingSale().filter((p) => p.account === account),
+      );
+    }
+    expect(ledger.ownedValues('main').sort()).toEqual([
+      ['card', 'listed', 1234],
+      ['sealed_pack', 'held', 300],
+    ]);
+    expect(ledger.pullsAwaitingSale('other').map((p) => p.pullId)).toEqual(['pull-co-2a']);
+    expect(ledger.hasPull('pull-co-2b')).toBe(true);
+    expect(ledger.hasPull('pull-co-9')).toBe(false);
+  });
+
   it('derives the expected balance from the last observation and later flows', () => {
     expect(ledger.expectedBalance('main')).toBeUndefined();
     confirmTwo(); // observation 980.00 at T0

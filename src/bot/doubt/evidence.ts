@@ -166,11 +166,11 @@ export function judgeCard(
  * carry a pull time and a pull_id of the service's own (the spec does not show how it is named:
  * sell-ids.ts); it is ours, never a stray pull.
  */
-export function isUnknownPull(ledger: Pick<Ledger, 'getPull' | 'ownedPullByCard'>, v: VaultEntry): boolean {
+export function isUnknownPull(ledger: Pick<Ledger, 'hasPull' | 'ownedPullByCard'>, v: VaultEntry): boolean {
   return (
     v.pull_id !== null &&
     v.pulled_at !== null &&
-    !ledger.getPull(v.pull_id) &&
+    !ledger.hasPull(v.pull_id) &&
     !ledger.ownedPullByCard(v.card_id)
   );
 }

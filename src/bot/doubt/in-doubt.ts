@@ -172,7 +172,7 @@ export class InDoubtResolver {
       // The body names no category: every category's vault is read (rare: orders in doubt only).
       const vault = await readVault(api, CATEGORIES);
       const v = vault.get(cardId);
-      if (v && v.pull_id !== null && !ledger.getPull(v.pull_id)) found = v;
+      if (v && v.pull_id !== null && !ledger.hasPull(v.pull_id)) found = v;
     } catch (e) {
       log.warn({ intent: intent.key, err: String(e) }, 'card order in doubt: vault not readable');
       return {

@@ -12,7 +12,7 @@ import type { AccountContext } from '../common/context.js';
 export function learnSellIds(o: AccountContext, vault: ReadonlyMap<string, VaultEntry>): number {
   let learnt = 0;
   for (const v of vault.values()) {
-    if (v.pull_id === null || o.ledger.getPull(v.pull_id)) continue;
+    if (v.pull_id === null || o.ledger.hasPull(v.pull_id)) continue;
     const pull = o.ledger.ownedPullByCard(v.card_id);
     if (pull?.origin !== 'purchase' || pull.sellPullId === v.pull_id) continue;
     o.ledger.setSellPullId(pull.pullId, v.pull_id);
