@@ -233,12 +233,21 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX adjustments_account_at ON adjustments (account, at);
   `,
-  // 6: what one account holds and lists is read before every order (its marked P&L) and at
-  // every sell pass and reconciliation: by account, not by scanning every account's rows of a
-  // ledger many accounts share.
+  // 6: no read on a running bot's path scans a table that grows for the life of the ledger
+  // (test/store/query-plans.test.ts). What one account holds and lists (before every order, at
+  // every sell pass and reconciliation) is read by account; whether an account's orders were
+  // quiet since an answer was sent (every purchase answer), by account and time; a listing's
+  // price events by listing (reports); the latest activity (the dashboard's stream) by time.
   `
   CREATE INDEX pulls_account_status ON pulls (account, status);
   CREATE INDEX listings_account_state ON listings (account, state);
+  CREATE INDEX intents_account_created ON intents (account, created_at);
+  CREATE INDEX intents_account_updated ON intents (account, updated_at);
+  CREATE INDEX intents_updated ON intents (updated_at);
+  CREATE INDEX pulls_status_at ON pulls (status_at);
+  CREATE INDEX listing_events_listing ON listing_events (listing_id);
+  CREATE INDEX listing_events_at ON listing_events (at);
+  CREATE INDEX balances_at ON balances (at);
   `,
 ];
 

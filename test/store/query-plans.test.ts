@@ -1,0 +1,76 @@
+/**
+ * No read a running bot makes scans a table that grows with the ledger's age: every statement
+ * the ledger prepares is planned by SQLite (EXPLAIN QUERY PLAN), and a full scan fails the test
+ * unless it is a whole-ledger read by design (a report, a listing of every order), named below.
+ * A month of trading at one order a minute is ~43k intents and ~430k pulls: a scan on the path
+ * of a purchase answer or a sell pass would hold the event loop for tens of milliseconds.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Ledger } from '../../src/store/ledger.js';
+import { T0 } from './fixtures.js';
+
+/** Whole-ledger reads by design, each with why a scan is what it should do. */
+const WHOLE_LEDGER: readonly [RegExp, string][] = [
+  [/FROM intents ORDER BY created_at DESC/, '`packbot orders`: every order, newest first'],
+  [/SELECT state, COUNT\(\*\) AS n FROM intents GROUP BY state/, 'counts by state: the state index alone'],
+  [/^SELECT at, cents FROM \(/, 'the P&L report: every cash flow of an account'],
+  [/FROM listings l LEFT JOIN pulls p/, 'the listing report: every listing'],
+  [/FROM adjustments ORDER BY at, id/, 'the books report: every adjustment'],
+  [/FROM model_strategies$/, 'one row per strategy version ever used'],
+  [/WHERE o\.created_at >= @since/, "`packbot report`'s expected vs realized over every account"],
+];
+
+afterEach(() => vi.restoreAllMocks());
+
+function preparedByLedger(): { db: Database.Database; sqls: string[] } {
+  const sqls = new Set<string>();
+  const prepare = Database.prototype.prepare;
+  vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (this: Database.Database, sql: string) {
+    sqls.add(sql);
+    return prepare.call(this, sql);
+  });
+  const ledger = Ledger.open(':memory:', { clock: new VirtualClock(T0) });
+  // The reads that prepare their statements when first called.
+  ledger.expectedBalance('main');
+  ledger.balanceQuietSince('main', T0);
+  ledger.reportData(0, T0);
+  ledger.modelRows({ account: 'main', strategyName: 's', decidedSince: 0 });
+  ledger.modelRows({});
+  vi.restoreAllMocks();
+  return { db: (ledger as unknown as { db: Database.Database }).db, sqls: [...sqls] };
+}
+
+/** Zero for every parameter, named (`@x`) or positional (`?`). */
+function zeros(sql: string): unknown[] {
+  const names = [...new Set([...sql.matchAll(/@(\w+)/g)].map((m) => m[1]!))];
+  if (names.length > 0) return [Object.fromEntries(names.map((n) => [n, 0]))];
+  return Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 0);
+}
+
+describe('ledger query plans', () => {
+  it('scans no growing table outside the named whole-ledger reads', () => {
+    const { db, sqls } = preparedByLedger();
+    const reads = sqls.filter((s) => /^\s*(SELECT|WITH|UPDATE|DELETE)/i.test(s));
+    expect(reads.length).toBeGreaterThan(60);
+    const scans: string[] = [];
+    for (const sql of reads) {
+      const flat = sql.replace(/\s+/g, ' ').trim();
+      if (WHOLE_LEDGER.some(([re]) => re.test(flat))) continue;
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...zeros(sql)) as { detail: string }[];
+      for (const { detail } of plan)
+        if (/^SCAN (?!CONSTANT ROW)/.test(detail)) scans.push(`${detail}: ${flat.slice(0, 160)}`);
+    }
+    expect(scans).toEqual([]);
+  });
+
+  it('every named whole-ledger read is still prepared (the list stays true)', () => {
+    const flat = preparedByLedger().sqls.map((s) => s.replace(/\s+/g, ' ').trim());
+    for (const [re, why] of WHOLE_LEDGER)
+      expect(
+        flat.some((s) => re.test(s)),
+        why,
+      ).toBe(true);
+  });
+});
