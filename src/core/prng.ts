@@ -117,6 +117,21 @@ export class Rng {
     // The first k whose CDF passes u; the last entry is where the terms underflow to 0.
     const last = cdf.length - 1;
     let k = 0;
+    if (last >= 8) {
+      // The first eight entries counted without a branch (the CDF never decreases, so the count
+      // passed is the first k whose CDF passes u, below 8): where a small mean's count falls is
+      // a coin flip, which the loop's exit mispredicts.
+      k =
+        +(u >= cdf[0]!) +
+        +(u >= cdf[1]!) +
+        +(u >= cdf[2]!) +
+        +(u >= cdf[3]!) +
+        +(u >= cdf[4]!) +
+        +(u >= cdf[5]!) +
+        +(u >= cdf[6]!) +
+        +(u >= cdf[7]!);
+      if (k < 8) return total + k;
+    }
     while (k < last && u >= cdf[k]!) k++;
     return total + k;
   }

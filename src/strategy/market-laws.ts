@@ -252,6 +252,30 @@ export function pickByGap(
 }
 
 /**
+ * `pickByGap`'s band for an x below the pack's Σ gaps, without a branch per band (the backtest's
+ * arrivals: which band takes a card is a coin flip, which a branch per band mispredicts): the
+ * number of bands whose running gap is at most x. A band with no gap adds nothing to the running
+ * gap, so it is passed over as `pickByGap` skips it. Answers n (not NO_CHOICE) for x ≥ Σ gaps.
+ */
+export function pickByGapFlat(
+  x: number,
+  size: Int32Array,
+  count: Int32Array,
+  base: number,
+  n: number,
+): number {
+  let below = 0;
+  let band = 0;
+  for (let i = 0; i < n; i++) {
+    const g = size[base + i]! - count[base + i]!;
+    // max(0, g) for an int32 g: the sign mask clears a negative one.
+    below += g & ~(g >> 31);
+    band += +(below <= x);
+  }
+  return band;
+}
+
+/**
  * The share of its gap a band (or shop) regains on a tick of `dtHours` (`restock_fraction_per_hour`,
  * `shop_restock_fraction_per_hour`): 1 − e^(−rate·dt), the gap's exponential relaxation.
  */
@@ -267,7 +291,8 @@ export function refillCount(gap: number, share: number, rng: Rng): number {
   if (gap <= 0 || !(share > 0)) return 0;
   const expected = gap * share;
   const whole = Math.floor(expected);
-  return Math.min(gap, whole + (rng.next() < expected - whole ? 1 : 0));
+  // The rounding's 0 or 1 as a number, not a branch: it is a coin flip, which a branch mispredicts.
+  return Math.min(gap, whole + +(rng.next() < expected - whole));
 }
 
 // ---------------------------------------------------------------------------------------------

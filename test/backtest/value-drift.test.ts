@@ -52,17 +52,17 @@ describe('value drift by category', () => {
     const seen: number[] = [];
     for (let k = 1; k <= 100; k++) {
       stepwise.moveTo(k);
-      seen.push(stepwise.index[pokemon]!);
+      seen.push(stepwise.indexNow(pokemon));
     }
     const ahead = new ValueDrift(dyn, HOUR, 3, 11);
     ahead.indexAt(77, watches);
     ahead.indexAt(99, pokemon);
     for (let k = 1; k <= 100; k++) expect(ahead.indexAt(k, pokemon)).toBe(seen[k - 1]);
     // A category read late starts at 1 and follows `moveTo` from then on.
-    expect(stepwise.index[watches]).toBe(1);
+    expect(stepwise.indexNow(watches)).toBe(1);
     expect(stepwise.indexAt(100, watches)).toBe(ahead.indexAt(100, watches));
     stepwise.moveTo(101);
-    expect(stepwise.index[watches]).toBe(ahead.indexAt(101, watches));
+    expect(stepwise.indexNow(watches)).toBe(ahead.indexAt(101, watches));
     // Another path, another draw.
     expect(new ValueDrift(dyn, HOUR, 3, 12).indexAt(100, pokemon)).not.toBe(seen[99]);
   });

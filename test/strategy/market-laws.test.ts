@@ -19,6 +19,7 @@ import {
   othersRiskShare,
   pastChase,
   pickByGap,
+  pickByGapFlat,
   pickByPopularity,
   pickByStock,
   pickEqual,
@@ -242,6 +243,23 @@ describe('restock', () => {
     expectShare(f.get(2) ?? 0, n, 5 / 9);
     expect((f.get(0) ?? 0) + (f.get(3) ?? 0)).toBe(0);
     expect(pickByGap(0, [3], [3], 0, 1)).toBe(NO_CHOICE);
+  });
+
+  it('picks the same band without a branch per band (pickByGapFlat), gaps empty or overfull', () => {
+    const rng = new Rng(17);
+    for (let trial = 0; trial < 2000; trial++) {
+      const n = 1 + rng.int(7);
+      const size = new Int32Array(n + 2);
+      const count = new Int32Array(n + 2);
+      let total = 0;
+      for (let i = 1; i <= n; i++) {
+        size[i] = rng.int(6);
+        count[i] = rng.int(8);
+        total += bandGap(size[i]!, count[i]!);
+      }
+      for (let x = 0; x < total; x++)
+        expect(pickByGapFlat(x, size, count, 1, n)).toBe(pickByGap(x, size, count, 1, n));
+    }
   });
 
   it.each([

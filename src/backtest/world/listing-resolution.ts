@@ -21,8 +21,6 @@ const DECISIONS_PER_LOOK = 4;
 export class ListingResolver {
   /** Model pool index → its category's position in CATEGORY_SLOT (NO_CATEGORY: none). */
   private readonly poolCategory: Int32Array;
-  /** Category value indexes after the last tick (the drift's, updated in place). */
-  private readonly index: Float64Array;
   /**
    * Scratch objects reused by every call (no allocation per listing): `resolve`'s keep range and
    * the listing as `decideListing` sees it.
@@ -50,7 +48,6 @@ export class ListingResolver {
     private readonly tickMs: number,
   ) {
     this.poolCategory = poolCategories(model);
-    this.index = drift.index;
   }
 
   /** Slot of listing l's category: its pool's, or a bought card's own. */
@@ -61,7 +58,7 @@ export class ListingResolver {
   /** The value index of listing l's category (1 for a category the world does not move). */
   indexOf(l: Listing): number {
     const c = this.categoryOf(l);
-    return c === NO_CATEGORY ? 1 : this.index[c]!;
+    return c === NO_CATEGORY ? 1 : this.drift.indexNow(c);
   }
 
   /** What listing l's card is worth now (its value at acquisition moved by its category's index). */

@@ -191,19 +191,16 @@ export class Shop {
   private readonly cap: number;
   /** The fee the scorer counts (the spec's), whatever the world charges. */
   private readonly scorerFee = toCents(CARD_FEE_USD);
-  /** The category value indexes (the drift's, updated in place each tick). */
-  private readonly index: Float64Array;
 
   constructor(
     snapshot: SnapshotFile,
     private readonly strategy: Strategy,
     private readonly dyn: Dynamics,
-    /** The world's value drift: its category indexes move the shop's values (updated each tick). */
-    drift: ValueDrift,
+    /** The world's value drift: its category indexes move the shop's values (`indexNow`). */
+    private readonly drift: ValueDrift,
     seed: number,
     pathIndex: number,
   ) {
-    this.index = drift.index;
     this.rng = new Rng((seed ^ SHOP_STREAM_SALT) >>> 0).fork(pathIndex);
     this.cap = toCents(strategy.cards.max_price_usd);
     this.stock = shopTemplates(snapshot, strategy).map((t) => {
@@ -284,7 +281,7 @@ export class Shop {
   }
 
   private indexOf(s: Stock): number {
-    return s.t.slot < 0 ? 1 : this.index[s.t.slot]!;
+    return s.t.slot < 0 ? 1 : this.drift.indexNow(s.t.slot);
   }
 
   /** Value (cents) of entry i of stock s now: its recorded value moved by the index since its anchor. */

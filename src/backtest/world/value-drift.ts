@@ -23,8 +23,6 @@ const DRIFT_STREAM_SALT = 0x2545f491;
 const EMPTY = new Float64Array(0);
 
 export class ValueDrift {
-  /** Category value indexes after the last tick (they start at 1), by position in CATEGORY_SLOT. */
-  readonly index = new Float64Array(CATEGORY_SLOT.size).fill(1);
   /**
    * Per category: its index after each tick (tick k at `paths[c][k]`, tick 0 the start), drawn
    * ahead from the category's own stream: a listing looks ahead to the tick where its value leaves
@@ -39,10 +37,12 @@ export class ValueDrift {
    * not drawn, and drawing one never shifts another's draws.
    */
   private readonly rngs: Rng[] = [];
-  /** The categories read so far (`index` follows them at every tick), and how many. */
-  private readonly moved = new Int32Array(CATEGORY_SLOT.size);
-  private movedCount = 0;
-  /** The last tick `moveTo` reached. */
+  /**
+   * The last tick `moveTo` reached. Only recorded: a category's path is drawn when something reads
+   * it (`indexNow`, `indexAt`), not at every tick — most ticks of a path are never read (a
+   * strategy that stops trading reads none after its last listing ends), and a tick's value does
+   * not depend on when it is drawn.
+   */
   private tick = 0;
   /** The log-normal step of one tick (`valueStep`). */
   private readonly step: ValueStep;
@@ -66,22 +66,23 @@ export class ValueDrift {
     for (const c of read) this.follow(c);
   }
 
-  /** Category c is read from now on: `index` follows it at every tick. */
+  /** Category c is read from now on: `indexNow` follows it. */
   private follow(c: number): void {
     if (c < 0 || this.drawn[c] !== NO_TICK_DRAWN) return;
-    this.moved[this.movedCount++] = c;
     this.drawIndexes(this.tick, c);
-    this.index[c] = this.paths[c]![this.tick]!;
   }
 
-  /** The indexes after tick k become the current ones (`index`). */
+  /** The indexes after tick k become the current ones (`indexNow`). */
   moveTo(k: number): void {
     this.tick = k;
-    const index = this.index;
-    for (let i = 0; i < this.movedCount; i++) {
-      const c = this.moved[i]!;
-      index[c] = this.indexAt(k, c);
-    }
+  }
+
+  /**
+   * Category c's value index after the last tick `moveTo` reached: 1 until the category is first
+   * read (`indexAt`, or read from the start), its path from then on.
+   */
+  indexNow(c: number): number {
+    return this.drawn[c] === NO_TICK_DRAWN ? 1 : this.indexAt(this.tick, c);
   }
 
   /** Category c's value index after tick k (drawn ahead as far as asked, a day at a time). */

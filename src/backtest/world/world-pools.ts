@@ -16,7 +16,7 @@ import {
   bandGap,
   othersOpeningShares,
   othersRiskShare,
-  pickByGap,
+  pickByGapFlat,
   pickRunning,
   poissonCount,
   pullsChase,
@@ -27,7 +27,7 @@ import {
 import type { BacktestModel } from '../path/model.js';
 import type { DrawParts } from '../path/path-market.js';
 import { addDrawn, clearDrawParts } from '../path/path-model.js';
-import type { PullPlans } from '../path/pull-plans.js';
+import { ACT_HOLD, ACT_SELL, type PullPlans } from '../path/pull-plans.js';
 import {
   DRAW_CHASE,
   DRAW_NOTHING,
@@ -296,6 +296,12 @@ export class WorldPools {
     const total = p.cumTotal[r]!;
     if (!(total > 0)) return;
     let below = 0;
+    // `addDrawn` card by card, its four sums kept in locals (the same additions in the same
+    // order): as fields of `out` each card's additions went through memory.
+    let sellMean = out.sellMean;
+    let sellM2 = out.sellM2;
+    let heldMean = out.heldMean;
+    let heldM2 = out.heldM2;
     for (let bi = 0; bi < p.nb; bi++) {
       const cum = p.cum[r * p.nb + bi]!;
       const g = p.b0 + bi;
@@ -304,8 +310,24 @@ export class WorldPools {
       below = cum;
       if (!(each > 0)) continue;
       const at = this.off[g]!;
-      for (let k = 0; k < n; k++) addDrawn(out, plans, this.planOf(g, this.ids[at + k]!), each);
+      for (let k = 0; k < n; k++) {
+        // The plans' arrays read after `planOf`, which may add a plan (and grow them).
+        const j = this.planOf(g, this.ids[at + k]!);
+        const a = plans.amount[j]!;
+        const act = plans.action[j];
+        if (act === ACT_SELL) {
+          sellMean += each * a;
+          sellM2 += each * a * a;
+        } else if (act === ACT_HOLD) {
+          heldMean += each * a;
+          heldM2 += each * a * a;
+        }
+      }
     }
+    out.sellMean = sellMean;
+    out.sellM2 = sellM2;
+    out.heldMean = heldMean;
+    out.heldM2 = heldM2;
   }
 
   /** The pull plan (index into the model's `plans`) of the card with value id `id` in market band g. */
@@ -458,10 +480,14 @@ export class WorldPools {
       if (g !== NO_BAND) {
         const p = this.packs[this.bandPack[g]!]!;
         const k = count[g]!;
-        // A uniform card of the band: one of its known ones, or one of its new ones.
+        // A uniform card of the band: one of its known ones, or one of its new ones. Counted
+        // without a branch (known: 1 when the draw falls below the known cards, the sign bit of
+        // a small int difference): the outcome is a coin flip a branch would mispredict.
         if (!p.ignored) {
-          if (rng.int(k) < k - this.fresh[g]!) this.taken[g] = this.taken[g]! + 1;
-          else this.fresh[g] = this.fresh[g]! - 1;
+          const fresh = this.fresh[g]!;
+          const known = (rng.int(k) - (k - fresh)) >>> 31;
+          this.taken[g] = this.taken[g]! + known;
+          this.fresh[g] = fresh - 1 + known;
           this.queue(g);
         }
         count[g] = k - 1;
@@ -506,17 +532,28 @@ export class WorldPools {
       const cards = p.cardCount;
       if (ratePerHour > 0)
         for (let k = poissonCount(ratePerHour, dtHours, rng); k > 0 && p.gap > 0; k--) {
-          const bi = pickByGap(rng.int(p.gap), size, count, b0, nb);
-          if (bi < 0) break; // cannot happen: the gap is the sum of the bands' gaps
+          const bi = pickByGapFlat(rng.int(p.gap), size, count, b0, nb);
+          if (bi >= nb) break; // cannot happen: the gap is the sum of the bands' gaps
           this.added(p, b0 + bi, 1);
         }
       if (share > 0)
         for (let g = b0; g < b0 + nb; g++) {
-          const r = refillCount(bandGap(size[g]!, count[g]!), share, rng);
-          if (r > 0) this.added(p, g, r);
+          const n = count[g]!;
+          const gap = bandGap(size[g]!, n);
+          if (gap === 0) continue;
+          // `added` without a branch on r: 0 or more cards by a coin flip, which a branch mispredicts.
+          const r = refillCount(gap, share, rng);
+          count[g] = n + r;
+          if (!p.ignored) fresh[g] = fresh[g]! + r;
+          p.gap -= r;
+          p.cardCount += r;
+          if (n === 0 && r > 0) this.liveChange(p, g - b0, 1);
         }
       p.changes += p.cardCount - cards;
-      if (!p.ignored) for (let g = b0; g < b0 + nb; g++) if (fresh[g]! > 0) this.queue(g);
+      // A band with new cards not queued yet got them in this call (settle empties the queue
+      // and every count of new cards): nothing added, nothing to queue.
+      if (!p.ignored && p.cardCount !== cards)
+        for (let g = b0; g < b0 + nb; g++) if (fresh[g]! > 0) this.queue(g);
     }
   }
 
