@@ -10,7 +10,6 @@
  */
 import { toCents } from '../../core/money.js';
 import { Rng } from '../../core/prng.js';
-import { AliasTable } from '../../market/sampler.js';
 import type { Dynamics } from '../../market/world-schema.js';
 import {
   bandGap,
@@ -28,6 +27,7 @@ import type { BacktestModel } from '../path/model.js';
 import type { DrawParts } from '../path/path-market.js';
 import { addDrawn, clearDrawParts } from '../path/path-model.js';
 import { ACT_HOLD, ACT_SELL, type PullPlans } from '../path/pull-plans.js';
+import { OthersLaw } from './others-law.js';
 import {
   DRAW_CHASE,
   DRAW_NOTHING,
@@ -53,24 +53,8 @@ export class WorldPools {
   /** Model pool index → pack (NO_PACK: none), and position of its risk level in the pack's pools. */
   readonly poolPack: Int32Array;
   readonly poolRisk: Int32Array;
-  /**
-   * Packs open to other users (indexes into `packs`, the first `openCount`), in pack order, and
-   * until when they hold: recomputed only when a band empties or refills, a chase is hit (or given
-   * back), or a chase's end time passes — the only ways the list can change.
-   */
-  private openList = new Int32Array(0);
-  private openCount = 0;
-  private openDirty = true;
-  private openValidUntil = Number.NEGATIVE_INFINITY;
-  /**
-   * Other users' openings as one law over what an opening does (`othersOpeningShares`): entry e
-   * takes a card of market band `othersBand[e]` (NO_BAND: none), or the chase of pack
-   * `othersChase[e]` (NO_PACK: none); an entry with neither is an opening that takes nothing.
-   * Rebuilt with `openList`, and whenever a band empties or refills (the only changes of the law).
-   */
-  private othersAlias: AliasTable | null = null;
-  private othersBand = new Int32Array(0);
-  private othersChase = new Int32Array(0);
+  /** The law of other users' openings (others-law.ts), told here when it changes. */
+  private readonly others = new OthersLaw();
   /** Per market band: its pack (index into `packs`). */
   private readonly bandPack: Int32Array;
   /**
@@ -221,7 +205,7 @@ export class WorldPools {
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
   private liveChange(p: PackState, bi: number, d: number): void {
-    this.openDirty = true;
+    this.others.invalidate();
     p.cumDirty = true;
     for (let r = 0; r < p.odds.length; r++) if (p.odds[r]![bi]! > 0) p.live[r] = p.live[r]! + d;
   }
@@ -370,7 +354,7 @@ export class WorldPools {
   /** The chase is pulled: gone for everyone, and always worth a rescore. */
   private hitChase(p: PackState): void {
     p.chaseHit = true;
-    this.openDirty = true;
+    this.others.invalidate();
     p.changes += p.cardCount + 1;
   }
 
@@ -408,56 +392,11 @@ export class WorldPools {
     return id;
   }
 
-  private openToOthers(p: PackState, at: number): boolean {
-    const pools = p.t.pools;
-    for (let r = 0; r < pools.length; r++)
-      if (pools[r]!.body.available && this.drawable(p, r, at)) return true;
-    return false;
-  }
-
-  /** Rebuilds `openList` (see there). */
-  private refreshOpenList(at: number): void {
-    if (this.openList.length < this.packs.length) this.openList = new Int32Array(this.packs.length);
-    let n = 0;
-    let until = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < this.packs.length; i++) {
-      const p = this.packs[i]!;
-      if (this.openToOthers(p, at)) this.openList[n++] = i;
-      if (p.chaseEndsAt > at && p.chaseEndsAt < until) until = p.chaseEndsAt;
-    }
-    this.openCount = n;
-    this.openDirty = false;
-    this.openValidUntil = until;
-  }
-
-  /** Rebuilds `openList` and the law of other users' openings (`othersAlias`, see there). */
-  private refreshOthers(at: number): void {
-    this.refreshOpenList(at);
-    const open = this.openCount;
-    if (open === 0) {
-      this.othersAlias = null;
-      return;
-    }
-    const weights: number[] = [];
-    const bands: number[] = [];
-    const chases: number[] = [];
-    for (let j = 0; j < open; j++) {
-      const pi = this.openList[j]!;
-      const p = this.packs[pi]!;
-      if (p.cumDirty) this.rebuildCum(p);
-      const chaseP = this.chaseActive(p, at) ? p.chaseP : 0;
-      const shares = othersOpeningShares(open, chaseP, this.mixCum, p.b0, p.nb);
-      for (let e = 0; e < shares.length; e++) {
-        if (!(shares[e]! > 0)) continue;
-        weights.push(shares[e]!);
-        // Entry 0 is the chase, entry i + 1 band i, the last the opening that takes nothing.
-        bands.push(e >= 1 && e <= p.nb ? p.b0 + e - 1 : NO_BAND);
-        chases.push(e === 0 ? pi : NO_PACK);
-      }
-    }
-    this.othersAlias = new AliasTable(weights);
-    this.othersBand = Int32Array.from(bands);
-    this.othersChase = Int32Array.from(chases);
+  /** Other users' opening shares of pack p at `at` (the law's rebuild, others-law.ts). */
+  sharesOf(p: PackState, open: number, at: number): Float64Array {
+    if (p.cumDirty) this.rebuildCum(p);
+    const chaseP = this.chaseActive(p, at) ? p.chaseP : 0;
+    return othersOpeningShares(open, chaseP, this.mixCum, p.b0, p.nb);
   }
 
   /**
@@ -471,12 +410,12 @@ export class WorldPools {
   otherOpenings(n: number, at: number): void {
     const rng = this.rng;
     const count = this.count;
+    const others = this.others;
     for (let i = 0; i < n; i++) {
-      if (this.openDirty || at >= this.openValidUntil) this.refreshOthers(at);
-      const alias = this.othersAlias;
+      const alias = others.at(at, this);
       if (alias === null) break;
       const e = alias.draw(rng);
-      const g = this.othersBand[e]!;
+      const g = others.band[e]!;
       if (g !== NO_BAND) {
         const p = this.packs[this.bandPack[g]!]!;
         const k = count[g]!;
@@ -497,7 +436,7 @@ export class WorldPools {
         if (k === 1) this.liveChange(p, g - p.b0, -1);
         continue;
       }
-      const c = this.othersChase[e]!;
+      const c = others.chase[e]!;
       if (c !== NO_PACK) this.hitChase(this.packs[c]!);
     }
   }
@@ -622,7 +561,7 @@ export class WorldPools {
   putBack(p: PackState, bi: number, id: number): void {
     if (bi === NO_BAND) {
       p.chaseHit = false;
-      this.openDirty = true;
+      this.others.invalidate();
     } else {
       this.put(p, bi, id);
       p.cardCount++;
