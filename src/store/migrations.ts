@@ -241,6 +241,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX pulls_account_status ON pulls (account, status);
   CREATE INDEX listings_account_state ON listings (account, state);
+  CREATE INDEX intents_account_state ON intents (account, state);
   CREATE INDEX intents_account_created ON intents (account, created_at);
   CREATE INDEX intents_account_updated ON intents (account, updated_at);
   CREATE INDEX intents_updated ON intents (updated_at);
