@@ -96,7 +96,7 @@ const bench: Benchmark = {
     return [
       { name: 'optimize baseline: balanced path, 1 thread', value: `${perPathMs.toFixed(2)} ms/path` },
       {
-        name: "optimize yardstick: the issue's raw loop (mean around the race)",
+        name: 'optimize yardstick loop, captured sum (mean around the race)',
         value: describeRates(race.rates),
       },
       {
@@ -106,7 +106,7 @@ const bench: Benchmark = {
         goal: 'ratio: info',
       },
       {
-        name: 'optimize race, normalised (issue #39: a 60M draws/s raw loop)',
+        name: 'optimize race, normalised to a 60M draws/s yardstick',
         value: `${race.normS.toFixed(1)} s`,
         goal: `< ${GOAL_S} s`,
         ok: race.normS < GOAL_S,
