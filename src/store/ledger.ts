@@ -95,6 +95,9 @@ export class Ledger {
       }
       db.pragma('busy_timeout = 5000');
       db.pragma('foreign_keys = ON');
+      // Temp b-trees and statement journals in memory: SQLite's on-disk temp files are unlinked
+      // only after they are opened, so a process killed in that window leaves one in TMPDIR.
+      db.pragma('temp_store = MEMORY');
       if (!options.readonly) {
         if (!memory) db.pragma('journal_mode = WAL');
         // FULL: a commit is fsynced before it returns, so an intent cannot be lost once recorded.
@@ -114,13 +117,19 @@ export class Ledger {
     return !this.closed && this.db.open;
   }
 
-  /** Journal mode and sync level actually in force (logged at start-up; checked by tests). */
-  durability(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' } {
+  /** Journal mode, sync level and temp store actually in force (logged at start-up; checked by tests). */
+  durability(): {
+    journalMode: string;
+    synchronous: 'off' | 'normal' | 'full' | 'extra';
+    tempStore: 'default' | 'file' | 'memory';
+  } {
     const sync = this.db.pragma('synchronous', { simple: true }) as number;
     const names = ['off', 'normal', 'full', 'extra'] as const;
+    const temp = this.db.pragma('temp_store', { simple: true }) as number;
     return {
       journalMode: String(this.db.pragma('journal_mode', { simple: true })),
       synchronous: names[sync] ?? 'off',
+      tempStore: (['default', 'file', 'memory'] as const)[temp] ?? 'default',
     };
   }
 

@@ -85,6 +85,7 @@ export function acquireWriterLock(ledgerPath: string, now: () => number = Date.n
   try {
     if (fresh) db.exec('CREATE TABLE IF NOT EXISTS writer_lock (id INTEGER PRIMARY KEY)');
     db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('temp_store = MEMORY'); // no temp file a kill could leave behind (see ledger.ts)
     // An exclusive transaction left open: no other connection can read or write the file until
     // this process closes it or dies.
     db.exec('BEGIN EXCLUSIVE');

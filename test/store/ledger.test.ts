@@ -460,7 +460,7 @@ describe('Ledger on disk: crash safety', () => {
     expect(reader.prepare('SELECT body FROM intents WHERE key = ?').get('seen-by-other')).toEqual({
       body: JSON.stringify(BODY),
     });
-    expect(writer.durability()).toEqual({ journalMode: 'wal', synchronous: 'full' });
+    expect(writer.durability()).toEqual({ journalMode: 'wal', synchronous: 'full', tempStore: 'memory' });
     reader.close();
     writer.close();
   });
