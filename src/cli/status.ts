@@ -37,7 +37,7 @@ export function ledgerStatus(config: BotConfig, ledger: Ledger, wallNow = Date.n
         strategy: a.strategy,
         now,
         killSwitch: ks,
-        totals: new BudgetTracker(ledger, a.name, a.strategy, now).totals(now),
+        totals: new BudgetTracker(ledger, a.name, a.strategy).totals(now),
       }),
   );
   return { now: iso(now), mode: config.mode, embedded: config.api.embedded, pause: pauseInfo(ks), accounts };

@@ -378,6 +378,10 @@ export class Ledger {
     return this.parts.reads.chargesAfter(...a);
   }
 
+  payoutsCounted(...a: Parameters<Reads['payoutsCounted']>) {
+    return this.parts.reads.payoutsCounted(...a);
+  }
+
   packsOrderedSince(...a: Parameters<Reads['packsOrderedSince']>) {
     return this.parts.reads.packsOrderedSince(...a);
   }

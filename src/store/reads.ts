@@ -56,6 +56,11 @@ export class Reads extends LedgerPart {
     return this.stmts.chargesAfter.all(account, afterRow) as { row: number; cents: Cents; at: number }[];
   }
 
+  /** Every sell-back payout of `account` counted so far (the budget's cash back at start-up). */
+  payoutsCounted(account: string): Cents {
+    return (this.stmts.payoutsCounted.get(account) as { cents: Cents }).cents;
+  }
+
   /** Packs of confirmed orders of `account` booked at or after `since` (ms). */
   packsOrderedSince(account: string, since: number): number {
     return (this.stmts.packsOrderedSince.get(account, since) as { n: number }).n;

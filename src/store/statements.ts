@@ -41,8 +41,6 @@ const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
 /** An `@until` past every row: the flows up to now. */
 export const EVER = Number.MAX_SAFE_INTEGER;
 
-/** A payout's or a charge's row is after reading @id (taken at @at). */
-const AFTER_READING = '(balance_seen >= @id OR (balance_seen IS NULL AND at > @at))';
 export const toIntent = (r: Raw): Intent => ({
   ...(r as unknown as Intent),
   body: JSON.parse(r.bodyJson as string),
@@ -99,6 +97,8 @@ export function prepareStatements(db: Database.Database) {
       WHERE account = ? AND operation = 'pack' AND created_at >= ?`),
     chargesAfter: db.prepare(`SELECT rowid AS row, total_charged_cents AS cents, created_at AS at
       FROM orders WHERE account = ? AND rowid > ? ORDER BY rowid`),
+    payoutsCounted: db.prepare(`SELECT COALESCE(SUM(payout_cents), 0) AS cents FROM sellbacks
+      WHERE account = ? AND counted = 1`),
     unresolved: db.prepare(`SELECT ${INTENT_COLS} FROM intents
       WHERE state IN (${unsettledList}) ORDER BY created_at, key`),
     countByState: db.prepare(`SELECT state, COUNT(*) AS n FROM intents GROUP BY state`),
@@ -173,14 +173,19 @@ export function prepareStatements(db: Database.Database) {
       ORDER BY at DESC, id DESC LIMIT 1`),
     // The flows after reading @id (taken at @at) up to @until: booked since it was recorded
     // (`balance_seen`; rows from before that column by time), proceeds credited after it.
+    // A payout's or a charge's two cases (booked after reading @id; no reading kept, so after @at)
+    // are summed apart: one OR would search the account's whole history, each alone is a seek.
     flowsAfter: db.prepare(`SELECT
       (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
-        WHERE account = @account AND counted = 1 AND ${AFTER_READING} AND at <= @until) AS payouts,
+        WHERE account = @account AND balance_seen >= @id AND counted = 1 AND at <= @until)
+      + (SELECT COALESCE(SUM(payout_cents), 0) FROM sellbacks
+        WHERE account = @account AND balance_seen IS NULL AND at > @at AND counted = 1 AND at <= @until) AS payouts,
       (SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings
         WHERE account = @account AND state = 'filled' AND credited_at > @at AND credited_at <= @until) AS proceeds,
       (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
-        WHERE account = @account AND ${AFTER_READING.replace('at >', 'created_at >')}
-        AND created_at <= @until) AS charged`),
+        WHERE account = @account AND balance_seen >= @id AND created_at <= @until)
+      + (SELECT COALESCE(SUM(total_charged_cents), 0) FROM orders
+        WHERE account = @account AND balance_seen IS NULL AND created_at > @at AND created_at <= @until) AS charged`),
     latestActivity: db.prepare(`SELECT MAX(
       (SELECT COALESCE(MAX(updated_at), 0) FROM intents),
       (SELECT COALESCE(MAX(at), 0) FROM sellbacks),

@@ -103,7 +103,7 @@ describe('the stop-loss trips at the same order in the bot and the backtest (sea
     const held = ledger.holdings('main');
     expect(held).toHaveLength(LAST_ORDER);
     expect(held.every((p) => p.kind === 'sealed_pack' && p.valueCents === 1001)).toBe(true);
-    const totals = new BudgetTracker(ledger, 'main', STRATEGY, virtual.now()).totals(virtual.now());
+    const totals = new BudgetTracker(ledger, 'main', STRATEGY).totals(virtual.now());
     expect(totals.markedPnlCents).toBe(MARKED_AT_STOP);
     expect(stopLossHit(totals, STRATEGY)).toBe(true);
     ledger.close();

@@ -26,7 +26,7 @@ describe('BudgetTracker', () => {
       { base: 'bot' },
     );
     const f = fixture({ strategy: s });
-    const tracker = new BudgetTracker(f.ledger, 'main', s, f.clock.now());
+    const tracker = new BudgetTracker(f.ledger, 'main', s);
     const ex = executorOf(f);
     const out = await ex.open({ body: BODY, unitPriceCents: 1000 });
     if (out.status !== 'confirmed') throw new Error('purchase failed');
@@ -67,5 +67,18 @@ describe('BudgetTracker', () => {
       now,
     );
     expect(blind).toMatchObject({ action: 'open', quantity: 3 });
+  });
+
+  it("starts from every payout counted for its account, and no other account's", () => {
+    const s = strategy({}, { base: 'bot' });
+    const f = fixture({ strategy: s });
+    const sale = (pull: string, payout: number, status: 'sold' | 'already_sold' | 'failed' = 'sold') =>
+      ({ pull_id: pull, card_id: `card-${pull}`, status, payout_amount: payout }) as const;
+    f.ledger.recordSellBack([sale('p1', 9), sale('p2', 4.5), sale('p3', 7, 'failed')], { account: 'main' });
+    // A repeated answer for p1 is kept for the record, not counted twice.
+    f.ledger.recordSellBack([sale('p1', 9, 'already_sold')], { account: 'main' });
+    f.ledger.recordSellBack([sale('q1', 50)], { account: 'other' });
+    const tracker = new BudgetTracker(f.ledger, 'main', s);
+    expect(tracker.totals(f.clock.now()).markedPnlCents).toBe(1350);
   });
 });

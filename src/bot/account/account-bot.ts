@@ -92,7 +92,7 @@ export class AccountBot {
   readonly onTheWire: OnTheWire = (key) => this.executor.isOnTheWire(key);
 
   constructor(private readonly o: AccountBotOptions) {
-    this.budget = new BudgetTracker(o.ledger, o.account, o.strategy, o.clock.now());
+    this.budget = new BudgetTracker(o.ledger, o.account, o.strategy);
     const b = o.strategy.budget;
     o.metrics.budgetLimits({
       minBalanceUsd: b.min_balance_usd,
@@ -215,7 +215,7 @@ export class AccountBot {
     this.packs.setStrategy(strategy);
     this.o.metrics.minEvRatio(strategy.open.min_ev_ratio);
     this.reconcileOptions.strategy = strategy;
-    this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy, this.o.clock.now());
+    this.budget = new BudgetTracker(this.o.ledger, this.o.account, strategy);
     if (this.loops.length > 0) this.startCardLoop();
   }
 

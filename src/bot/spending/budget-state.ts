@@ -43,11 +43,9 @@ export class BudgetTracker {
     private readonly ledger: Ledger,
     private readonly account: string,
     private readonly strategy: Strategy,
-    now: number,
   ) {
-    const data = ledger.reportData(0, now);
     this.catchUp();
-    for (const s of data.sellbacks) if (s.account === account && s.counted) this.cashBack += s.payoutCents;
+    this.cashBack = ledger.payoutsCounted(account);
   }
 
   /** Counts the orders booked since the last look. */
