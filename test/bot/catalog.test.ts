@@ -10,6 +10,7 @@ import { readPools } from '../../src/bot/buying/market-view.js';
 import { HOUR_MS, MINUTE_MS, VirtualClock } from '../../src/core/clock.js';
 import { Market } from '../../src/market/market.js';
 import { devKeys } from '../../src/market/world.js';
+import { EmptyPoolError } from '../../src/strategy/distribution.js';
 import { strategy } from '../strategy-builder.js';
 import { CADENCE, driveUntil, fixture, KEY, START, TrackingClock, testBot, testWorld } from './helpers.js';
 
@@ -65,6 +66,23 @@ describe('SharedCatalog', () => {
     expect(ra.pools).toHaveLength(1);
     expect(rb.pools[0]).toBe(ra.pools[0]);
     expect(catalog.distribution(ra.pools[0]!)).toBe(catalog.distribution(rb.pools[0]!));
+  });
+
+  it("keeps an emptied pool's error with its read: the same error for every account that scores it", () => {
+    const catalog = new SharedCatalog(() => 0);
+    const empty = { category: 'pokemon', pack_type: 'gone', risk_level: 'standard', bands: [], cards: [] };
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      throw new Error('did not throw');
+    };
+    const pool = empty as unknown as Parameters<SharedCatalog['distribution']>[0];
+    const first = thrown(() => catalog.distribution(pool));
+    expect(first).toBeInstanceOf(EmptyPoolError);
+    expect(thrown(() => catalog.distribution(pool))).toBe(first);
   });
 
   it('reads again for an account that needs a read made after a time, once for all who ask then', async () => {
