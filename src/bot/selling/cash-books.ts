@@ -27,10 +27,14 @@ function feeForecast(o: CashBooksOptions): number {
  * credits read since the vault read before it; `readStart` becomes that mark for the next pass.
  */
 export function creditFoundSales(o: CashBooksOptions, readStart: number): number {
-  const fact = o.ledger.accountFact(o.account, VAULT_READ_FACT);
-  const previous = fact === undefined ? Number.NEGATIVE_INFINITY : Number(fact);
-  const credited = o.ledger.creditFoundSales(o.account, previous, feeForecast(o));
-  o.ledger.setAccountFact(o.account, VAULT_READ_FACT, String(readStart));
+  // The credits and the mark they were taken up to in one commit (one fsync, on the loop).
+  const credited = o.ledger.atomically(() => {
+    const fact = o.ledger.accountFact(o.account, VAULT_READ_FACT);
+    const previous = fact === undefined ? Number.NEGATIVE_INFINITY : Number(fact);
+    const found = o.ledger.creditFoundSales(o.account, previous, feeForecast(o));
+    o.ledger.setAccountFact(o.account, VAULT_READ_FACT, String(readStart));
+    return found;
+  });
   return booked(o, credited);
 }
 
