@@ -250,12 +250,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX listing_events_at ON listing_events (at);
   CREATE INDEX balances_at ON balances (at);
   `,
-  // 7: no read on a running bot's path searches one account's whole history either. The flows
+  // 7: no read on a running bot's path searches one account's whole history either. The last
+  // balance reading, which every order and every sale booked records, is one index entry. The flows
   // since a balance reading (every reading) seek the charges and payouts booked after it
   // (`balance_seen`, or by time for rows from before that column) and the proceeds credited
   // after it; the orders booked since the budget's last look (before every order) seek by rowid,
-  // an account's orders of a period (the model refresh) by time.
+  // an account's orders of a period (evidence for an order in doubt) by time.
   `
+  CREATE INDEX balances_account ON balances (account);
   CREATE INDEX orders_account ON orders (account);
   CREATE INDEX orders_account_created ON orders (account, created_at);
   CREATE INDEX orders_account_seen ON orders (account, balance_seen, created_at);

@@ -36,8 +36,11 @@ const BALANCE_COLS = `id, account, balance_cents AS balanceCents, source, at`;
 
 export type Raw = Record<string, unknown>;
 
-/** The account's last balance reading when a flow is booked (books.ts: flows between readings). */
-const LAST_READING = '(SELECT MAX(id) FROM balances WHERE account = @account)';
+/**
+ * The account's last balance reading when a flow is booked (books.ts: flows between readings): the
+ * last entry of the (account) index, a seek, on every order and every sale booked.
+ */
+const LAST_READING = '(SELECT id FROM balances WHERE account = @account ORDER BY id DESC LIMIT 1)';
 /** An `@until` past every row: the flows up to now. */
 export const EVER = Number.MAX_SAFE_INTEGER;
 
