@@ -22,6 +22,7 @@ import type { AccountContext } from '../common/context.js';
 import { Mutex, sleepFor } from '../common/sleep.js';
 import type { EvidenceOptions } from '../doubt/evidence.js';
 import { InDoubtResolver, type Resolution } from '../doubt/in-doubt.js';
+import { showBooks } from '../selling/cash-books.js';
 import { ListingMarks } from '../selling/listing-input.js';
 import { type ReconcileOptions, reconcile } from '../selling/reconciler.js';
 import { SellSide } from '../selling/sell-side.js';
@@ -102,6 +103,7 @@ export class AccountBot {
     o.metrics.minEvRatio(o.strategy.open.min_ev_ratio);
     const spent = this.budget.totals(o.clock.now());
     o.metrics.budgetSpent(spent.spentTodayCents, spent.spentTotalCents);
+    showBooks(o);
     const onCash = (cents: number) => this.budget.cash(cents);
     const onUnexplainedRise = () => this.nudgeReconcile();
     this.sell = new SellSide({ ...o, batchSize: o.batchSize, onCash, onUnexplainedRise });

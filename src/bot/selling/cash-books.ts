@@ -35,6 +35,7 @@ export function creditFoundSales(o: CashBooksOptions, readStart: number): number
     o.ledger.setAccountFact(o.account, VAULT_READ_FACT, String(readStart));
     return found;
   });
+  if (credited.length > 0) showBooks(o);
   return booked(o, credited);
 }
 
@@ -61,11 +62,20 @@ export function readBalance(
     o.onUnexplainedRise?.();
   } else if (obs.adjustmentCents < 0)
     o.log.warn({ fall: toUsd(-obs.adjustmentCents), source }, 'balance fell with no charge booked: adjusted');
+  if (obs.credited.length > 0 || obs.adjustmentCents !== 0) showBooks(o);
+  return obs;
+}
+
+/**
+ * The books' gauges (the measured fee, the adjustments' sum) from the ledger: at start-up, then
+ * only when a reading or a found sale changed them. Both sum the account's whole history (every
+ * credited sale), which at every reading would grow with the ledger's age.
+ */
+export function showBooks(o: Pick<CashBooksOptions, 'ledger' | 'account' | 'metrics'>): void {
   o.metrics.books(
     o.ledger.listingFeeRate(o.account),
     o.ledger.adjustments(o.account).reduce((n, a) => n + a.amountCents, 0),
   );
-  return obs;
 }
 
 /** Credited sales into the log (the budget reads proceeds from the books); returns their proceeds. */
