@@ -357,6 +357,19 @@ export class IncrementalScorer {
     return this.values[band]!.expected[id]!;
   }
 
+  /**
+   * This clone of `source`'s (same template and strategy) back to `source`'s cards and sums, as
+   * `clone` would make it: another path of the dynamic market reuses its scorers this way.
+   */
+  restartFrom(source: IncrementalScorer): void {
+    this.sum.set(source.sum);
+    this.stale.set(source.stale);
+    this.count.set(source.count);
+    for (let b = 0; b < this.cards.length; b++) this.cards[b] = source.cards[b]!;
+    this.owned.fill(0);
+    source.owned.fill(0);
+  }
+
   /** An independent copy (same cards, same sums): cheaper than adding the cards again. */
   clone(): IncrementalScorer {
     // Through the constructor, so the copy keeps the class's fast object shape.

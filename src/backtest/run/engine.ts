@@ -13,7 +13,7 @@ import { cardWidth, type MarketKind, type PathResult, POOL_FIELDS, TOTALS } from
 import type { PathMarket } from '../path/path-market.js';
 import { MODEL_FIELDS, MODEL_POOL_FIELDS } from '../path/path-model.js';
 import { StaticMarket, StaticRowsCache } from '../path/static-market.js';
-import { DynamicMarket, type DynamicsInput } from '../world/dynamic-market.js';
+import { DynamicMarket, type DynamicsInput, type WorldReuse } from '../world/dynamic-market.js';
 
 export interface EngineSpec {
   snapshot: SnapshotFile;
@@ -41,9 +41,25 @@ export class Engine {
     this.cards = cardsSetup(spec.snapshot, spec.strategy, spec.market);
   }
 
+  /** The last shared path's world, restarted for the next (`runPathShared` runs one path at a time). */
+  private readonly worldReuse: WorldReuse = { world: null };
+
   marketFor(index: number): PathMarket {
     if (this.spec.market === 'static') return new StaticMarket(this.model, this.staticRows);
     return new DynamicMarket(this.model, this.spec.seed, index, this.spec.dynamics, this.cards);
+  }
+
+  /** `marketFor`, whose market's world is the previous shared path's, restarted: done when its path is. */
+  private sharedMarketFor(index: number): PathMarket {
+    if (this.spec.market === 'static') return new StaticMarket(this.model, this.staticRows);
+    return new DynamicMarket(
+      this.model,
+      this.spec.seed,
+      index,
+      this.spec.dynamics,
+      this.cards,
+      this.worldReuse,
+    );
   }
 
   /** Runs path `index`: a function of (spec, index) only. */
@@ -53,7 +69,7 @@ export class Engine {
 
   /** `runPath`, whose result's arrays may be reused by the next path (read at once). */
   runPathShared(index: number): PathResult {
-    return runPath(this.model, this.marketFor(index), index, {
+    return runPath(this.model, this.sharedMarketFor(index), index, {
       days: this.spec.days,
       seed: this.spec.seed,
       cards: this.cards,

@@ -26,6 +26,11 @@ import { boughtSellBack, DEFAULT_CARD_SYNC_MINUTES, Shop } from './shop.js';
 import { CATEGORY_SLOT, ValueDrift } from './value-drift.js';
 import { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, WorldPools } from './world-pools.js';
 
+/** Where a caller keeps the world of its last path for the next one (see DynamicMarket's `reuse`). */
+export interface WorldReuse {
+  world: WorldPools | null;
+}
+
 export type DynamicsInput = Partial<Dynamics> & { rescore_minutes?: number; card_sync_minutes?: number };
 
 /** `open`'s answer when the order fails (PathMarket's contract). */
@@ -125,12 +130,22 @@ export class DynamicMarket implements PathMarket {
     pathIndex: number,
     overrides: DynamicsInput = NO_OVERRIDES,
     cards: CardsSetup | null = null,
+    /**
+     * The world of the caller's previous path, restarted for this one (`WorldPools.restart`), and
+     * then this path's: for a caller that runs paths one after the other and drops each market
+     * when its path ends (the engine's `runPathShared`). Without it the world is made afresh.
+     */
+    reuse?: WorldReuse,
   ) {
     const settings = settingsFor(overrides);
     this.dyn = settings.dyn;
     this.rules = settings.rules;
     this.tickMs = this.dyn.tick_seconds * 1000;
-    this.world = new WorldPools(model, this.dyn, seed, pathIndex);
+    const old = reuse?.world;
+    this.world = old
+      ? old.restart(model, this.dyn, seed, pathIndex)
+      : new WorldPools(model, this.dyn, seed, pathIndex);
+    if (reuse) reuse.world = this.world;
     this.drift = new ValueDrift(this.dyn, this.tickMs, seed, pathIndex, readCategories(model, cards));
     this.rescorer = new Rescorer(model, this.world, settings.rescoreMs);
     this.start = model.startMs;

@@ -1,9 +1,11 @@
 /**
  * A pack's state on one backtest path, as the world (world-pools.ts) keeps it: the fields a card
- * change reads first, then the band store's slices, the odds, the scorers and the last rows.
+ * change reads first, then the band store's slices, the odds, the scorers and the last rows; how
+ * it starts a path (made, or reset for a worker's next path) and its running odds.
  */
 import type { PackPool } from '../../api/schemas.js';
 import type { IncrementalScorer } from '../../strategy/incremental-score.js';
+import { othersRiskShare, runningLiveOdds } from '../../strategy/market-laws.js';
 import type { ScoreRow } from '../../strategy/score.js';
 import type { PackStart, PackTemplate } from './world-layout.js';
 
@@ -131,4 +133,61 @@ export function newPackState(
     scoredEv: 0,
     rows: [],
   };
+}
+
+/**
+ * Pack p as `newPackState` makes it, for another path of the same world (world-pools.ts `restart`):
+ * every field it sets, in place, its arrays refilled rather than made again (the band slices view
+ * arrays the world keeps too, so they stay). The scorers start again from the recorded cards'.
+ */
+export function resetPackState(p: PackState, st: PackStart): void {
+  p.chaseHit = false;
+  p.cumDirty = true;
+  p.mixTotal = 0;
+  p.gap = 0;
+  p.cardCount = 0;
+  p.changes = 1;
+  p.lookedChanges = 0;
+  p.lookedChase = false;
+  p.live.fill(0);
+  p.cum.fill(0);
+  p.cumTotal.fill(0);
+  for (let i = 0; i < p.scorers.length; i++) p.scorers[i]!.restartFrom(st.scorers[i]!);
+  p.wasDrawable = true;
+  p.mustRescore = false;
+  p.riskRows.fill(undefined);
+  p.riskDrawable.fill(0);
+  p.scoredEv = 0;
+  p.rows = [];
+}
+
+/**
+ * Pack p's running odds per risk level over its bands holding cards (`cum`, `cumTotal`), and other
+ * users' running mixture over its bands (`mix`, the world's array, at the pack's bands): P(risk
+ * level) × its band odds among live bands. `count` is the world's cards per band.
+ */
+export function rebuildRunningOdds(p: PackState, count: Int32Array, mix: Float64Array): void {
+  const nb = p.nb;
+  const b0 = p.b0;
+  for (let r = 0; r < p.odds.length; r++) {
+    const odds = p.odds[r]!;
+    p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
+  }
+  const nr = p.odds.length;
+  mix.fill(0, b0, b0 + nb);
+  for (let r = 0; r < nr; r++) {
+    const total = p.cumTotal[r]!;
+    if (!(total > 0)) continue;
+    const pr = othersRiskShare(r, nr, p.standard);
+    const odds = p.odds[r]!;
+    for (let i = 0; i < nb; i++)
+      if (count[b0 + i]! > 0 && odds[i]! > 0) mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
+  }
+  let acc = 0;
+  for (let i = 0; i < nb; i++) {
+    acc += mix[b0 + i]!;
+    mix[b0 + i] = acc;
+  }
+  p.mixTotal = acc;
+  p.cumDirty = false;
 }

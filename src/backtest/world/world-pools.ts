@@ -14,14 +14,12 @@ import type { Dynamics } from '../../market/world-schema.js';
 import {
   bandGap,
   othersOpeningShares,
-  othersRiskShare,
   pickByGapFlat,
   pickRunning,
   poissonCount,
   pullsChase,
   refillCount,
   refillShare,
-  runningLiveOdds,
 } from '../../strategy/market-laws.js';
 import type { BacktestModel } from '../path/model.js';
 import type { DrawParts } from '../path/path-market.js';
@@ -37,24 +35,31 @@ import {
   NO_RISK_LEVEL,
   newPackState,
   type PackState,
+  rebuildRunningOdds,
+  resetPackState,
 } from './pack-state.js';
-import { NO_PLAN, type PackStart, type PackTemplate, packTemplates, worldStart } from './world-layout.js';
+import { NO_PLAN, packTemplates, worldStart } from './world-layout.js';
 
 export { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, type PackState };
 
 /** Salt of the world's random stream, apart from the path's own and the value drift's. */
 const WORLD_STREAM_SALT = 0x6d2b79f5;
 
+/** The world's own stream of a path: separate from the path's draws so one cannot shift the other. */
+function worldStream(seed: number, pathIndex: number): Rng {
+  return new Rng((seed ^ WORLD_STREAM_SALT) >>> 0).fork(pathIndex);
+}
+
 export class WorldPools {
-  /** The world's draws: other users' openings, arrivals, refills, generated cards' values. */
-  readonly rng: Rng;
+  /** The world's draws: other users' openings, arrivals, refills, generated cards' values (a new stream per path). */
+  rng: Rng;
   /** Every pack's state, in `packTemplates` order. */
   readonly packs: PackState[];
   /** Model pool index → pack (NO_PACK: none), and position of its risk level in the pack's pools. */
   readonly poolPack: Int32Array;
   readonly poolRisk: Int32Array;
   /** The law of other users' openings (others-law.ts), told here when it changes. */
-  private readonly others = new OthersLaw();
+  private others = new OthersLaw();
   /** Per market band: its pack (index into `packs`). */
   private readonly bandPack: Int32Array;
   /**
@@ -100,21 +105,18 @@ export class WorldPools {
   private readonly plans: PullPlans;
 
   constructor(
-    model: BacktestModel,
+    private readonly model: BacktestModel,
     /** The world's rates (the band refill's). */
     private readonly dyn: Dynamics,
     seed: number,
     pathIndex: number,
   ) {
-    // The world's own stream: separate from the path's draws so one cannot shift the other.
-    this.rng = new Rng((seed ^ WORLD_STREAM_SALT) >>> 0).fork(pathIndex);
     const tpl = packTemplates(model);
     const w = worldStart(model);
     this.count = w.count.slice();
     this.sum = w.sum.slice();
     this.esum = w.esum.slice();
-    // Versions start ahead of what the scorers have: every band is handed over at its first row.
-    this.ver = new Int32Array(w.count.length).fill(1);
+    this.ver = new Int32Array(w.count.length);
     this.synced = new Int32Array(w.count.length);
     this.mixCum = new Float64Array(w.count.length);
     this.ids = w.ids.slice();
@@ -144,14 +146,47 @@ export class WorldPools {
         this.poolPack[p.index] = pi;
         this.poolRisk[p.index] = r;
       });
-      return this.startPack(t, w.packs[pi]!);
+      return newPackState(t, w.packs[pi]!, this.count, this.esum);
     });
+    this.rng = worldStream(seed, pathIndex);
+    this.begin();
   }
 
-  /** Pack t's state at the start of a path: its recorded cards, and its truncated bands filled. */
-  private startPack(t: PackTemplate, st: PackStart): PackState {
-    const nb = t.bands.length;
-    const p = newPackState(t, st, this.count, this.esum);
+  /**
+   * This world at the start of path `pathIndex` again, for a worker that runs its paths one after
+   * the other (the engine's `runPathShared`): the same state as a new WorldPools of the same model
+   * and rates, in the arrays it has (a path made ~440 KB of them).
+   */
+  restart(model: BacktestModel, dyn: Dynamics, seed: number, pathIndex: number): WorldPools {
+    if (model !== this.model || dyn !== this.dyn) return new WorldPools(model, dyn, seed, pathIndex);
+    const w = worldStart(model);
+    this.count.set(w.count);
+    this.sum.set(w.sum);
+    this.esum.set(w.esum);
+    this.synced.fill(0);
+    this.mixCum.fill(0);
+    this.ids.set(w.ids);
+    this.taken.fill(0);
+    this.fresh.fill(0);
+    this.isQueued.fill(0);
+    this.queuedCount = 0;
+    this.others = new OthersLaw();
+    for (let pi = 0; pi < this.packs.length; pi++) resetPackState(this.packs[pi]!, w.packs[pi]!);
+    this.rng = worldStream(seed, pathIndex);
+    this.begin();
+    return this;
+  }
+
+  /** The path's start, from the arrays as the model records them (the path's stream set). */
+  private begin(): void {
+    // Versions start ahead of what the scorers have: every band is handed over at its first row.
+    this.ver.fill(1);
+    for (const p of this.packs) this.startPack(p);
+  }
+
+  /** Pack p at the start of a path: its recorded cards, and its truncated bands filled. */
+  private startPack(p: PackState): void {
+    const nb = p.nb;
     for (let bi = 0; bi < nb; bi++) {
       const g = p.b0 + bi;
       if (this.count[g]! > 0) this.liveChange(p, bi, 1);
@@ -163,7 +198,6 @@ export class WorldPools {
       p.cardCount += this.count[g]!;
       p.gap += Math.max(0, this.size[g]! - this.count[g]!);
     }
-    return p;
   }
 
   /** A new card in band bi of pack p, its value drawn uniformly from the band's value grid. */
@@ -173,34 +207,9 @@ export class WorldPools {
     this.put(p, bi, p.ignored ? NO_CARD : this.gridId[this.gridOff[g]! + this.rng.int(this.gridLen[g]!)]!);
   }
 
-  /** Per risk level: running odds of the bands holding cards, their total and the last such band. */
+  /** Pack p's running odds and other users' mixture, afresh (`rebuildRunningOdds`). */
   private rebuildCum(p: PackState): void {
-    const nb = p.nb;
-    const count = this.count;
-    const b0 = p.b0;
-    for (let r = 0; r < p.odds.length; r++) {
-      const odds = p.odds[r]!;
-      p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
-    }
-    // Other users' mixture: P(risk level) × its band odds among live bands.
-    const nr = p.odds.length;
-    const mix = this.mixCum;
-    mix.fill(0, b0, b0 + nb);
-    for (let r = 0; r < nr; r++) {
-      const total = p.cumTotal[r]!;
-      if (!(total > 0)) continue;
-      const pr = othersRiskShare(r, nr, p.standard);
-      const odds = p.odds[r]!;
-      for (let i = 0; i < nb; i++)
-        if (count[b0 + i]! > 0 && odds[i]! > 0) mix[b0 + i] = mix[b0 + i]! + (pr * odds[i]!) / total;
-    }
-    let acc = 0;
-    for (let i = 0; i < nb; i++) {
-      acc += mix[b0 + i]!;
-      mix[b0 + i] = acc;
-    }
-    p.mixTotal = acc;
-    p.cumDirty = false;
+    rebuildRunningOdds(p, this.count, this.mixCum);
   }
 
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
