@@ -73,6 +73,14 @@ const S_LOSS = 4;
 const S_SOLD = 5;
 const K = 6;
 
+// A value's terms as a band's re-sum reads them (`BandValues.summed`), R per value.
+const R_VALUE = 0;
+const R_EXPECTED = 1;
+const R_EX2 = 2;
+const R_LOSS = 3;
+const R_SOLD = 4;
+const R = 5;
+
 /**
  * A band's distinct card values with their terms (stride T, loss at the scorer's price): cards are
  * kept as ids into it, so a card change moves one integer, not a record. Append-only, so ids stay
@@ -83,6 +91,12 @@ class BandValues {
   terms = new Float64Array(FIRST_VALUES_ROOM * T);
   /** Expected realized value by id, apart: what every card added reads (cache-dense). */
   expected = new Float64Array(FIRST_VALUES_ROOM);
+  /**
+   * The terms a band's re-sum reads (`refresh`), by id (stride R): 40 bytes where `terms` gives
+   * each id 64, so the re-sum, which reads ids at random, touches fewer cache lines (a worker's
+   * tables are about the size of a core's L2 cache).
+   */
+  summed = new Float64Array(FIRST_VALUES_ROOM * R);
   /** Ids handed out so far (the next id). */
   size = 0;
   /** Id by value (cents). */
@@ -106,10 +120,19 @@ class BandValues {
       };
       this.terms = grow(this.terms);
       this.expected = grow(this.expected);
+      this.summed = grow(this.summed);
     }
-    this.evaluator.write(valueCents, this.sealed, this.terms, i * T);
-    this.terms[i * T + T_LOSS] = lossOf(this.terms, i * T, this.priceCents);
-    this.expected[i] = this.terms[i * T + T_EXPECTED]!;
+    const terms = this.terms;
+    const at = i * T;
+    this.evaluator.write(valueCents, this.sealed, terms, at);
+    terms[at + T_LOSS] = lossOf(terms, at, this.priceCents);
+    this.expected[i] = terms[at + T_EXPECTED]!;
+    const summed = this.summed;
+    summed[i * R + R_VALUE] = terms[at + T_VALUE]!;
+    summed[i * R + R_EXPECTED] = terms[at + T_EXPECTED]!;
+    summed[i * R + R_EX2] = terms[at + T_EX2]!;
+    summed[i * R + R_LOSS] = terms[at + T_LOSS]!;
+    summed[i * R + R_SOLD] = terms[at + T_SOLD]!;
     this.ids.set(valueCents, i);
     return i;
   }
@@ -248,7 +271,7 @@ export class IncrementalScorer {
 
   /** Band `band`'s sums, taken afresh from its cards' terms (in position order). */
   private refresh(band: number): void {
-    const terms = this.values[band]!.terms;
+    const terms = this.values[band]!.summed;
     const cards = this.cards[band]!;
     const n = this.count[band]!;
     let value = 0;
@@ -258,14 +281,14 @@ export class IncrementalScorer {
     let loss = 0;
     let sold = 0;
     for (let i = 0; i < n; i++) {
-      const at = cards[i]! * T;
-      const v = terms[at + T_VALUE]!;
+      const at = cards[i]! * R;
+      const v = terms[at + R_VALUE]!;
       value += v;
       value2 += v * v;
-      expected += terms[at + T_EXPECTED]!;
-      ex2 += terms[at + T_EX2]!;
-      loss += terms[at + T_LOSS]!;
-      sold += terms[at + T_SOLD]!;
+      expected += terms[at + R_EXPECTED]!;
+      ex2 += terms[at + R_EX2]!;
+      loss += terms[at + R_LOSS]!;
+      sold += terms[at + R_SOLD]!;
     }
     const k = band * K;
     const sum = this.sum;
