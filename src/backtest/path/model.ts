@@ -145,7 +145,8 @@ export function buildModel(
       dist,
       alias,
       atomPlan,
-      row: dist ? scorePool(body, strategy, { maxQuantity }) : null,
+      // The distribution held above, not computed again per engine (a pure function of the body).
+      row: dist ? scorePool(body, strategy, { maxQuantity, distributionOf: () => dist }) : null,
     });
   }
   const account = snapshot.account;
