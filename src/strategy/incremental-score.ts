@@ -32,6 +32,7 @@
  */
 import type { PackPool } from '../api/schemas.js';
 import { toCents } from '../core/money.js';
+import { BandValues, lossOf, R, R_EX2, R_EXPECTED, R_LOSS, R_SOLD, R_VALUE } from './band-values.js';
 import { fastCents } from './cents.js';
 import {
   type OutcomeEvaluator,
@@ -42,7 +43,6 @@ import {
   T_F2,
   T_LOSS,
   T_SOLD,
-  T_VALUE,
   T_X,
   T_X2,
 } from './outcome-terms.js';
@@ -60,8 +60,7 @@ const STALE = 1;
  */
 const STILL_BELOW_MARGIN = 1e-6;
 
-/** Starting room of a band's values table and of its cards (both double when full). */
-const FIRST_VALUES_ROOM = 16;
+/** Starting room of a band's cards (doubles when full). */
 const FIRST_CARDS_ROOM = 8;
 
 // Per-band statistics, K sums each.
@@ -72,71 +71,6 @@ const S_EX2 = 3;
 const S_LOSS = 4;
 const S_SOLD = 5;
 const K = 6;
-
-// A value's terms as a band's re-sum reads them (`BandValues.summed`), R per value.
-const R_VALUE = 0;
-const R_EXPECTED = 1;
-const R_EX2 = 2;
-const R_LOSS = 3;
-const R_SOLD = 4;
-const R = 5;
-
-/**
- * A band's distinct card values with their terms (stride T, loss at the scorer's price): cards are
- * kept as ids into it, so a card change moves one integer, not a record. Append-only, so ids stay
- * valid and clones share it.
- */
-class BandValues {
-  /** Each id's terms (stride T). */
-  terms = new Float64Array(FIRST_VALUES_ROOM * T);
-  /** Expected realized value by id, apart: what every card added reads (cache-dense). */
-  expected = new Float64Array(FIRST_VALUES_ROOM);
-  /**
-   * The terms a band's re-sum reads (`refresh`), by id (stride R): 40 bytes where `terms` gives
-   * each id 64, so the re-sum, which reads ids at random, touches fewer cache lines (a worker's
-   * tables are about the size of a core's L2 cache).
-   */
-  summed = new Float64Array(FIRST_VALUES_ROOM * R);
-  /** Ids handed out so far (the next id). */
-  size = 0;
-  /** Id by value (cents). */
-  private readonly ids = new Map<number, number>();
-
-  constructor(
-    private readonly evaluator: OutcomeEvaluator,
-    private readonly sealed: boolean,
-    private readonly priceCents: number,
-  ) {}
-
-  id(valueCents: number): number {
-    const known = this.ids.get(valueCents);
-    if (known !== undefined) return known;
-    const i = this.size++;
-    if (i >= this.expected.length) {
-      const grow = (a: Float64Array) => {
-        const g = new Float64Array(a.length * 2);
-        g.set(a);
-        return g;
-      };
-      this.terms = grow(this.terms);
-      this.expected = grow(this.expected);
-      this.summed = grow(this.summed);
-    }
-    const terms = this.terms;
-    const at = i * T;
-    this.evaluator.write(valueCents, this.sealed, terms, at);
-    terms[at + T_LOSS] = lossOf(terms, at, this.priceCents);
-    this.expected[i] = terms[at + T_EXPECTED]!;
-    const summed = this.summed;
-    summed[i * R + R_VALUE] = terms[at + T_VALUE]!;
-    summed[i * R + R_EXPECTED] = terms[at + T_EXPECTED]!;
-    summed[i * R + R_EX2] = terms[at + T_EX2]!;
-    summed[i * R + R_LOSS] = terms[at + T_LOSS]!;
-    summed[i * R + R_SOLD] = terms[at + T_SOLD]!;
-    this.ids.set(valueCents, i);
-    return i;
-  }
-}
 
 export class IncrementalScorer {
   /** The strategy's outcome evaluator (one per strategy and thread, see `outcomeEvaluator`). */
@@ -211,6 +145,15 @@ export class IncrementalScorer {
   /** The id of `valueCents` in band `band`'s values (for `addId`; stable for this scorer and its clones). */
   valueId(band: number, valueCents: number): number {
     return this.values[band]!.id(valueCents);
+  }
+
+  /**
+   * Numbers band `band`'s values at once: value `values[i]` gets id i (distinct values, none
+   * numbered yet in this scorer); for an owner that numbers the values itself, the same for every
+   * strategy (the dynamic market's band layout). `valueId` gives the same ids afterwards.
+   */
+  numberValues(band: number, values: Float64Array): void {
+    this.values[band]!.number(values);
   }
 
   /** Adds a card with value id `id` (from `valueId`) at the end of `band`'s positions. */
@@ -545,12 +488,6 @@ function cardWeights(view: PackPool, count: Int32Array, each: Float64Array): boo
     each[b] = n === 0 || !(odds > 0) || rest <= 0 ? 0 : (rest * odds) / oddsSum / n;
   }
   return true;
-}
-
-/** Probability that a pull with these terms realizes less than the price. */
-function lossOf(terms: Float64Array, at: number, priceCents: number): number {
-  const f2 = terms[at + T_F2]!;
-  return (terms[at + T_X]! < priceCents ? 1 - f2 : 0) + (f2 > 0 && terms[at + T_X2]! < priceCents ? f2 : 0);
 }
 
 /** Σ p · log((B − price + X) / B) over every outcome, as `realizedStats` computes it. */

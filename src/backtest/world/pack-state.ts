@@ -7,7 +7,8 @@ import type { PackPool } from '../../api/schemas.js';
 import type { IncrementalScorer } from '../../strategy/incremental-score.js';
 import { othersRiskShare, runningLiveOdds } from '../../strategy/market-laws.js';
 import type { ScoreRow } from '../../strategy/score.js';
-import type { PackStart, PackTemplate } from './world-layout.js';
+import type { PackTemplate } from './pack-templates.js';
+import type { PackStart } from './world-layout.js';
 
 /** A pool of no pack, a band that is none (no live band; a chase pull), a risk level that is none. */
 export const NO_PACK = -1;

@@ -38,7 +38,8 @@ import {
   rebuildRunningOdds,
   resetPackState,
 } from './pack-state.js';
-import { NO_PLAN, packTemplates, worldStart } from './world-layout.js';
+import { packTemplates } from './pack-templates.js';
+import { NO_PLAN, worldStart } from './world-layout.js';
 
 export { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, type PackState };
 
