@@ -92,25 +92,9 @@ export function worldStart(model: BacktestModel): WorldStart {
     b0 += t.bands.length;
     return start;
   });
-  const { size, off, cap, sealed, valOff, gridOff, gridLen, gridId, ids, count, sum } = layout;
   const idPlan = new Int32Array(layout.values.length).fill(NO_PLAN);
-  const start: WorldStart = {
-    packs,
-    size,
-    off,
-    cap,
-    sealed,
-    valOff,
-    idTerms,
-    gridOff,
-    gridLen,
-    gridId,
-    ids,
-    count,
-    sum,
-    esum,
-    idPlan,
-  };
+  // The layout's arrays as they are (shared by every engine of the snapshot), and this model's.
+  const start: WorldStart = { ...layout, packs, idTerms, esum, idPlan };
   starts.set(model, start);
   return start;
 }
