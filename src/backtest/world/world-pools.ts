@@ -39,7 +39,7 @@ import {
   resetPackState,
 } from './pack-state.js';
 import { packTemplates } from './pack-templates.js';
-import { NO_PLAN, worldStart } from './world-layout.js';
+import { NO_PLAN, type WorldStart, worldStart } from './world-layout.js';
 
 export { DRAW_CHASE, DRAW_NOTHING, NO_BAND, NO_CARD, type PackState };
 
@@ -114,13 +114,14 @@ export class WorldPools {
   ) {
     const tpl = packTemplates(model);
     const w = worldStart(model);
-    this.count = w.count.slice();
-    this.sum = w.sum.slice();
-    this.esum = w.esum.slice();
+    // Made at their sizes here, filled from the recorded start by `begin` (as at every restart).
+    this.count = new Int32Array(w.count.length);
+    this.sum = new Float64Array(w.sum.length);
+    this.esum = new Float64Array(w.esum.length);
     this.ver = new Int32Array(w.count.length);
     this.synced = new Int32Array(w.count.length);
     this.mixCum = new Float64Array(w.count.length);
-    this.ids = w.ids.slice();
+    this.ids = new Int32Array(w.ids.length);
     this.size = w.size;
     this.off = w.off;
     this.cap = w.cap;
@@ -150,7 +151,7 @@ export class WorldPools {
       return newPackState(t, w.packs[pi]!, this.count, this.esum);
     });
     this.rng = worldStream(seed, pathIndex);
-    this.begin();
+    this.begin(w);
   }
 
   /**
@@ -161,25 +162,28 @@ export class WorldPools {
   restart(model: BacktestModel, dyn: Dynamics, seed: number, pathIndex: number): WorldPools {
     if (model !== this.model || dyn !== this.dyn) return new WorldPools(model, dyn, seed, pathIndex);
     const w = worldStart(model);
+    this.others = new OthersLaw();
+    for (let pi = 0; pi < this.packs.length; pi++) resetPackState(this.packs[pi]!, w.packs[pi]!);
+    this.rng = worldStream(seed, pathIndex);
+    this.begin(w);
+    return this;
+  }
+
+  /**
+   * The path's start in this world's arrays, new or used: the recorded cards and sums, the rest
+   * at zero, then each pack's start (the path's stream and pack states set).
+   */
+  private begin(w: WorldStart): void {
     this.count.set(w.count);
     this.sum.set(w.sum);
     this.esum.set(w.esum);
+    this.ids.set(w.ids);
     this.synced.fill(0);
     this.mixCum.fill(0);
-    this.ids.set(w.ids);
     this.taken.fill(0);
     this.fresh.fill(0);
     this.isQueued.fill(0);
     this.queuedCount = 0;
-    this.others = new OthersLaw();
-    for (let pi = 0; pi < this.packs.length; pi++) resetPackState(this.packs[pi]!, w.packs[pi]!);
-    this.rng = worldStream(seed, pathIndex);
-    this.begin();
-    return this;
-  }
-
-  /** The path's start, from the arrays as the model records them (the path's stream set). */
-  private begin(): void {
     // Versions start ahead of what the scorers have: every band is handed over at its first row.
     this.ver.fill(1);
     for (const p of this.packs) this.startPack(p);
