@@ -67,6 +67,8 @@ export function poolSpec(input: SearchInput): PoolSpec {
     market: input.market,
     ...(input.balanceUsd !== undefined ? { balanceUsd: input.balanceUsd } : {}),
     ...(input.dynamics !== undefined ? { dynamics: input.dynamics } : {}),
+    // A search reads each path's net P&L, drawdown and ruin, never the model's sums.
+    totalsOnly: true,
   };
 }
 

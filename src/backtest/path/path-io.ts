@@ -79,4 +79,11 @@ export interface PathOptions {
   decideEverySlot?: boolean;
   /** When given, counts the decisions repeated and the waits not asked again (for that test). */
   skipped?: { repeated: number; waits: number };
+  /**
+   * The caller reads the totals alone (the optimizer: net P&L, drawdown, ruin): the model's sums
+   * (`model`, `modelPools`) and the pools' value realized (`poolValue`) are not kept (zeros), which
+   * spares each order the law of its pulls (`drawParts`, a scan of the pack's cards) and the
+   * model's bookkeeping. Nothing the path decides reads them, so every other figure is the same.
+   */
+  totalsOnly?: boolean;
 }

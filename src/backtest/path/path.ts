@@ -26,7 +26,7 @@ import { ListingHeap } from './listing-heap.js';
 import { type BacktestModel, horizonEnd, poolKey } from './model.js';
 import { CARD_CATEGORY_FIELDS, CARD_TOTALS, type PathOptions, type PathResult } from './path-io.js';
 import { type Listing, NO_POOL, type PathMarket, pendingListing, type RowsPick } from './path-market.js';
-import { newDrawParts, PathModel } from './path-model.js';
+import { MODEL_FIELDS, MODEL_POOL_FIELDS, newDrawParts, PathModel } from './path-model.js';
 import { ACT_HOLD, ACT_LIST, ACT_SELL, listExit } from './pull-plans.js';
 
 /** The rows a decision gets once it reads none (`rowsNeverRead`). */
@@ -67,7 +67,7 @@ export function runPath(
   let utcDay = 0;
   const out = new Int32Array(10);
   const listings = new ListingHeap();
-  const pm = new PathModel(strategy, nPools, plans, end);
+  const pm = opts.totalsOnly ? null : new PathModel(strategy, nPools, plans, end);
   const drawn = newDrawParts();
 
   const state = startOpenState(model);
@@ -275,8 +275,10 @@ export function runPath(
         cash += l.amountCents;
         if (l.bought) cardProceeds(l.category, l.outcome, l.amountCents);
         else {
-          pm.ended(l, l.amountCents);
-          poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
+          if (pm) {
+            pm.ended(l, l.amountCents);
+            poolValue[l.pool] = poolValue[l.pool]! + l.amountCents;
+          }
           if (l.outcome === 'sold') listingProceeds += l.amountCents;
           else payout += l.amountCents;
           // A static market keeps nothing of an ended listing: its object serves a later pull.
@@ -366,7 +368,7 @@ export function runPath(
     }
     const pi = lastPi;
     // The law the pulls are drawn from, before they are (the order's sell-back and held parts).
-    if (pi !== undefined) market.drawParts(pi, t, drawn);
+    if (pi !== undefined && pm) market.drawParts(pi, t, drawn);
     const got = pi === undefined ? -1 : market.open(pi, d.quantity, t, rng, out);
     if (pi === undefined || got < 0) {
       // A failed order is refunded and gives its slot back; the market has marked the pack.
@@ -380,7 +382,7 @@ export function runPath(
     poolPacks[pi] = poolPacks[pi]! + d.quantity;
     poolSpend[pi] = poolSpend[pi]! + cost;
     poolExpected[pi] = poolExpected[pi]! + d.quantity * d.realizedEvCents;
-    pm.order(pi, d.quantity, d.realizedEvCents, repeated ? pick!.sdCents : rowSdCents(rows, d), cost, drawn);
+    pm?.order(pi, d.quantity, d.realizedEvCents, repeated ? pick!.sdCents : rowSdCents(rows, d), cost, drawn);
     packsByUtcDay[utcDay] = (packsByUtcDay[utcDay] ?? 0) + d.quantity;
     state.packsLeftToday -= d.quantity;
     state.spentTodayCents += cost;
@@ -417,7 +419,7 @@ export function runPath(
         market.list(l, t, rng);
         listings.push(l);
         orderListed += market.holdValue(l, t);
-        pm.listed(l);
+        pm?.listed(l);
       }
     }
     cash = orderCash;
@@ -425,8 +427,10 @@ export function runPath(
     sealedWorth = orderSealed;
     listedHold = orderListed;
     // The pulls sold back or held, into the model's sums and the pool's value realized.
-    pm.resolvedPulls(pi, out, got, poolValue);
-    pm.orderDone();
+    if (pm) {
+      pm.resolvedPulls(pi, out, got, poolValue);
+      pm.orderDone();
+    }
     mark();
     tDecide = state.nextPurchaseAt;
   }
@@ -443,10 +447,12 @@ export function runPath(
       continue;
     }
     holdings += h;
-    poolValue[l.pool] = poolValue[l.pool]! + h;
-    pm.open(l, h);
+    if (pm) {
+      poolValue[l.pool] = poolValue[l.pool]! + h;
+      pm.open(l, h);
+    }
   }
-  pm.finish();
+  pm?.finish();
   for (const h of held) {
     const v = shop!.valueNow(h);
     cardHoldings += v;
@@ -506,7 +512,8 @@ export interface PathEnd {
   packsByUtcDay: number[];
   cards: Float64Array;
   /** Finished (`PathModel.finish`). */
-  pm: PathModel;
+  /** Null: the model's sums are not kept (`PathOptions.totalsOnly`). */
+  pm: PathModel | null;
 }
 
 /**
@@ -539,8 +546,8 @@ function finishPath(e: PathEnd): PathResult {
     poolExpected: e.poolExpected,
     packsByUtcDay: e.packsByUtcDay,
     cards: e.cards,
-    model: e.pm.totals,
-    modelPools: e.pm.pools,
+    model: e.pm ? e.pm.totals : new Float64Array(MODEL_FIELDS),
+    modelPools: e.pm ? e.pm.pools : new Float64Array(e.poolPacks.length * MODEL_POOL_FIELDS),
   };
 }
 

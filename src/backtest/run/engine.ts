@@ -25,6 +25,8 @@ export interface EngineSpec {
   balanceUsd?: number;
   /** Overrides of the world's dynamics rates (dynamic market only). */
   dynamics?: DynamicsInput;
+  /** Paths keep their totals alone (`PathOptions.totalsOnly`): the optimizer's engines. */
+  totalsOnly?: boolean;
 }
 
 export class Engine {
@@ -73,6 +75,7 @@ export class Engine {
       days: this.spec.days,
       seed: this.spec.seed,
       cards: this.cards,
+      ...(this.spec.totalsOnly ? { totalsOnly: true } : {}),
     });
   }
 }
