@@ -1,7 +1,8 @@
 /**
- * The engines one thread of a search holds, by candidate. A fresh engine costs far more than its
- * construction (~10 ms): its caches (pull plans, scorer state) fill during its first paths, which
- * makes a new candidate's first 25 paths cost ~50 ms more than the same paths on a warm engine.
+ * The engines one thread of a search holds, by candidate. A fresh engine costs more than its
+ * construction (~3 ms; what the snapshot alone decides is shared, see docs/optimize.md): its
+ * caches (pull plans, a first world) fill during its first paths, which makes a new candidate's
+ * first 25 paths cost ~12 ms more than the same paths on a warm engine.
  * So engines are kept for the whole search, not per rung, and dropped only when the search says a
  * candidate is out (`retain`) or past `capacity` (~1 MB each), least recently used first.
  */
