@@ -207,10 +207,10 @@ export class Intents extends LedgerPart {
           pulledAt: now,
         };
       });
-      this.insertOrder(order, pulls);
+      const rows = this.insertOrder(order, pulls);
       this.observeAnswer(intent, response, order.remainingBalanceCents, 'purchase', now);
       this.stmts.confirmIntent.run({ key, response: JSON.stringify(response), now, settledBy: null });
-      return { order, pulls: this.holdings.pullsOfOrder(order.checkoutId), recorded: true };
+      return { order, pulls: rows, recorded: true };
     });
   }
 
@@ -359,23 +359,44 @@ export class Intents extends LedgerPart {
     return { order, pulls: this.holdings.pullsOfOrder(order.checkoutId), recorded: false };
   }
 
-  private insertOrder(order: OrderRow, pulls: readonly NewPull[]): void {
+  /** Inserts the order and its pulls; returns the pulls as the ledger now holds them (no re-read). */
+  private insertOrder(order: OrderRow, pulls: readonly NewPull[]): PullRow[] {
     this.stmts.insertOrder.run({ ...order, needsReview: order.needsReview ? 1 : 0 });
-    this.insertPulls(order, pulls);
+    return this.insertPulls(order, pulls);
   }
 
-  private insertPulls(order: OrderRow, pulls: readonly NewPull[]): void {
-    for (const p of pulls)
-      this.stmts.insertPull.run({
-        ...p,
+  private insertPulls(order: OrderRow, pulls: readonly NewPull[]): PullRow[] {
+    return pulls.map((p): PullRow => {
+      // Field by field, as the ledger's columns give them back (`toPull`): nothing else a caller's
+      // object carries.
+      const row: PullRow = {
+        pullId: p.pullId,
         checkoutId: order.checkoutId,
         account: order.account,
-        isChase: p.isChase ? 1 : 0,
+        cardId: p.cardId,
+        name: p.name,
+        kind: p.kind,
+        valueCents: p.valueCents,
+        bucket: p.bucket,
+        rarityTier: p.rarityTier,
+        isChase: p.isChase,
+        buybackCents: p.buybackCents,
+        buybackRate: p.buybackRate,
+        buybackValidUntil: p.buybackValidUntil,
+        afterCents: p.afterCents,
+        afterRate: p.afterRate,
+        afterValidUntil: p.afterValidUntil,
+        pulledAt: p.pulledAt,
         origin: p.origin ?? 'pack',
         pricePaidCents: p.pricePaidCents ?? null,
         // Sealed packs cannot be sold back: they are holdings from the start.
         status: p.kind === 'sealed_pack' ? 'held' : 'open',
-      });
+        statusAt: p.pulledAt,
+        sellPullId: null,
+      };
+      this.stmts.insertPull.run({ ...row, isChase: p.isChase ? 1 : 0 });
+      return row;
+    });
   }
 
   /**

@@ -33,7 +33,7 @@ import { prepareStatements } from './statements.js';
 export type { AdjustmentRow, BalanceIdentity, Observation } from './books.js';
 export { type ConfirmedOrder, NEEDS_REVIEW_REASON, type NewIntent, type Settlement } from './intents.js';
 export { LedgerError } from './ledger-part.js';
-export type { SellBackOutcome } from './pull-ledger.js';
+export type { NewDecision, SellBackOutcome } from './pull-ledger.js';
 export type { ListingHistoryRow, ReportData } from './reads.js';
 export * from './types.js';
 
@@ -255,6 +255,10 @@ export class Ledger {
 
   recordDecision(...a: Parameters<Holdings['recordDecision']>) {
     return this.parts.holdings.recordDecision(...a);
+  }
+
+  recordDecisions(...a: Parameters<Holdings['recordDecisions']>) {
+    return this.parts.holdings.recordDecisions(...a);
   }
 
   decisionsFor(...a: Parameters<Holdings['decisionsFor']>) {

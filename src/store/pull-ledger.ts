@@ -23,6 +23,21 @@ export interface SellBackOutcome {
   newlyPaidCents: Cents;
 }
 
+/** A decision to record: what is done with a pull, why, and at what price. */
+export interface NewDecision {
+  pullId: string;
+  action: DecisionAction;
+  reason: string;
+  priceCents?: Cents;
+}
+
+/** Where a decision moves a pull the account still owns (reprice/delist: the listing calls do). */
+const NEXT_STATUS: Partial<Record<DecisionAction, PullStatus>> = {
+  sell_back: 'sell_pending',
+  list: 'list_pending',
+  hold: 'held',
+};
+
 export class Holdings extends LedgerPart {
   // ---------------------------------------------------------------- pulls and decisions
 
@@ -78,38 +93,40 @@ export class Holdings extends LedgerPart {
    * Records a decision and moves the pull accordingly: sell_back → sell_pending, list → list_pending,
    * hold → held. reprice/delist are recorded against a listed pull; the listing calls move it.
    */
-  recordDecision(
-    d: { pullId: string; action: DecisionAction; reason: string; priceCents?: Cents },
-    at?: number,
-  ): DecisionRow {
+  recordDecision(d: NewDecision, at?: number): DecisionRow {
+    return this.recordDecisions([d], at)[0]!;
+  }
+
+  /**
+   * Several decisions as one write (one savepoint inside a caller's transaction, as when an order's
+   * pulls are decided in its booking): all are recorded, or none.
+   */
+  recordDecisions(ds: readonly NewDecision[], at?: number): DecisionRow[] {
     const now = this.now(at);
-    return this.tx(() => {
-      const pull = this.getPull(d.pullId);
-      if (!pull) throw new LedgerError(`unknown pull ${d.pullId}`);
-      const info = this.stmts.insertDecision.run({
-        pullId: d.pullId,
-        action: d.action,
-        reason: d.reason,
-        priceCents: d.priceCents ?? null,
-        now,
-      });
-      const next: Partial<Record<DecisionAction, PullStatus>> = {
-        sell_back: 'sell_pending',
-        list: 'list_pending',
-        hold: 'held',
-      };
-      const to = next[d.action];
-      if (to && OWNED_STATUSES.includes(pull.status))
-        this.stmts.setPullStatus.run({ pullId: d.pullId, status: to, now });
-      return {
-        id: Number(info.lastInsertRowid),
-        pullId: d.pullId,
-        action: d.action,
-        reason: d.reason,
-        priceCents: d.priceCents ?? null,
-        decidedAt: now,
-      };
-    });
+    return this.tx(() =>
+      ds.map((d): DecisionRow => {
+        const status = this.stmts.pullStatus.get(d.pullId) as PullStatus | undefined;
+        if (status === undefined) throw new LedgerError(`unknown pull ${d.pullId}`);
+        const info = this.stmts.insertDecision.run({
+          pullId: d.pullId,
+          action: d.action,
+          reason: d.reason,
+          priceCents: d.priceCents ?? null,
+          now,
+        });
+        const to = NEXT_STATUS[d.action];
+        if (to && OWNED_STATUSES.includes(status))
+          this.stmts.setPullStatus.run({ pullId: d.pullId, status: to, now });
+        return {
+          id: Number(info.lastInsertRowid),
+          pullId: d.pullId,
+          action: d.action,
+          reason: d.reason,
+          priceCents: d.priceCents ?? null,
+          decidedAt: now,
+        };
+      }),
+    );
   }
 
   decisionsFor(pullId: string): DecisionRow[] {

@@ -138,6 +138,7 @@ export function prepareStatements(db: Database.Database) {
       .prepare(`SELECT kind, status, value_cents FROM pulls WHERE account = ? AND status IN (${ownedList})`)
       .raw(),
     hasPull: db.prepare('SELECT 1 FROM pulls WHERE pull_id = ?').pluck(),
+    pullStatus: db.prepare('SELECT status FROM pulls WHERE pull_id = ?').pluck(),
     insertDecision: db.prepare(`INSERT INTO decisions (pull_id, action, reason, price_cents, decided_at)
       VALUES (@pullId, @action, @reason, @priceCents, @now)`),
     decisionsOf: db.prepare(`SELECT ${DECISION_COLS} FROM decisions WHERE pull_id = ? ORDER BY id`),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
+import { Rng } from '../../src/core/prng.js';
 import { Ledger, LedgerError } from '../../src/store/ledger.js';
 import { SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { cardPull, packResponse, sealedPull, T0 } from './fixtures.js';
@@ -73,6 +74,54 @@ describe('Ledger (in memory)', () => {
     expect(ledger.getIntent('key-00000001')?.state).toBe('confirmed');
     expect(ledger.latestBalance('main')).toMatchObject({ balanceCents: 98000, source: 'purchase' });
     expect(ledger.undecidedPulls().map((p) => p.pullId)).toEqual(['pull-a']);
+  });
+
+  it('returns the booked pulls exactly as the ledger reads them back (random orders)', () => {
+    const rng = new Rng(20261129);
+    for (let o = 0; o < 40; o++) {
+      const pulls = Array.from({ length: 1 + rng.int(10) }, (_, i) => {
+        const id = `r${o}-${i}`;
+        const value = Math.round(rng.next() * 100_000) / 100;
+        if (rng.next() < 0.15) return sealedPull(id, value);
+        const pull = cardPull(id, value, new Date(T0 + rng.int(600_000)).toISOString());
+        pull.hit.is_chase = rng.next() < 0.1;
+        return rng.next() < 0.1 ? { ...pull, buyback: null } : pull;
+      });
+      const key = `key-random-${o}`;
+      ledger.recordIntent({ key, account: rng.next() < 0.5 ? 'main' : 'alt', operation: 'pack', body: BODY });
+      ledger.markIntentSent(key);
+      clock.advanceSync(rng.int(120_000));
+      const booked = ledger.confirmIntent(key, packResponse(`co-r${o}`, pulls, 20, 980));
+      expect(booked.pulls).toStrictEqual(ledger.pullsOfOrder(`co-r${o}`));
+    }
+  });
+
+  it("records an order's decisions as one write: all of them, or none", () => {
+    confirmTwo();
+    confirmTwo('key-00000002', 'co-2');
+    const before = ledger.holdings();
+    expect(() =>
+      ledger.recordDecisions([
+        { pullId: 'pull-co-1a', action: 'sell_back', reason: 'r', priceCents: 1111 },
+        { pullId: 'pull-nope', action: 'list', reason: 'r', priceCents: 2000 },
+      ]),
+    ).toThrow(LedgerError);
+    expect(ledger.holdings()).toEqual(before);
+    expect(ledger.decisionsFor('pull-co-1a')).toEqual([]);
+    const rows = ledger.recordDecisions([
+      { pullId: 'pull-co-1a', action: 'sell_back', reason: 'below', priceCents: 1111 },
+      { pullId: 'pull-co-2a', action: 'list', reason: 'fill 0.80', priceCents: 2000 },
+      { pullId: 'pull-co-1b', action: 'hold', reason: 'sealed' },
+    ]);
+    expect(rows.map((r) => [r.pullId, r.action, r.priceCents])).toEqual([
+      ['pull-co-1a', 'sell_back', 1111],
+      ['pull-co-2a', 'list', 2000],
+      ['pull-co-1b', 'hold', null],
+    ]);
+    expect(rows.map((r) => ledger.decisionsFor(r.pullId))).toEqual(rows.map((r) => [r]));
+    expect(ledger.getPull('pull-co-1a')?.status).toBe('sell_pending');
+    expect(ledger.getPull('pull-co-2a')?.status).toBe('list_pending');
+    expect(ledger.getPull('pull-co-1b')?.status).toBe('held');
   });
 
   it('treats a replayed confirmation as a no-op (nothing counted twice)', () => {

@@ -15,7 +15,7 @@ import { isPartnerApiError } from '../../api/errors.js';
 import type { PartnerApi } from '../../api/partner-api.js';
 import type { SellBackItem } from '../../api/schemas.js';
 import { toCents, toUsd } from '../../core/money.js';
-import type { PullRow } from '../../store/ledger.js';
+import type { NewDecision, PullRow } from '../../store/ledger.js';
 import { decideBoughtCard, decidePull, type PullDecision } from '../../strategy/decide-pull.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
 import type { AccountContext } from '../common/context.js';
@@ -84,12 +84,15 @@ export class SellSide {
    */
   decideBooked(pulls: readonly PullRow[]): void {
     const now = this.o.clock.now();
-    for (const row of pulls) {
-      if (row.kind !== 'card' || row.status !== 'open') continue;
-      const action = this.decideRow(row, now);
+    const rows = pulls.filter((row) => row.kind === 'card' && row.status === 'open');
+    const decisions = rows.map((row) => this.decisionOf(row, now));
+    // One write for the order's pulls (its own savepoint in the booking's transaction, not one each).
+    this.o.ledger.recordDecisions(decisions);
+    rows.forEach((row, i) => {
+      const action = decisions[i]!.action;
       (row as { status: PullRow['status'] }).status =
         action === 'sell_back' ? 'sell_pending' : action === 'list' ? 'list_pending' : 'held';
-    }
+    });
   }
 
   /**
@@ -162,32 +165,36 @@ export class SellSide {
     for (const row of this.o.ledger.undecidedPulls(this.o.account)) this.decideRow(row, now);
   }
 
-  /** Decides one undecided card pull and records the decision; returns its action. */
-  private decideRow(row: PullRow, now: number): PullDecision['action'] {
-    const { ledger, strategy, account, log, metrics } = this.o;
+  /** Decides one undecided card pull and records the decision. */
+  private decideRow(row: PullRow, now: number): void {
+    this.o.ledger.recordDecision(this.decisionOf(row, now));
+  }
+
+  /** What the strategy decides for an undecided card pull, as the ledger records it. */
+  private decisionOf(row: PullRow, now: number): NewDecision & { action: PullDecision['action'] } {
+    const { strategy, account, log, metrics } = this.o;
     const decision = decisionFor(row, strategy, now);
     if (row.origin === 'pack' && this.missedWindow(row, now)) {
       metrics.sellbackWindowMissed();
       log.warn({ pull: row.pullId }, 'sell-back window missed before a decision; using the fallback rule');
       this.o.notifier?.notify(notices.windowMissed(account, row, now));
     }
+    if (decision.action !== 'sell_back') this.received.delete(row.pullId);
     if (decision.action === 'sell_back')
-      ledger.recordDecision({
+      return {
         pullId: row.pullId,
         action: 'sell_back',
         reason: decision.reason,
         priceCents: decision.payoutCents,
-      });
-    else if (decision.action === 'list')
-      ledger.recordDecision({
+      };
+    if (decision.action === 'list')
+      return {
         pullId: row.pullId,
         action: 'list',
         reason: `${row.origin === 'purchase' ? 'bought card, ' : ''}fill ${decision.fill.toFixed(2)}`,
         priceCents: decision.priceCents,
-      });
-    else ledger.recordDecision({ pullId: row.pullId, action: 'hold', reason: decision.reason });
-    if (decision.action !== 'sell_back') this.received.delete(row.pullId);
-    return decision.action;
+      };
+    return { pullId: row.pullId, action: 'hold', reason: decision.reason };
   }
 
   /**
