@@ -163,12 +163,12 @@ export function prepareStatements(db: Database.Database) {
       ORDER BY created_at`),
     activeListingsOf: db.prepare(`SELECT ${LISTING_COLS} FROM listings WHERE account = ? AND state = 'active'
       ORDER BY created_at`),
-    // Active listings whose pull an operator decided otherwise (held, or to be sold back).
-    unwantedListings: db.prepare(`SELECT ${LISTING_COLS},
-      (SELECT status FROM pulls WHERE pulls.pull_id = listings.pull_id) AS pullStatus
-      FROM listings WHERE account = ? AND state = 'active'
-      AND pull_id IN (SELECT pull_id FROM pulls WHERE status IN ('held', 'sell_pending'))
-      ORDER BY created_at`),
+    // Active listings whose pull an operator decided otherwise (held, or to be sold back): each
+    // listing's pull by its key, not the set of every held pull (sealed packs are held for good).
+    unwantedListings: db.prepare(`SELECT * FROM (SELECT ${LISTING_COLS},
+        (SELECT status FROM pulls WHERE pulls.pull_id = listings.pull_id) AS pullStatus
+        FROM listings WHERE account = ? AND state = 'active')
+      WHERE pullStatus IN ('held', 'sell_pending') ORDER BY createdAt`),
     activeListingForCard: db.prepare(`SELECT ${LISTING_COLS} FROM listings
       WHERE card_id = ? AND state = 'active'`),
     insertBalance: db.prepare(`INSERT INTO balances (account, balance_cents, source, at)
