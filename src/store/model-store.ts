@@ -5,7 +5,7 @@
  * The strategy version is kept whole once per digest, so a report can price a listing still
  * running with the very listing life the order was decided by, whatever the strategy file is now.
  */
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { OrderPromise } from '../strategy/model-promise.js';
 import { strategyDigest } from '../strategy/strategy-digest.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
@@ -20,6 +20,39 @@ export interface OrderModelInput {
   promise: OrderPromise;
 }
 
+/**
+ * The statements of this file, prepared once per connection (by their text: the model's reads
+ * build theirs from the filters asked for, a handful of shapes). Preparing one costs about as much
+ * as running the order's INSERT, and an order is booked every minute per account.
+ */
+const prepared = new WeakMap<Database, Map<string, Statement>>();
+
+function statement(db: Database, sql: string): Statement {
+  let byText = prepared.get(db);
+  if (!byText) {
+    byText = new Map();
+    prepared.set(db, byText);
+  }
+  let st = byText.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    byText.set(sql, st);
+  }
+  return st;
+}
+
+/** A strategy's text as kept in the ledger, once per strategy object (as its digest is). */
+const texts = new WeakMap<Strategy, string>();
+
+function strategyText(strategy: Strategy): string {
+  let t = texts.get(strategy);
+  if (t === undefined) {
+    t = JSON.stringify(strategy);
+    texts.set(strategy, t);
+  }
+  return t;
+}
+
 export function insertOrderModel(
   db: Database,
   key: string,
@@ -28,11 +61,13 @@ export function insertOrderModel(
   now: number,
 ): void {
   const digest = strategyDigest(m.strategy);
-  db.prepare(
+  statement(
+    db,
     `INSERT OR IGNORE INTO model_strategies (digest, name, strategy, first_used_at) VALUES (?, ?, ?, ?)`,
-  ).run(digest, m.strategy.name, JSON.stringify(m.strategy), now);
+  ).run(digest, m.strategy.name, strategyText(m.strategy), now);
   const p = m.promise;
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO order_models (intent_key, account, strategy_digest, category, pack_type, risk_level,
       quantity, price_cents, ev_cents, realized_ev_cents, sd_cents, p_loss, sell_back_mean_cents,
       sell_back_sd_cents, listing_mean_cents, listing_sd_cents, held_mean_cents, held_sd_cents, decided_at)
@@ -137,17 +172,18 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
       CROSS JOIN model_strategies s ON s.digest = m.strategy_digest
       WHERE ${where.join(' AND ')})`;
   const orders = (
-    db.prepare(`${selected} SELECT * FROM sel ORDER BY booked_at, intent_key`).all(params) as Raw[]
+    statement(db, `${selected} SELECT * FROM sel ORDER BY booked_at, intent_key`).all(params) as Raw[]
   ).map(toOrder);
   const strategies = new Map<string, { name: string; json: string }>();
   const digests = new Set(orders.map((o) => o.digest));
-  for (const r of db.prepare(`SELECT digest, name, strategy FROM model_strategies`).all() as Raw[])
+  for (const r of statement(db, `SELECT digest, name, strategy FROM model_strategies`).all() as Raw[])
     if (digests.has(r.digest as string))
       strategies.set(r.digest as string, { name: r.name as string, json: r.strategy as string });
   // One pass over the selected orders' pulls (indexes on pulls.checkout_id, decisions.pull_id,
   // the counted sale and listings.pull_id): the cost follows the orders asked for, not the ledger.
-  const rows = db
-    .prepare(`${selected} SELECT ${PULL_COLS},
+  const rows = statement(
+    db,
+    `${selected} SELECT ${PULL_COLS},
         (SELECT d.action FROM decisions d WHERE d.pull_id = p.pull_id ORDER BY d.id LIMIT 1) AS firstAction,
         (SELECT s.payout_cents FROM sellbacks s WHERE s.pull_id = p.pull_id AND s.counted = 1) AS saleCents,
         l.firstListedAt, l.active, l.proceeds, l.endedAt
@@ -158,8 +194,8 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
         FROM sel CROSS JOIN pulls p ON p.checkout_id = sel.checkout_id
         CROSS JOIN listings l ON l.pull_id = p.pull_id
         GROUP BY l.pull_id) l ON l.pull_id = p.pull_id
-      ORDER BY p.rowid`)
-    .all(params) as Raw[];
+      ORDER BY p.rowid`,
+  ).all(params) as Raw[];
   const pulls: PullRow[] = [];
   const firstDecision = new Map<string, DecisionAction>();
   const sales = new Map<string, number>();
