@@ -265,6 +265,13 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX listings_account_state;
   CREATE INDEX listings_account_state ON listings (account, state, credited_at);
   `,
+  // 8: the marked P&L (before every order) reads what an account owns by value, counted, from the
+  // index alone: sealed packs are held for good, so the rows themselves grow with the ledger's age.
+  // The index replaces (account, status), whose every search it serves.
+  `
+  DROP INDEX pulls_account_status;
+  CREATE INDEX pulls_account_status ON pulls (account, status, kind, value_cents);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

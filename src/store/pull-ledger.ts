@@ -79,9 +79,14 @@ export class Holdings extends LedgerPart {
     return (rows as Raw[]).map(toPull);
   }
 
-  /** Kind, status and value of each pull `account` still owns: what marking its P&L reads. */
-  ownedValues(account: string): [kind: PullRow['kind'], status: PullStatus, valueCents: Cents][] {
-    return this.stmts.ownedValuesOf.all(account) as [PullRow['kind'], PullStatus, Cents][];
+  /**
+   * What `account` still owns by kind, status and value, with how many pulls of each: what marking
+   * its P&L reads (from the index alone, one row per distinct value).
+   */
+  ownedValues(
+    account: string,
+  ): [kind: PullRow['kind'], status: PullStatus, valueCents: Cents, count: number][] {
+    return this.stmts.ownedValuesOf.all(account) as [PullRow['kind'], PullStatus, Cents, number][];
   }
 
   /** Whether the ledger has a pull of this id (any status). */

@@ -135,7 +135,8 @@ export function prepareStatements(db: Database.Database) {
     ),
     // Only what marking needs, as arrays: read before every order, so it stays small.
     ownedValuesOf: db
-      .prepare(`SELECT kind, status, value_cents FROM pulls WHERE account = ? AND status IN (${ownedList})`)
+      .prepare(`SELECT kind, status, value_cents, COUNT(*) FROM pulls
+        WHERE account = ? AND status IN (${ownedList}) GROUP BY kind, status, value_cents`)
       .raw(),
     hasPull: db.prepare('SELECT 1 FROM pulls WHERE pull_id = ?').pluck(),
     pullStatus: db.prepare('SELECT status FROM pulls WHERE pull_id = ?').pluck(),

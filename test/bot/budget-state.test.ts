@@ -4,9 +4,15 @@
  * decision never spends past a cap on what it has not seen.
  */
 import { describe, expect, it } from 'vitest';
+import { LATE_RATE } from '../../src/api/rules.js';
 import { BudgetTracker } from '../../src/bot/spending/budget-state.js';
+import { applyRate } from '../../src/core/money.js';
+import { Rng } from '../../src/core/prng.js';
+import { markedPnlCents } from '../../src/strategy/budget.js';
 import { decideOpen } from '../../src/strategy/decide-open.js';
+import { sealedValueCents } from '../../src/strategy/pull-policy.js';
 import { scorePool } from '../../src/strategy/score.js';
+import { bookOrder, cardPull, packResponse, sealedPull } from '../store/fixtures.js';
 import { strategy } from '../strategy-builder.js';
 import { executorOf, fixture } from './helpers.js';
 
@@ -80,5 +86,42 @@ describe('BudgetTracker', () => {
     f.ledger.recordSellBack([sale('q1', 50)], { account: 'other' });
     const tracker = new BudgetTracker(f.ledger, 'main', s);
     expect(tracker.totals(f.clock.now()).markedPnlCents).toBe(1350);
+  });
+
+  it('marks every pull it owns once, however many share a kind, status and value (random books)', () => {
+    const s = strategy({ sell: { sealed_value_fraction: 0.37 } }, { base: 'bot' });
+    const f = fixture({ strategy: s });
+    const rng = new Rng(1129);
+    const values = [2.35, 3.1, 7.5, 12.34, 40];
+    let spent = 0;
+    for (let o = 0; o < 30; o++) {
+      const pulls = Array.from({ length: 1 + rng.int(8) }, (_, i) => {
+        const value = values[rng.int(values.length)]!;
+        return rng.next() < 0.3
+          ? sealedPull(`o${o}-${i}`, value)
+          : cardPull(`o${o}-${i}`, value, '2026-01-01T12:05:00.000Z');
+      });
+      const charged = 5 + rng.int(20);
+      spent += charged * 100;
+      const booked = bookOrder(f.ledger, `key-owned-${o}`, packResponse(`co-${o}`, pulls, charged, 1000));
+      for (const p of booked.pulls.filter((x) => x.kind === 'card')) {
+        const r = rng.int(4);
+        if (r === 0) f.ledger.recordDecision({ pullId: p.pullId, action: 'sell_back', reason: 'r' });
+        if (r === 1)
+          f.ledger.recordDecision({ pullId: p.pullId, action: 'list', reason: 'r', priceCents: 999 });
+        if (r === 2) f.ledger.recordDecision({ pullId: p.pullId, action: 'hold', reason: 'r' });
+      }
+    }
+    let held = 0;
+    let listed = 0;
+    let sealed = 0;
+    for (const p of f.ledger.holdings('main'))
+      if (p.kind === 'sealed_pack') sealed += sealedValueCents(p.valueCents, s);
+      else if (p.status === 'list_pending' || p.status === 'listed')
+        listed += applyRate(p.valueCents, LATE_RATE);
+      else held += applyRate(p.valueCents, LATE_RATE);
+    const tracker = new BudgetTracker(f.ledger, 'main', s);
+    expect(f.ledger.ownedValues('main').some(([, , , n]) => n > 1)).toBe(true);
+    expect(tracker.totals(f.clock.now()).markedPnlCents).toBe(markedPnlCents(-spent, held, listed, sealed));
   });
 });

@@ -314,8 +314,13 @@ describe('Ledger (in memory)', () => {
     for (const account of ['main', 'other', 'nobody']) {
       const all = ledger.holdings().filter((p) => p.account === account);
       expect(ledger.holdings(account)).toEqual(all);
+      const counted = new Map<string, number>();
+      for (const p of all) {
+        const k = JSON.stringify([p.kind, p.status, p.valueCents]);
+        counted.set(k, (counted.get(k) ?? 0) + 1);
+      }
       expect(ledger.ownedValues(account).sort()).toEqual(
-        all.map((p) => [p.kind, p.status, p.valueCents]).sort(),
+        [...counted].map(([k, n]) => [...JSON.parse(k), n]).sort(),
       );
       expect(ledger.activeListings(account)).toEqual(
         ledger.activeListings().filter((l) => l.account === account),
@@ -325,8 +330,8 @@ describe('Ledger (in memory)', () => {
       );
     }
     expect(ledger.ownedValues('main').sort()).toEqual([
-      ['card', 'listed', 1234],
-      ['sealed_pack', 'held', 300],
+      ['card', 'listed', 1234, 1],
+      ['sealed_pack', 'held', 300, 1],
     ]);
     expect(ledger.pullsAwaitingSale('other').map((p) => p.pullId)).toEqual(['pull-co-2a']);
     expect(ledger.hasPull('pull-co-2b')).toBe(true);

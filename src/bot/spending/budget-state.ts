@@ -68,10 +68,11 @@ export class BudgetTracker {
     let held = 0;
     let listed = 0;
     let sealed = 0; // fractional cents, rounded once by markedPnlCents
-    for (const [kind, status, valueCents] of this.ledger.ownedValues(this.account))
-      if (kind === 'sealed_pack') sealed += sealedValueCents(valueCents, this.strategy);
-      else if (status === 'listed' || status === 'list_pending') listed += applyRate(valueCents, LATE_RATE);
-      else held += applyRate(valueCents, LATE_RATE);
+    for (const [kind, status, valueCents, n] of this.ledger.ownedValues(this.account))
+      if (kind === 'sealed_pack') sealed += sealedValueCents(valueCents, this.strategy) * n;
+      else if (status === 'listed' || status === 'list_pending')
+        listed += applyRate(valueCents, LATE_RATE) * n;
+      else held += applyRate(valueCents, LATE_RATE) * n;
     return {
       spentTodayCents: this.spentByDay.get(Math.floor(now / DAY_MS)) ?? 0,
       spentTotalCents: this.spentTotal,
