@@ -71,6 +71,9 @@ describe('account status', () => {
     expect(a.marked_pnl_usd).toBeGreaterThan(a.cash_pnl_usd);
     expect(a.marked_pnl_usd).toBeLessThanOrEqual(-5);
     expect(a.net_pnl_usd).toBeGreaterThan(a.marked_pnl_usd);
+    // Every pull still ours, each once (counted from the index, not read row by row).
+    expect(a.holdings).toBe(3);
+    expect(a.holdings).toBe(f.ledger.holdings('main').length);
     // Only what a running bot alone knows differs: its last account read and why it waits.
     const { waiting: wa, next_purchase_at: na, packs: pa, ...restA } = a;
     const { waiting: wb, next_purchase_at: nb, packs: pb, ...restB } = b;

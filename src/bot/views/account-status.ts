@@ -90,7 +90,8 @@ export function accountStatusOf(i: AccountStatusInput): AccountStatus {
     pauses,
     orders_in_doubt: doubts.length,
     listings_active: ledger.activeListings(name).length,
-    holdings: ledger.holdings(name).length,
+    // Counted from the index (sealed packs are held for good: the rows grow with the ledger's age).
+    holdings: ledger.ownedValues(name).reduce((n, [, , , count]) => n + count, 0),
     cards: cardStatus(ledger, name, strategy, now, i.cards),
   };
 }
