@@ -245,6 +245,10 @@ export class Ledger {
     return this.parts.holdings.holdings(...a);
   }
 
+  cardHoldings(...a: Parameters<Holdings['cardHoldings']>) {
+    return this.parts.holdings.cardHoldings(...a);
+  }
+
   ownedValues(...a: Parameters<Holdings['ownedValues']>) {
     return this.parts.holdings.ownedValues(...a);
   }

@@ -80,6 +80,14 @@ export class Holdings extends LedgerPart {
   }
 
   /**
+   * The cards `account` still owns (its holdings without the sealed packs, which are held for good
+   * and never in the vault): what the reconciliation compares with the vault.
+   */
+  cardHoldings(account: string): PullRow[] {
+    return (this.stmts.ownedCardsOf.all(account) as Raw[]).map(toPull);
+  }
+
+  /**
    * What `account` still owns by kind, status and value, with how many pulls of each: what marking
    * its P&L reads (from the index alone, one row per distinct value).
    */

@@ -133,6 +133,8 @@ export function prepareStatements(db: Database.Database) {
     ownedOf: db.prepare(
       `SELECT ${PULL_COLS} FROM pulls WHERE account = ? AND status IN (${ownedList}) ORDER BY pulled_at`,
     ),
+    ownedCardsOf: db.prepare(`SELECT ${PULL_COLS} FROM pulls
+      WHERE account = ? AND status IN (${ownedList}) AND kind = 'card' ORDER BY pulled_at`),
     // Only what marking needs, as arrays: read before every order, so it stays small.
     ownedValuesOf: db
       .prepare(`SELECT kind, status, value_cents, COUNT(*) FROM pulls

@@ -314,6 +314,7 @@ describe('Ledger (in memory)', () => {
     for (const account of ['main', 'other', 'nobody']) {
       const all = ledger.holdings().filter((p) => p.account === account);
       expect(ledger.holdings(account)).toEqual(all);
+      expect(ledger.cardHoldings(account)).toEqual(all.filter((p) => p.kind === 'card'));
       const counted = new Map<string, number>();
       for (const p of all) {
         const k = JSON.stringify([p.kind, p.status, p.valueCents]);

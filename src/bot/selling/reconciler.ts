@@ -115,13 +115,10 @@ async function delistStray(
 ) {
   let n = 0;
   const stray = o.ledger
-    .holdings(o.account)
+    .cardHoldings(o.account)
     .filter(
       (pull) =>
-        pull.kind === 'card' &&
-        pull.status !== 'listed' &&
-        pull.statusAt < readStart &&
-        vault.get(pull.cardId)?.listed === true,
+        pull.status !== 'listed' && pull.statusAt < readStart && vault.get(pull.cardId)?.listed === true,
     );
   for (const pull of failures.sort(stray, (p) => p.cardId)) {
     const failed = await failures.attempt(pull.cardId, () => o.api.deleteListing({ card_id: pull.cardId }));
@@ -145,9 +142,8 @@ async function delistStray(
  */
 function diffVault(o: ReconcileOptions, vault: ReadonlyMap<string, VaultEntry>, readStart: number) {
   const missing: string[] = [];
-  for (const pull of o.ledger.holdings(o.account)) {
-    // Sealed packs are not promised to appear in the vault: nothing to compare.
-    if (pull.kind !== 'card') continue;
+  // Cards only: sealed packs are not promised to appear in the vault, nothing to compare.
+  for (const pull of o.ledger.cardHoldings(o.account)) {
     // A sell-back whose answer was lost leaves the card gone and the pull waiting for its sale: the
     // sweep re-sends it and the service answers `already_sold` with the payout. Marking it gone here
     // would lose the payout; a card that went another way fails that sell-back and is judged next.
