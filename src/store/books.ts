@@ -105,8 +105,10 @@ export class Books extends LedgerPart {
         OR EXISTS (SELECT 1 FROM intents WHERE account = @account AND updated_at > @since AND key != @except)
         OR EXISTS (SELECT 1 FROM intents WHERE account = @account AND created_at > @since AND key != @except)
         AS busy`),
-      proceeds: db.prepare(`SELECT COALESCE(SUM(proceeds_cents), 0) AS cents FROM listings
-        WHERE account = ? AND state = 'filled'`),
+      // The filled listings' proceeds, kept by triggers (migration 9).
+      proceeds: db.prepare(
+        `SELECT COALESCE((SELECT cents FROM listing_proceeds WHERE account = ?), 0) AS cents`,
+      ),
       feeAll: db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(price_cents), 0) AS price,
         COUNT(*) AS sales FROM listings WHERE state = 'filled' AND credited_at IS NOT NULL
         AND fee_cents IS NOT NULL`),

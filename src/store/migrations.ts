@@ -272,6 +272,37 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX pulls_account_status;
   CREATE INDEX pulls_account_status ON pulls (account, status, kind, value_cents);
   `,
+  // 9: an account's listing proceeds (the marked P&L, before every order) kept as a running total
+  // by triggers, in the same transaction as the write that changes them: every filled listing ever
+  // is summed once here, not at every read.
+  `
+  CREATE TABLE listing_proceeds (
+    account TEXT PRIMARY KEY,
+    cents   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO listing_proceeds (account, cents)
+    SELECT account, COALESCE(SUM(proceeds_cents), 0) FROM listings WHERE state = 'filled' GROUP BY account;
+  CREATE TRIGGER listing_proceeds_insert AFTER INSERT ON listings
+    WHEN NEW.state = 'filled' AND NEW.proceeds_cents IS NOT NULL
+  BEGIN
+    INSERT INTO listing_proceeds (account, cents) VALUES (NEW.account, NEW.proceeds_cents)
+      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
+  END;
+  CREATE TRIGGER listing_proceeds_update AFTER UPDATE OF account, state, proceeds_cents ON listings
+  BEGIN
+    INSERT INTO listing_proceeds (account, cents)
+      VALUES (OLD.account, -(CASE WHEN OLD.state = 'filled' THEN COALESCE(OLD.proceeds_cents, 0) ELSE 0 END))
+      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
+    INSERT INTO listing_proceeds (account, cents)
+      VALUES (NEW.account, CASE WHEN NEW.state = 'filled' THEN COALESCE(NEW.proceeds_cents, 0) ELSE 0 END)
+      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
+  END;
+  CREATE TRIGGER listing_proceeds_delete AFTER DELETE ON listings
+    WHEN OLD.state = 'filled' AND OLD.proceeds_cents IS NOT NULL
+  BEGIN
+    UPDATE listing_proceeds SET cents = cents - OLD.proceeds_cents WHERE account = OLD.account;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

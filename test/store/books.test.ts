@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.js';
+import { Rng } from '../../src/core/prng.js';
 import { attribute } from '../../src/store/books.js';
 import { Ledger } from '../../src/store/ledger.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
@@ -109,6 +110,82 @@ describe('the books against balance readings', () => {
     expect(ledger.creditFoundSales('main', vaultRead, 0.05)).toEqual([]);
     expect(ledger.balanceIdentity('main')).toMatchObject({ adjustmentsCents: 40_000, residualCents: 0 });
     expect(residual()).toBe(0);
+  });
+});
+
+describe("an account's listing proceeds (a running total kept by the ledger)", () => {
+  /** What the running total stands for: the proceeds of the account's filled listings. */
+  const summed = (ledger: Ledger, account: string) =>
+    (ledger as unknown as { db: Database.Database }).db
+      .prepare(
+        `SELECT COALESCE(SUM(proceeds_cents), 0) AS c FROM listings WHERE account = ? AND state = 'filled'`,
+      )
+      .pluck()
+      .get(account) as number;
+
+  it('equals the sum of its filled listings after every change (random listing lives)', () => {
+    for (const seed of [1, 2, 3, 20261129]) {
+      const rng = new Rng(seed);
+      const clock = new VirtualClock(T0);
+      const ledger = Ledger.open(':memory:', { clock });
+      const accounts = ['main', 'other'];
+      let balance = 100_000;
+      const active: string[] = [];
+      for (let step = 0; step < 120; step++) {
+        clock.advanceSync(1 + rng.int(60_000));
+        const r = rng.next();
+        if (r < 0.4 || active.length === 0) {
+          const id = `l${seed}-${step}`;
+          ledger.recordListing({
+            listingId: id,
+            cardId: `card-${id}`,
+            priceCents: 100 + rng.int(10_000),
+            account: accounts[rng.int(2)]!,
+          });
+          active.push(id);
+        } else {
+          const id = active.splice(rng.int(active.length), 1)[0]!;
+          if (r < 0.55) ledger.recordListingUpdate(id, { delisted: true });
+          else if (r < 0.7) ledger.recordListingFill(id, 50 + rng.int(5_000));
+          else ledger.recordListingFill(id, null);
+        }
+        // A reading that credits what it can of the sales waiting for their credit.
+        if (rng.next() < 0.3) {
+          balance += rng.int(8_000);
+          ledger.observeBalance(accounts[rng.int(2)]!, balance, 'reconcile', 0.05);
+        }
+        for (const a of [...accounts, 'nobody'])
+          expect(ledger.listingProceedsCents(a)).toBe(summed(ledger, a));
+      }
+      expect(summed(ledger, 'main') + summed(ledger, 'other')).toBeGreaterThan(0);
+      ledger.close();
+    }
+  });
+
+  it('starts from the filled listings of a ledger written before it was kept', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'packbot-proceeds-'));
+    try {
+      const path = join(dir, 'old.db');
+      const db = new Database(path);
+      for (const [i, sql] of MIGRATIONS.slice(0, 8).entries()) {
+        db.exec(sql);
+        db.pragma(`user_version = ${i + 1}`);
+      }
+      const add =
+        db.prepare(`INSERT INTO listings (listing_id, card_id, account, price_cents, state, created_at,
+        proceeds_cents) VALUES (?, ?, ?, 1000, ?, 0, ?)`);
+      add.run('a', 'ca', 'main', 'filled', 900);
+      add.run('b', 'cb', 'main', 'filled', 450);
+      add.run('c', 'cc', 'main', 'filled', null);
+      add.run('d', 'cd', 'main', 'delisted', null);
+      add.run('e', 'ce', 'other', 'filled', 70);
+      db.close();
+      const ledger = Ledger.open(path);
+      expect([ledger.listingProceedsCents('main'), ledger.listingProceedsCents('other')]).toEqual([1350, 70]);
+      ledger.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
