@@ -36,6 +36,16 @@ describe('attribute: which waiting sales a credit pays, and how much each', () =
   });
 });
 
+/** A ledger file as a packbot whose schema ended at `version` wrote it (open: the caller closes it). */
+function ledgerAt(path: string, version: number): Database.Database {
+  const db = new Database(path);
+  for (const [i, sql] of MIGRATIONS.slice(0, version).entries()) {
+    db.exec(sql);
+    db.pragma(`user_version = ${i + 1}`);
+  }
+  return db;
+}
+
 function books() {
   const clock = new VirtualClock(T0);
   const ledger = Ledger.open(':memory:', { clock });
@@ -166,11 +176,7 @@ describe("an account's listing proceeds (a running total kept by the ledger)", (
     const dir = mkdtempSync(join(tmpdir(), 'packbot-proceeds-'));
     try {
       const path = join(dir, 'old.db');
-      const db = new Database(path);
-      for (const [i, sql] of MIGRATIONS.slice(0, 8).entries()) {
-        db.exec(sql);
-        db.pragma(`user_version = ${i + 1}`);
-      }
+      const db = ledgerAt(path, 8);
       const add =
         db.prepare(`INSERT INTO listings (listing_id, card_id, account, price_cents, state, created_at,
         proceeds_cents) VALUES (?, ?, ?, 1000, ?, 0, ?)`);
@@ -194,12 +200,7 @@ describe('a ledger the bot has not migrated yet', () => {
     const dir = mkdtempSync(join(tmpdir(), 'packbot-books-'));
     try {
       const path = join(dir, 'old.db');
-      const db = new Database(path);
-      for (const [i, sql] of MIGRATIONS.slice(0, 4).entries()) {
-        db.exec(sql);
-        db.pragma(`user_version = ${i + 1}`);
-      }
-      db.close();
+      ledgerAt(path, 4).close();
       const ledger = Ledger.open(path, { readonly: true });
       expect(ledger.schemaVersion()).toBe(4);
       expect(ledger.adjustments('main')).toEqual([]);
