@@ -33,8 +33,11 @@ const WHOLE_HISTORY: readonly [RegExp, string][] = [
   [/FROM sellbacks WHERE account = \? AND counted = 1$/, "the budget's cash back, once at start-up"],
 ];
 
-/** A search bounded by the account alone, or by one upper bound: all history up to now. */
-const UNBOUNDED_SEARCH = /^SEARCH .*\((account=\?|\w+<\?)\)$/;
+/**
+ * A search bounded by the account alone, or by one upper bound: all history up to now. Not a
+ * primary key's entry (one row per account, such as a running total).
+ */
+const UNBOUNDED_SEARCH = /^SEARCH (?!.* USING PRIMARY KEY \(\w+=\?\)$).*\((account=\?|\w+<\?)\)$/;
 
 /**
  * A search on a status alone: bounded by what is in flight when it asks for open or pending rows,
