@@ -91,13 +91,17 @@ export class Books extends LedgerPart {
         'UPDATE adjustments SET unattributed_cents = unattributed_cents - @take WHERE id = @id',
       ),
       awaiting: db.prepare(`SELECT listing_id AS listingId, price_cents AS priceCents, filled_at AS filledAt
-        FROM listings WHERE account = ? AND state = 'filled' AND proceeds_cents IS NULL
+        FROM listings WHERE account = ? AND state = 'filled' AND credited_at IS NULL AND proceeds_cents IS NULL
         ORDER BY filled_at, created_at, listing_id`),
       credit: db.prepare(`UPDATE listings SET proceeds_cents = @proceeds, credited_at = @at,
         fee_cents = price_cents - @proceeds WHERE listing_id = @listingId AND proceeds_cents IS NULL`),
-      feeSoFar: db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(price_cents), 0) AS price,
-        COUNT(*) AS sales FROM listings WHERE account = ? AND state = 'filled' AND credited_at IS NOT NULL
-        AND fee_cents IS NOT NULL`),
+      // The credited sales' fee and price, kept by triggers (migration 9).
+      feeSoFar:
+        db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(fee_price_cents), 0) AS price,
+        COALESCE(SUM(fee_sales), 0) AS sales FROM listing_totals WHERE account = ?`),
+      feeAll:
+        db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(fee_price_cents), 0) AS price,
+        COALESCE(SUM(fee_sales), 0) AS sales FROM listing_totals`),
       // Three indexed looks, not one scan of every intent ever (this runs on every purchase answer).
       busySince: db.prepare(`SELECT
         EXISTS (SELECT 1 FROM intents WHERE state IN ('pending', 'sent', 'in_doubt') AND account = @account
@@ -107,17 +111,14 @@ export class Books extends LedgerPart {
         AS busy`),
       // The filled listings' proceeds, kept by triggers (migration 9).
       proceeds: db.prepare(
-        `SELECT COALESCE((SELECT cents FROM listing_proceeds WHERE account = ?), 0) AS cents`,
+        `SELECT COALESCE((SELECT proceeds_cents FROM listing_totals WHERE account = ?), 0) AS cents`,
       ),
-      feeAll: db.prepare(`SELECT COALESCE(SUM(fee_cents), 0) AS fee, COALESCE(SUM(price_cents), 0) AS price,
-        COUNT(*) AS sales FROM listings WHERE state = 'filled' AND credited_at IS NOT NULL
-        AND fee_cents IS NOT NULL`),
       firstBalance: db.prepare(`SELECT id, balance_cents AS balanceCents, at FROM balances WHERE account = ?
         ORDER BY at, id LIMIT 1`),
       sinceFirst: db.prepare(`SELECT
         (SELECT COALESCE(SUM(amount_cents), 0) FROM adjustments WHERE account = @account) AS adjusted,
         (SELECT COUNT(*) FROM listings WHERE account = @account AND state = 'filled'
-          AND proceeds_cents IS NULL) AS awaiting`),
+          AND credited_at IS NULL AND proceeds_cents IS NULL) AS awaiting`),
     };
   }
 

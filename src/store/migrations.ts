@@ -7,6 +7,23 @@
  */
 import type { Database } from 'better-sqlite3';
 
+/**
+ * A listing row's part of its account's totals (migration 9), added (`sign` '') or taken away
+ * ('-'): its proceeds once filled; its fee and price once filled, credited and priced.
+ */
+function totalsPart(row: 'NEW' | 'OLD', sign: '' | '-'): string {
+  const credited = `${row}.state = 'filled' AND ${row}.credited_at IS NOT NULL AND ${row}.fee_cents IS NOT NULL`;
+  return `INSERT INTO listing_totals (account, proceeds_cents, fee_cents, fee_price_cents, fee_sales)
+    VALUES (${row}.account,
+      ${sign}CASE WHEN ${row}.state = 'filled' THEN COALESCE(${row}.proceeds_cents, 0) ELSE 0 END,
+      ${sign}CASE WHEN ${credited} THEN ${row}.fee_cents ELSE 0 END,
+      ${sign}CASE WHEN ${credited} THEN ${row}.price_cents ELSE 0 END,
+      ${sign}CASE WHEN ${credited} THEN 1 ELSE 0 END)
+    ON CONFLICT (account) DO UPDATE SET proceeds_cents = proceeds_cents + excluded.proceeds_cents,
+      fee_cents = fee_cents + excluded.fee_cents, fee_price_cents = fee_price_cents + excluded.fee_price_cents,
+      fee_sales = fee_sales + excluded.fee_sales;`;
+}
+
 export const MIGRATIONS: readonly string[] = [
   // 1: the initial ledger.
   `
@@ -272,36 +289,30 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX pulls_account_status;
   CREATE INDEX pulls_account_status ON pulls (account, status, kind, value_cents);
   `,
-  // 9: an account's listing proceeds (the marked P&L, before every order) kept as a running total
-  // by triggers, in the same transaction as the write that changes them: every filled listing ever
-  // is summed once here, not at every read.
+  // 9: an account's listing totals (the marked P&L's proceeds, before every order; the fee measured
+  // so far, at every balance rise) kept as running sums by triggers, in the same transaction as the
+  // write that changes them: every filled listing ever is summed once here, not at every read.
   `
-  CREATE TABLE listing_proceeds (
-    account TEXT PRIMARY KEY,
-    cents   INTEGER NOT NULL
+  CREATE TABLE listing_totals (
+    account         TEXT PRIMARY KEY,
+    proceeds_cents  INTEGER NOT NULL,
+    fee_cents       INTEGER NOT NULL,
+    fee_price_cents INTEGER NOT NULL,
+    fee_sales       INTEGER NOT NULL
   ) WITHOUT ROWID;
-  INSERT INTO listing_proceeds (account, cents)
-    SELECT account, COALESCE(SUM(proceeds_cents), 0) FROM listings WHERE state = 'filled' GROUP BY account;
-  CREATE TRIGGER listing_proceeds_insert AFTER INSERT ON listings
-    WHEN NEW.state = 'filled' AND NEW.proceeds_cents IS NOT NULL
-  BEGIN
-    INSERT INTO listing_proceeds (account, cents) VALUES (NEW.account, NEW.proceeds_cents)
-      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
-  END;
-  CREATE TRIGGER listing_proceeds_update AFTER UPDATE OF account, state, proceeds_cents ON listings
-  BEGIN
-    INSERT INTO listing_proceeds (account, cents)
-      VALUES (OLD.account, -(CASE WHEN OLD.state = 'filled' THEN COALESCE(OLD.proceeds_cents, 0) ELSE 0 END))
-      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
-    INSERT INTO listing_proceeds (account, cents)
-      VALUES (NEW.account, CASE WHEN NEW.state = 'filled' THEN COALESCE(NEW.proceeds_cents, 0) ELSE 0 END)
-      ON CONFLICT (account) DO UPDATE SET cents = cents + excluded.cents;
-  END;
-  CREATE TRIGGER listing_proceeds_delete AFTER DELETE ON listings
-    WHEN OLD.state = 'filled' AND OLD.proceeds_cents IS NOT NULL
-  BEGIN
-    UPDATE listing_proceeds SET cents = cents - OLD.proceeds_cents WHERE account = OLD.account;
-  END;
+  INSERT INTO listing_totals (account, proceeds_cents, fee_cents, fee_price_cents, fee_sales)
+    SELECT account, COALESCE(SUM(proceeds_cents), 0),
+      COALESCE(SUM(CASE WHEN credited_at IS NOT NULL AND fee_cents IS NOT NULL THEN fee_cents END), 0),
+      COALESCE(SUM(CASE WHEN credited_at IS NOT NULL AND fee_cents IS NOT NULL THEN price_cents END), 0),
+      COUNT(CASE WHEN credited_at IS NOT NULL AND fee_cents IS NOT NULL THEN 1 END)
+    FROM listings WHERE state = 'filled' GROUP BY account;
+  CREATE TRIGGER listing_totals_insert AFTER INSERT ON listings WHEN NEW.state = 'filled'
+  BEGIN ${totalsPart('NEW', '')} END;
+  CREATE TRIGGER listing_totals_update
+    AFTER UPDATE OF account, state, proceeds_cents, credited_at, fee_cents, price_cents ON listings
+  BEGIN ${totalsPart('OLD', '-')} ${totalsPart('NEW', '')} END;
+  CREATE TRIGGER listing_totals_delete AFTER DELETE ON listings WHEN OLD.state = 'filled'
+  BEGIN ${totalsPart('OLD', '-')} END;
   `,
 ];
 

@@ -124,14 +124,23 @@ describe('the books against balance readings', () => {
 });
 
 describe("an account's listing proceeds (a running total kept by the ledger)", () => {
-  /** What the running total stands for: the proceeds of the account's filled listings. */
-  const summed = (ledger: Ledger, account: string) =>
-    (ledger as unknown as { db: Database.Database }).db
-      .prepare(
-        `SELECT COALESCE(SUM(proceeds_cents), 0) AS c FROM listings WHERE account = ? AND state = 'filled'`,
-      )
+  const db = (ledger: Ledger) => (ledger as unknown as { db: Database.Database }).db;
+  /** What the running totals stand for: sums over the account's filled (and credited) listings. */
+  const summed = (ledger: Ledger, account: string) => ({
+    proceeds: db(ledger)
+      .prepare(`SELECT COALESCE(SUM(proceeds_cents), 0) FROM listings WHERE account = ? AND state = 'filled'`)
       .pluck()
-      .get(account) as number;
+      .get(account) as number,
+    fee: db(ledger)
+      .prepare(`SELECT COUNT(*) AS sales, COALESCE(SUM(fee_cents), 0) AS feeCents,
+        COALESCE(SUM(price_cents), 0) AS priceCents FROM listings WHERE account = ? AND state = 'filled'
+        AND credited_at IS NOT NULL AND fee_cents IS NOT NULL`)
+      .get(account),
+  });
+  const kept = (ledger: Ledger, account: string) => ({
+    proceeds: ledger.listingProceedsCents(account),
+    fee: ledger.listingFeeTotals(account),
+  });
 
   it('equals the sum of its filled listings after every change (random listing lives)', () => {
     for (const seed of [1, 2, 3, 20261129]) {
@@ -164,10 +173,12 @@ describe("an account's listing proceeds (a running total kept by the ledger)", (
           balance += rng.int(8_000);
           ledger.observeBalance(accounts[rng.int(2)]!, balance, 'reconcile', 0.05);
         }
-        for (const a of [...accounts, 'nobody'])
-          expect(ledger.listingProceedsCents(a)).toBe(summed(ledger, a));
+        for (const a of [...accounts, 'nobody']) expect(kept(ledger, a)).toEqual(summed(ledger, a));
       }
-      expect(summed(ledger, 'main') + summed(ledger, 'other')).toBeGreaterThan(0);
+      // The lives reached every case: sales credited by readings, and proceeds both ways.
+      const both = [summed(ledger, 'main'), summed(ledger, 'other')];
+      expect(both.reduce((n, t) => n + (t.fee as { sales: number }).sales, 0)).toBeGreaterThan(0);
+      expect(both.reduce((n, t) => n + t.proceeds, 0)).toBeGreaterThan(0);
       ledger.close();
     }
   });
@@ -177,17 +188,18 @@ describe("an account's listing proceeds (a running total kept by the ledger)", (
     try {
       const path = join(dir, 'old.db');
       const db = ledgerAt(path, 8);
-      const add =
-        db.prepare(`INSERT INTO listings (listing_id, card_id, account, price_cents, state, created_at,
-        proceeds_cents) VALUES (?, ?, ?, 1000, ?, 0, ?)`);
-      add.run('a', 'ca', 'main', 'filled', 900);
-      add.run('b', 'cb', 'main', 'filled', 450);
-      add.run('c', 'cc', 'main', 'filled', null);
-      add.run('d', 'cd', 'main', 'delisted', null);
-      add.run('e', 'ce', 'other', 'filled', 70);
+      const add = db.prepare(`INSERT INTO listings (listing_id, card_id, account, price_cents, state,
+        created_at, proceeds_cents, credited_at, fee_cents) VALUES (?, ?, ?, 1000, ?, 0, ?, ?, ?)`);
+      add.run('a', 'ca', 'main', 'filled', 900, 5, 100);
+      add.run('b', 'cb', 'main', 'filled', 450, null, null);
+      add.run('c', 'cc', 'main', 'filled', null, null, null);
+      add.run('d', 'cd', 'main', 'delisted', null, null, null);
+      add.run('e', 'ce', 'other', 'filled', 70, null, null);
       db.close();
       const ledger = Ledger.open(path);
       expect([ledger.listingProceedsCents('main'), ledger.listingProceedsCents('other')]).toEqual([1350, 70]);
+      expect(ledger.listingFeeTotals('main')).toEqual({ sales: 1, feeCents: 100, priceCents: 1000 });
+      expect(ledger.listingFeeTotals()).toEqual({ sales: 1, feeCents: 100, priceCents: 1000 });
       ledger.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

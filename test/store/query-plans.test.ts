@@ -23,6 +23,7 @@ const WHOLE_LEDGER: readonly [RegExp, string][] = [
   [/FROM adjustments ORDER BY at, id/, 'the books report: every adjustment'],
   [/FROM model_strategies$/, 'one row per strategy version ever used'],
   [/WHERE o\.created_at >= @since/, "`packbot report`'s expected vs realized over every account"],
+  [/FROM listing_totals$/, "the books' fee over every account: one row per account"],
 ];
 
 /** Reads of one account's whole history (or everything up to a time) by design, each with why. */
