@@ -447,6 +447,31 @@ export class IncrementalScorer {
 }
 
 /**
+ * `realizedMeanOf` for a view without an active chase, from its bands' live shares: `share[at + b]`
+ * = band b's odds ÷ `total`, the odds of the bands holding cards (0 where the band is empty or has
+ * no odds), the quotient `cardWeights` takes when no chase's part comes off first. The same
+ * operations in the same order, so the same mean; NaN when nothing can be drawn (`total` 0).
+ */
+export function liveRealizedMean(
+  total: number,
+  share: Float64Array,
+  at: number,
+  n: number,
+  count: Int32Array,
+  expectedSum: Float64Array,
+): number {
+  if (!(total > 0)) return Number.NaN;
+  let mean = 0;
+  for (let b = 0; b < n; b++) {
+    const s = share[at + b]!;
+    if (!(s > 0)) continue;
+    const each = s / count[b]!;
+    if (each > 0) mean += each * expectedSum[b]!;
+  }
+  return mean;
+}
+
+/**
  * The sign of the growth Σ p · log(1 + u), u = (X − price) / B, from the first two moments,
  * when provable: log(1 + u) ≤ u gives growth ≤ E[u]; for u ≥ −a (X ≥ 0, a = price / B < 1),
  * log(1 + u) ≥ u − u² / (2 (1 − a)²) gives growth ≥ E[u] − E[u²] / (2 (1 − a)²). Margins of

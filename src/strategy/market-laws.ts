@@ -136,6 +136,43 @@ export function pullEv(
   return chaseP * chaseCents + (total > 0 ? 1 - chaseP : 0) * bands;
 }
 
+/**
+ * Σ over a pack's `levels` risk levels of `pullEv` (the same operations in the same order, so the
+ * same sum), from what a caller keeps between changes of which bands hold cards: per level r its
+ * live odds' total `totals[r]` (`runningLiveOdds`) and per band its share `share[r · n + i]` =
+ * `liveOdds` ÷ that total (0 where the band is empty or has no odds), the very quotient `pullEv`
+ * takes. Each band's mean is taken once for all levels (into `means`, n entries of scratch).
+ */
+export function pullEvOfLevels(
+  chaseP: number,
+  chaseCents: number,
+  share: ArrayLike<number>,
+  totals: ArrayLike<number>,
+  levels: number,
+  count: ArrayLike<number>,
+  sum: ArrayLike<number>,
+  base: number,
+  n: number,
+  means: Float64Array,
+): number {
+  for (let i = 0; i < n; i++) {
+    const c = count[base + i]!;
+    means[i] = c > 0 ? sum[base + i]! / c : 0;
+  }
+  let ev = 0;
+  for (let r = 0; r < levels; r++) {
+    const total = totals[r]!;
+    let bands = 0;
+    if (total > 0)
+      for (let i = 0; i < n; i++) {
+        const w = share[r * n + i]!;
+        if (w > 0) bands += w * means[i]!;
+      }
+    ev += chaseP * chaseCents + (total > 0 ? 1 - chaseP : 0) * bands;
+  }
+  return ev;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Other users' openings (docs/simulator.md "Dynamics"; rates: world `dynamics.others_*`)
 

@@ -3,7 +3,8 @@ import type { PackPool } from '../../src/api/schemas.js';
 import { toCents } from '../../src/core/money.js';
 import { Rng } from '../../src/core/prng.js';
 import { pullDistribution } from '../../src/strategy/distribution.js';
-import { IncrementalScorer } from '../../src/strategy/incremental-score.js';
+import { IncrementalScorer, liveRealizedMean } from '../../src/strategy/incremental-score.js';
+import { liveOdds, runningLiveOdds } from '../../src/strategy/market-laws.js';
 import { realizedStats, type ScoreRow, scorePool } from '../../src/strategy/score.js';
 import type { Strategy } from '../../src/strategy/strategy-schema.js';
 import { strategy } from '../strategy-builder.js';
@@ -423,6 +424,36 @@ describe('IncrementalScorer', () => {
     expect(opens).toBeGreaterThan(50);
     expect(kellyProofs).toBeGreaterThan(50);
     expect(kellyWaitsProven).toBeGreaterThan(0.5 * kellyWaits);
+  });
+
+  it('liveRealizedMean is realizedMeanOf of a view without a chase, to the bit', () => {
+    const rng = new Rng(17);
+    const s = STRATEGIES[1]![1];
+    const nb = BANDS.length;
+    for (let round = 0; round < 300; round++) {
+      const tpl = template(rng.int(3), [20, 50, 120][rng.int(3)]!, rng.next() < 0.3);
+      // A chase that ended, or none: the view's chase is null (an active one takes realizedMeanOf).
+      if (rng.next() < 0.5) tpl.chase = null;
+      else if (tpl.chase) tpl.chase = { ...tpl.chase, probability: 0 };
+      const scorer = new IncrementalScorer(tpl, s);
+      const count = new Int32Array(nb);
+      const expected = new Float64Array(nb);
+      for (let b = 0; b < nb; b++) {
+        const n = rng.next() < 0.25 ? 0 : 1 + rng.int(40);
+        for (let i = 0; i < n; i++)
+          expected[b] = expected[b]! + scorer.expectedOf(b, scorer.valueId(b, randomValue(rng, b)));
+        count[b] = n;
+      }
+      // The shares a backtest pack keeps (pack-state.ts rebuildRunningOdds).
+      const odds = Float64Array.from(tpl.bands, (b) => b.odds);
+      const total = runningLiveOdds(odds, count, 0, nb, new Float64Array(nb), 0);
+      const share = Float64Array.from(odds, (o, b) => {
+        const w = liveOdds(o, count[b]!);
+        return w > 0 ? w / total : 0;
+      });
+      const want = scorer.realizedMeanOf(tpl, count, expected);
+      expect(liveRealizedMean(total, share, 0, nb, count, expected)).toBe(want);
+    }
   });
 
   it('fromPool scores a recorded pool body like scorePool', () => {

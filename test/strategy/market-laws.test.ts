@@ -27,6 +27,7 @@ import {
   pickWeighted,
   poissonCount,
   pullEv,
+  pullEvOfLevels,
   pullsChase,
   refillCount,
   refillShare,
@@ -164,6 +165,48 @@ describe("a pull's expected value (the pricing model)", () => {
   it("reads a pack's bands at an offset of arrays shared by every pack", () => {
     const at = (xs: number[]) => [7, 7, ...xs, 7];
     expect(pullEv(0, 0, odds, at(count), at(sum), 2, 4)).toBe(pullEv(0, 0, odds, count, sum));
+  });
+
+  it('summed over risk levels from kept live shares, the very sum of pullEv level by level', () => {
+    const rng = new Rng(5);
+    const n = 5;
+    const levels = 3;
+    for (let trial = 0; trial < 2_000; trial++) {
+      const base = rng.int(3);
+      const cnt = Array.from({ length: base + n }, () => (rng.next() < 0.25 ? 0 : 1 + rng.int(300)));
+      const sm = cnt.map((c) => c * (1 + rng.int(20_000)) + rng.int(c + 1));
+      const oddsOf = Array.from({ length: levels }, () =>
+        Float64Array.from({ length: n }, () => (rng.next() < 0.2 ? 0 : rng.next())),
+      );
+      // What the backtest's packs keep between changes of which bands hold cards.
+      const totals = new Float64Array(levels);
+      const share = new Float64Array(levels * n);
+      const cum = new Float64Array(levels * n);
+      for (let r = 0; r < levels; r++) {
+        totals[r] = runningLiveOdds(oddsOf[r]!, cnt, base, n, cum, r * n);
+        for (let i = 0; i < n; i++) {
+          const w = liveOdds(oddsOf[r]![i]!, cnt[base + i]!);
+          share[r * n + i] = w > 0 ? w / totals[r]! : 0;
+        }
+      }
+      const chaseP = rng.next() < 0.5 ? 0 : rng.next() * 0.01;
+      const chaseCents = chaseP > 0 ? 1 + rng.int(1_000_000) : 0;
+      let expected = 0;
+      for (let r = 0; r < levels; r++) expected += pullEv(chaseP, chaseCents, oddsOf[r]!, cnt, sm, base, n);
+      const got = pullEvOfLevels(
+        chaseP,
+        chaseCents,
+        share,
+        totals,
+        levels,
+        cnt,
+        sm,
+        base,
+        n,
+        new Float64Array(n),
+      );
+      expect(got).toBe(expected);
+    }
   });
 });
 

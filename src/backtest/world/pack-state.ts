@@ -4,8 +4,9 @@
  * it starts a path (made, or reset for a worker's next path) and its running odds.
  */
 import type { PackPool } from '../../api/schemas.js';
+import { toCents } from '../../core/money.js';
 import type { IncrementalScorer } from '../../strategy/incremental-score.js';
-import { othersRiskShare, runningLiveOdds } from '../../strategy/market-laws.js';
+import { liveOdds, othersRiskShare, runningLiveOdds } from '../../strategy/market-laws.js';
 import type { ScoreRow } from '../../strategy/score.js';
 import type { PackTemplate } from './pack-templates.js';
 import type { PackStart } from './world-layout.js';
@@ -24,6 +25,8 @@ export interface PackState {
   // Read by every world card change: first, so they share the object's first cache lines.
   /** The chase's probability (0 without one). */
   chaseP: number;
+  /** The chase card's value (cents; 0 without one). */
+  chaseCents: number;
   /** Whether the chase was pulled (gone for everyone). */
   chaseHit: boolean;
   /** When the chase ends (ms; +∞ if never). */
@@ -63,6 +66,11 @@ export interface PackState {
   cum: Float64Array;
   /** Per risk level: the total of its `cum`. */
   cumTotal: Float64Array;
+  /**
+   * Per risk level × band: the band's live odds ÷ the level's `cumTotal` (0 where it is empty or
+   * has no odds), rebuilt with `cum` (`pullEvOfLevels`, the rescorer's realized means).
+   */
+  liveShare: Float64Array;
   /** Position of the 'standard' risk level in t.pools (NO_RISK_LEVEL: none). */
   standard: number;
   /** Incremental scorers (one per distinct price), given the bands that changed when a row is needed (`sync`). */
@@ -100,6 +108,7 @@ export function newPackState(
   const nb = t.bands.length;
   return {
     chaseP: t.chase ? t.chase.probability : 0,
+    chaseCents: t.chase ? toCents(t.chase.card.market_value) : 0,
     chaseHit: false,
     chaseEndsAt: t.chase?.ends_at ? Date.parse(t.chase.ends_at) : Number.POSITIVE_INFINITY,
     cumDirty: true,
@@ -119,6 +128,7 @@ export function newPackState(
     live: new Int32Array(t.pools.length),
     cum: new Float64Array(t.pools.length * nb),
     cumTotal: new Float64Array(t.pools.length),
+    liveShare: new Float64Array(t.pools.length * nb),
     standard: st.standard,
     // decideOpen never reads a row's growth: only the decision computes it (the scorer's rows).
     scorers: st.scorers.map((s) => s.clone()),
@@ -153,6 +163,7 @@ export function resetPackState(p: PackState, st: PackStart): void {
   p.live.fill(0);
   p.cum.fill(0);
   p.cumTotal.fill(0);
+  p.liveShare.fill(0);
   for (let i = 0; i < p.scorers.length; i++) p.scorers[i]!.restartFrom(st.scorers[i]!);
   p.wasDrawable = true;
   p.mustRescore = false;
@@ -163,16 +174,23 @@ export function resetPackState(p: PackState, st: PackStart): void {
 }
 
 /**
- * Pack p's running odds per risk level over its bands holding cards (`cum`, `cumTotal`), and other
- * users' running mixture over its bands (`mix`, the world's array, at the pack's bands): P(risk
- * level) × its band odds among live bands. `count` is the world's cards per band.
+ * Pack p's running odds per risk level over its bands holding cards (`cum`, `cumTotal`) and each
+ * band's share of them (`liveShare`), and other users' running mixture over its bands (`mix`, the
+ * world's array, at the pack's bands): P(risk level) × its band odds among live bands. `count` is
+ * the world's cards per band. Only which bands hold cards matters: the same until one empties or
+ * refills (`cumDirty`).
  */
 export function rebuildRunningOdds(p: PackState, count: Int32Array, mix: Float64Array): void {
   const nb = p.nb;
   const b0 = p.b0;
   for (let r = 0; r < p.odds.length; r++) {
     const odds = p.odds[r]!;
-    p.cumTotal[r] = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
+    const total = runningLiveOdds(odds, count, b0, nb, p.cum, r * nb);
+    p.cumTotal[r] = total;
+    for (let i = 0; i < nb; i++) {
+      const w = liveOdds(odds[i]!, count[b0 + i]!);
+      p.liveShare[r * nb + i] = w > 0 ? w / total : 0;
+    }
   }
   const nr = p.odds.length;
   mix.fill(0, b0, b0 + nb);

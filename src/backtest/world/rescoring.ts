@@ -9,8 +9,8 @@
  * docs/backtest-engine.md).
  */
 import type { PackPool } from '../../api/schemas.js';
-import { toCents } from '../../core/money.js';
-import { pullEv } from '../../strategy/market-laws.js';
+import { liveRealizedMean } from '../../strategy/incremental-score.js';
+import { pullEvOfLevels } from '../../strategy/market-laws.js';
 import type { ScoreContext, ScoreRow } from '../../strategy/score.js';
 import type { BacktestModel } from '../path/model.js';
 import type { PackState, WorldPools } from './world-pools.js';
@@ -43,6 +43,8 @@ export class Rescorer {
   private readonly packs: PackState[];
   private readonly count: Int32Array;
   private readonly sum: Float64Array;
+  /** `quickEv`'s scratch: a pack's band means. */
+  private readonly means: Float64Array;
 
   constructor(
     private readonly model: BacktestModel,
@@ -53,6 +55,7 @@ export class Rescorer {
     this.packs = world.packs;
     this.count = world.count;
     this.sum = world.sum;
+    this.means = new Float64Array(Math.max(0, ...this.packs.map((p) => p.nb)));
   }
 
   /**
@@ -213,19 +216,39 @@ export class Rescorer {
   private stillBelow(p: PackState, r: number, view: PackPool): boolean {
     const price = view.price * 100;
     if (!(price > 0)) return false;
-    const mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
+    const chase = view.chase;
+    let mean: number;
+    if (chase && chase.probability > 0)
+      mean = p.scorers[p.riskScorer[r]!]!.realizedMeanOf(view, p.countView, p.esumView);
+    else {
+      // The same mean from the pack's live shares (the view's odds are the pack's at this level).
+      this.world.freshOdds(p);
+      mean = liveRealizedMean(p.cumTotal[r]!, p.liveShare, r * p.nb, p.nb, p.countView, p.esumView);
+    }
     return mean < this.model.strategy.open.min_ev_ratio * price * (1 - STILL_BELOW_MARGIN);
   }
 
-  /** The pricing model's EV (`pullEv`), summed over the pack's risk levels: a change detector. */
+  /**
+   * The pricing model's EV (`pullEv`), summed over the pack's risk levels: a change detector. From
+   * the pack's live shares (`pullEvOfLevels`, the same sum).
+   */
   private quickEv(p: PackState, now: number): number {
-    const chase = this.world.chaseActive(p, now) ? p.t.chase! : null;
-    const pc = chase ? chase.probability : 0;
-    const chaseCents = chase ? toCents(chase.card.market_value) : 0;
-    let total = 0;
-    for (let r = 0; r < p.t.pools.length; r++)
-      total += pullEv(pc, chaseCents, p.odds[r]!, this.count, this.sum, p.b0, p.nb);
-    return total;
+    this.world.freshOdds(p);
+    const chase = this.world.chaseActive(p, now);
+    const pc = chase ? p.chaseP : 0;
+    const chaseCents = chase ? p.chaseCents : 0;
+    return pullEvOfLevels(
+      pc,
+      chaseCents,
+      p.liveShare,
+      p.cumTotal,
+      p.odds.length,
+      this.count,
+      this.sum,
+      p.b0,
+      p.nb,
+      this.means,
+    );
   }
 
   /** Whether rows were made on this path (else `rowsAsLast` makes them). */

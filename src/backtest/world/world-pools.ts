@@ -217,6 +217,11 @@ export class WorldPools {
     rebuildRunningOdds(p, this.count, this.mixCum);
   }
 
+  /** Pack p's running odds and live shares as its bands are now (rebuilt if a band emptied or refilled). */
+  freshOdds(p: PackState): void {
+    if (p.cumDirty) this.rebuildCum(p);
+  }
+
   /** Band bi of pack p went from empty to not (+1) or back (−1). */
   private liveChange(p: PackState, bi: number, d: number): void {
     this.others.invalidate();
