@@ -137,27 +137,45 @@ export class ListingResolver {
         keep.lo = keep.hi = v.marketValueCents;
         keep.until = this.start + (k + 1) * step;
       }
+      // `valueAfterTick` tick by tick, its inputs in locals and the drawn indexes read in place.
       const price = l.priceCents;
+      const acquired = acquiredValue(l);
+      const anchor = l.anchorIndex;
+      const { lo, hi, until } = keep;
+      let indexes = this.drift.indexesOf(c === NO_CATEGORY ? 0 : c);
+      let drawnTo = -1;
+      let budget = l.fillBudget;
       for (k++; ; k++) {
         const at = this.start + k * step;
-        if (at > keep.until) {
-          now = keep.until;
+        if (at > until) {
+          now = until;
           k--;
           break;
         }
-        const value = this.valueAfterTick(l, c, k);
-        l.fillBudget -= fillRatePerDay(price, value, base, sensitivity) * dtDays;
-        if (l.fillBudget <= 0) {
+        let index = 1;
+        if (c !== NO_CATEGORY) {
+          if (k > drawnTo) {
+            this.drift.indexAt(k, c);
+            indexes = this.drift.indexesOf(c);
+            drawnTo = this.drift.drawnTo(c);
+          }
+          index = indexes[k]!;
+        }
+        const value = roundHalfAway((acquired * index) / anchor);
+        budget -= fillRatePerDay(price, value, base, sensitivity) * dtDays;
+        if (budget <= 0) {
+          l.fillBudget = budget;
           l.eventAt = at;
           l.outcome = 'sold';
           l.amountCents = price - applyRate(price, this.rules.seller_fee_rate);
           return;
         }
-        if (value < keep.lo || value > keep.hi) {
+        if (value < lo || value > hi) {
           now = at;
           break;
         }
       }
+      l.fillBudget = budget;
     }
   }
 

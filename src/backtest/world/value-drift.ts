@@ -92,6 +92,19 @@ export class ValueDrift {
     return this.paths[c]![k]!;
   }
 
+  /**
+   * Category c's indexes by tick as drawn so far (`indexAt` draws more; then they may be in a new
+   * array): valid up to tick `drawnTo(c)`, for a reader that walks them tick by tick.
+   */
+  indexesOf(c: number): Float64Array {
+    return this.paths[c]!;
+  }
+
+  /** The last tick of category c's indexes drawn so far (`indexesOf`). */
+  drawnTo(c: number): number {
+    return this.drawn[c]!;
+  }
+
   /** Category c's value drift up to tick `k` at least: log-normal steps with the world's trend and volatility. */
   private drawIndexes(k: number, c: number): void {
     const drawn = this.drawn[c]!;
