@@ -55,7 +55,9 @@ export class Rescorer {
     this.packs = world.packs;
     this.count = world.count;
     this.sum = world.sum;
-    this.means = new Float64Array(Math.max(0, ...this.packs.map((p) => p.nb)));
+    let bands = 0;
+    for (const p of this.packs) bands = Math.max(bands, p.nb);
+    this.means = new Float64Array(bands);
   }
 
   /**
@@ -140,14 +142,13 @@ export class Rescorer {
   private rescorePack(p: PackState, now: number, ctx: ScoreContext): number {
     let synced = p.ignored;
     const chase = this.world.chaseActive(p, now) ? p.t.chase : null;
-    const rows: ScoreRow[] = [];
     let looked = false;
     let rebuilt = false;
     for (let r = 0; r < p.t.pools.length; r++) {
       const view = p.views[r]!;
       const drawableR = this.world.drawable(p, r, now);
       view.chase = chase;
-      let row = p.riskRows[r];
+      const row = p.riskRows[r];
       if (row === undefined || !this.rowStands(p, r, row, drawableR)) {
         looked = true;
         if (!(this.proveWaits && this.waitStands(p, r, row, drawableR, view, ctx))) {
@@ -156,16 +157,19 @@ export class Rescorer {
             this.world.sync(p);
             synced = true;
           }
-          row = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
-          p.riskRows[r] = row;
+          p.riskRows[r] = p.scorers[p.riskScorer[r]!]!.rowFor(view, ctx);
           p.riskDrawable[r] = drawableR ? 1 : 0;
           rebuilt = true;
           this.rowsBuilt++;
         }
       }
-      if (row) rows.push(row);
     }
-    if (rebuilt) p.rows = rows;
+    // The pack's rows are its levels' last rows (those kept, those made afresh), in level order.
+    if (rebuilt) {
+      const rows: ScoreRow[] = [];
+      for (const row of p.riskRows) if (row) rows.push(row);
+      p.rows = rows;
+    }
     return rebuilt ? ROWS_CHANGED : looked ? LOOKED : NOTHING_SEEN;
   }
 
