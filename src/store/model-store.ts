@@ -7,7 +7,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { OrderPromise } from '../strategy/model-promise.js';
-import { strategyDigest } from '../strategy/strategy-digest.js';
+import { strategyDigest, strategyText } from '../strategy/strategy-digest.js';
 import type { Strategy } from '../strategy/strategy-schema.js';
 import type { DecisionAction, PullRow } from './types.js';
 
@@ -39,18 +39,6 @@ function statement(db: Database, sql: string): Statement {
     byText.set(sql, st);
   }
   return st;
-}
-
-/** A strategy's text as kept in the ledger, once per strategy object (as its digest is). */
-const texts = new WeakMap<Strategy, string>();
-
-function strategyText(strategy: Strategy): string {
-  let t = texts.get(strategy);
-  if (t === undefined) {
-    t = JSON.stringify(strategy);
-    texts.set(strategy, t);
-  }
-  return t;
 }
 
 export function insertOrderModel(

@@ -7,12 +7,23 @@
 import { createHash } from 'node:crypto';
 import type { Strategy } from './strategy-schema.js';
 
+const texts = new WeakMap<Strategy, string>();
 const digests = new WeakMap<Strategy, string>();
+
+/** The strategy as JSON text, as the ledger keeps a version and as its digest hashes it (once per object). */
+export function strategyText(strategy: Strategy): string {
+  let t = texts.get(strategy);
+  if (t === undefined) {
+    t = JSON.stringify(strategy);
+    texts.set(strategy, t);
+  }
+  return t;
+}
 
 export function strategyDigest(strategy: Strategy): string {
   let d = digests.get(strategy);
   if (d === undefined) {
-    d = createHash('sha256').update(JSON.stringify(strategy)).digest('hex');
+    d = createHash('sha256').update(strategyText(strategy)).digest('hex');
     digests.set(strategy, d);
   }
   return d;
