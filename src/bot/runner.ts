@@ -156,7 +156,7 @@ export class Runner {
         options.notifier ??
         createNotifier(config.notify, { clock, log, metrics, mask: (text) => secrets.mask(text) });
       cleanups.push(() => notifier.close());
-      const ledger = Ledger.open(config.store.path, { clock });
+      const ledger = Ledger.open(config.store.path, { clock, deferCheckpoints: true });
       cleanups.push(() => ledger.close());
       log.info({ path: config.store.path, ...ledger.durability() }, 'ledger open');
       const storeDir = dirname(config.store.path);

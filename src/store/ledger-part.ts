@@ -20,6 +20,19 @@ export interface LedgerConnection {
   readonly db: Database.Database;
   readonly stmts: Statements;
   readonly clock: Clock;
+  /** Told after each outermost commit (a deferred checkpoint counts them: checkpoint.ts). */
+  readonly committed?: () => void;
+}
+
+/**
+ * Runs `fn` in an IMMEDIATE transaction: the write lock is taken at BEGIN, so a transaction never
+ * reads under a shared lock and then fails to upgrade (SQLITE_BUSY mid-way) when another
+ * connection writes. Nested, it is a savepoint of the outer one.
+ */
+export function immediately<T>(c: LedgerConnection, fn: () => T): T {
+  const result = c.db.transaction(fn).immediate();
+  if (!c.db.inTransaction) c.committed?.();
+  return result;
 }
 
 /** The base of a ledger part: statements, transactions and the time of a write. */
@@ -28,19 +41,15 @@ export abstract class LedgerPart {
   protected readonly stmts: Statements;
   private readonly clock: Clock;
 
-  constructor(c: LedgerConnection) {
+  constructor(private readonly c: LedgerConnection) {
     this.db = c.db;
     this.stmts = c.stmts;
     this.clock = c.clock;
   }
 
-  /**
-   * Runs `fn` in an IMMEDIATE transaction: the write lock is taken at BEGIN, so a transaction never
-   * reads under a shared lock and then fails to upgrade (SQLITE_BUSY mid-way) when another
-   * connection writes.
-   */
+  /** `fn` in one IMMEDIATE transaction (`immediately`). */
   protected tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return immediately(this.c, fn);
   }
 
   protected now(at?: number): number {

@@ -20,8 +20,9 @@ import Database from 'better-sqlite3';
 import { type Clock, WallClock } from '../core/clock.js';
 import { Accounts } from './accounts.js';
 import { Books } from './books.js';
+import { DeferredCheckpoint, type DeferredCheckpointOptions } from './checkpoint.js';
 import { Intents } from './intents.js';
-import type { LedgerConnection } from './ledger-part.js';
+import { immediately, type LedgerConnection } from './ledger-part.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { type ModelRows, type ModelRowsQuery, readModelRows } from './model-store.js';
 import { ledgerOpenError } from './open-error.js';
@@ -37,6 +38,13 @@ export type { NewDecision, SellBackOutcome } from './pull-ledger.js';
 export type { ListingHistoryRow, ReportData } from './reads.js';
 export * from './types.js';
 
+export interface LedgerOpenOptions {
+  clock?: Clock;
+  readonly?: boolean;
+  /** Checkpoint the WAL after commits, not inside them (the runner's ledger: checkpoint.ts). */
+  deferCheckpoints?: boolean | DeferredCheckpointOptions;
+}
+
 export class Ledger {
   private readonly parts: {
     intents: Intents;
@@ -49,12 +57,24 @@ export class Ledger {
   /** The file's schema version when this is a migrated copy of an older file (read-only open). */
   private fileVersion: number | undefined;
 
+  /** The runner's checkpoints, after commits (checkpoint.ts); SQLite's own where absent. */
+  readonly checkpoints: DeferredCheckpoint | undefined;
+  private readonly c: LedgerConnection;
+
   private constructor(
     private readonly db: Database.Database,
     readonly path: string,
     clock: Clock,
+    checkpoints: DeferredCheckpoint | undefined,
   ) {
-    const c: LedgerConnection = { db, stmts: prepareStatements(db), clock };
+    this.checkpoints = checkpoints;
+    const c: LedgerConnection = {
+      db,
+      stmts: prepareStatements(db),
+      clock,
+      committed: checkpoints && (() => checkpoints.committed()),
+    };
+    this.c = c;
     const holdings = new Holdings(c);
     const accounts = new Accounts(c);
     const books = new Books(c);
@@ -63,7 +83,7 @@ export class Ledger {
   }
 
   /** Opens (creating the file and its directory if needed) and migrates the ledger at `path`. */
-  static open(path: string, options: { clock?: Clock; readonly?: boolean } = {}): Ledger {
+  static open(path: string, options: LedgerOpenOptions = {}): Ledger {
     try {
       return Ledger.openUnchecked(path, options);
     } catch (e) {
@@ -72,7 +92,7 @@ export class Ledger {
     }
   }
 
-  private static openUnchecked(path: string, options: { clock?: Clock; readonly?: boolean }): Ledger {
+  private static openUnchecked(path: string, options: LedgerOpenOptions): Ledger {
     const memory = path === ':memory:';
     if (!memory && !options.readonly) {
       // Private books: the directory 0700 when created, the file (and so its WAL and SHM) 0600.
@@ -104,7 +124,14 @@ export class Ledger {
         db.pragma('synchronous = FULL');
         migrate(db);
       }
-      const ledger = new Ledger(db, path, options.clock ?? new WallClock());
+      const defer = options.deferCheckpoints;
+      const deferred = defer !== undefined && defer !== false && !memory && !options.readonly;
+      const ledger = new Ledger(
+        db,
+        path,
+        options.clock ?? new WallClock(),
+        deferred ? new DeferredCheckpoint(db, defer === true ? {} : defer) : undefined,
+      );
       ledger.fileVersion = fileVersion;
       return ledger;
     } catch (e) {
@@ -122,6 +149,8 @@ export class Ledger {
     journalMode: string;
     synchronous: 'off' | 'normal' | 'full' | 'extra';
     tempStore: 'default' | 'file' | 'memory';
+    /** Who checkpoints the WAL: the ledger after commits, or SQLite inside the commit that fills it. */
+    checkpoints: 'deferred' | 'sqlite';
   } {
     const sync = this.db.pragma('synchronous', { simple: true }) as number;
     const names = ['off', 'normal', 'full', 'extra'] as const;
@@ -130,6 +159,7 @@ export class Ledger {
       journalMode: String(this.db.pragma('journal_mode', { simple: true })),
       synchronous: names[sync] ?? 'off',
       tempStore: (['default', 'file', 'memory'] as const)[temp] ?? 'default',
+      checkpoints: this.checkpoints ? 'deferred' : 'sqlite',
     };
   }
 
@@ -150,7 +180,7 @@ export class Ledger {
    * order and decide its pulls in the same commit (src/bot/spending/executor.ts).
    */
   atomically<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return immediately(this.c, fn);
   }
 
   // ---------------------------------------------------------------- intents.ts: state machine, booking

@@ -34,7 +34,10 @@ beforeAll(async () => {
     `
 import { Ledger } from './ledger.mjs';
 const [db, mode] = process.argv.slice(2);
-const ledger = Ledger.open(db);
+// 'churn-deferred': the runner's ledger, its WAL checkpointed after every 4 commits.
+const deferred = mode === 'churn-deferred';
+const ledger = Ledger.open(db, deferred ? { deferCheckpoints: { every: 4, schedule: (run) => setImmediate(run) } } : {});
+let ready = false;
 const body = (i) => ({ pack_type: 'crash-pack', category: 'sports', quantity: 10, risk_level: 'chill', n: i });
 const pull = (i, j) => ({
   pull_id: 'p-' + i + '-' + j, kind: 'card', item: { id: 'c-' + i + '-' + j, name: 'n', market_value: 1 }, value: 1.25,
@@ -48,6 +51,8 @@ if (mode === 'intent') {
   setInterval(() => {}, 1000);
 } else {
   for (let i = 0; ; i++) {
+    // The checkpoints run between turns of the event loop.
+    if (deferred) await new Promise((r) => setImmediate(r));
     const key = 'churn-key-' + i;
     ledger.recordIntent({ key, account: 'main', operation: 'pack', body: body(i) });
     ledger.markIntentSent(key);
@@ -58,7 +63,11 @@ if (mode === 'intent') {
     const results = pulls.map((p) => ({ card_id: p.item.id, pull_id: p.pull_id, status: 'sold', payout_amount: 1.13 }));
     ledger.recordSellBack(results);
     ledger.recordSellBack(results.map((r) => ({ ...r, status: 'already_sold' })));
-    if (i === 5) process.stdout.write('READY\\n');
+    if (i === 5 && !deferred) process.stdout.write('READY\\n');
+    if (deferred && i >= 5 && ledger.checkpoints.counts.runs >= 3 && !ready) {
+      ready = true;
+      process.stdout.write('READY\\n');
+    }
   }
 }
 `,
@@ -106,10 +115,15 @@ describe('ledger survives SIGKILL', () => {
     ledger.close();
   });
 
-  for (const delay of [0, 7, 23, 61]) {
-    it(`killed mid-stream (+${delay} ms): every order is whole or absent, every payout counted once`, async () => {
-      const db = join(dir, `churn-${delay}.db`);
-      const p = await runUntilReady(db, 'churn');
+  const cases = [
+    ...[0, 7, 23, 61].map((delay) => ({ mode: 'churn', delay })),
+    // Killed while the ledger checkpoints after its commits, at instants drawn at random.
+    ...[0, 1, 2].map(() => ({ mode: 'churn-deferred', delay: Math.floor(Math.random() * 40) })),
+  ];
+  for (const { mode, delay } of cases) {
+    it(`${mode} killed mid-stream (+${delay} ms): every order is whole or absent, every payout counted once`, async () => {
+      const db = join(dir, `${mode}-${delay}-${Math.random().toString(36).slice(2)}.db`);
+      const p = await runUntilReady(db, mode);
       await new Promise((r) => setTimeout(r, delay));
       await killed(p);
       const raw = new Database(db, { readonly: true });

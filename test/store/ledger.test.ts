@@ -515,7 +515,12 @@ describe('Ledger on disk: crash safety', () => {
     expect(reader.prepare('SELECT body FROM intents WHERE key = ?').get('seen-by-other')).toEqual({
       body: JSON.stringify(BODY),
     });
-    expect(writer.durability()).toEqual({ journalMode: 'wal', synchronous: 'full', tempStore: 'memory' });
+    expect(writer.durability()).toEqual({
+      journalMode: 'wal',
+      synchronous: 'full',
+      tempStore: 'memory',
+      checkpoints: 'sqlite',
+    });
     reader.close();
     writer.close();
   });
