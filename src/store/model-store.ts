@@ -93,6 +93,8 @@ export interface ModelRowsQuery {
   since?: number;
   until?: number;
   decidedSince?: number;
+  /** Orders (intent keys) to leave out: those a reader has summed for good already. */
+  skip?: readonly string[];
 }
 
 /** An order with its recorded promise, as booked (only confirmed orders have one). */
@@ -147,11 +149,14 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
     since: q.since ?? 0,
     until: q.until ?? Number.MAX_SAFE_INTEGER,
     decided: q.decidedSince ?? 0,
+    skip: JSON.stringify(q.skip ?? []),
   };
   // Only the conditions asked for: an account's orders from an instant come by index.
   const where = ['o.created_at >= @since', 'o.created_at <= @until', 'm.decided_at >= @decided'];
   if (q.account !== undefined) where.unshift('m.account = @account');
   if (q.strategyName !== undefined) where.push('s.name = @name');
+  if (q.skip !== undefined && q.skip.length > 0)
+    where.push('m.intent_key NOT IN (SELECT value FROM json_each(@skip))');
   // The orders in question, once, for every query below.
   const selected = `WITH sel AS (
       SELECT m.*, s.name AS strategy_name, o.checkout_id, o.quantity AS booked, o.total_charged_cents,

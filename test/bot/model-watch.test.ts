@@ -7,16 +7,18 @@ import { describe, expect, it, vi } from 'vitest';
 import type { PartnerApi } from '../../src/api/partner-api.js';
 import { ModelWatch, orderModel } from '../../src/bot/buying/model-watch.js';
 import { DAY_MS, VirtualClock } from '../../src/core/clock.js';
+import { Rng } from '../../src/core/prng.js';
 import { Metrics } from '../../src/obs/metrics.js';
 import type { Notifier, NotifyEvent } from '../../src/obs/notify/event.js';
 import { Ledger } from '../../src/store/ledger.js';
-import { modelFromRows } from '../../src/store/model-orders.js';
+import { modelFromRows, modelOrders } from '../../src/store/model-orders.js';
 import { listingCurve } from '../../src/strategy/listing-curve.js';
+import { MODEL_PARTS } from '../../src/strategy/model-gap.js';
 import type { OrderPromise } from '../../src/strategy/model-promise.js';
 import { scorePool } from '../../src/strategy/score.js';
 import { shortDigest, strategyDigest } from '../../src/strategy/strategy-digest.js';
 import { band, card, pool } from '../fixtures/pools.js';
-import { cardPull, packResponse, T0 } from '../store/fixtures.js';
+import { cardPull, packResponse, sealedPull, T0 } from '../store/fixtures.js';
 import { flatLife } from '../strategy/helpers.js';
 import { strategy } from '../strategy-builder.js';
 import { testLogger } from './helpers.js';
@@ -220,6 +222,141 @@ describe('ModelWatch reads only what can still change', () => {
     }
   });
 });
+
+/** The one-pack order `id` of one pull, booked now (the promise as `unsold`'s). */
+function book(ledger: Ledger, s: ReturnType<typeof lister>, id: string, pull: ReturnType<typeof cardPull>) {
+  const curve = listingCurve(s);
+  const promise: OrderPromise = {
+    packs: 1,
+    priceCents: 1000,
+    evCents: 1200,
+    realizedEvCents: 1100,
+    sdCents: 900,
+    pLoss: 0.4,
+    parts: {
+      sell_back: { meanCents: 800, sdCents: 500 },
+      listing: { meanCents: Math.round(300 * curve.mean), sdCents: 200 },
+      held: { meanCents: 0, sdCents: 0 },
+    },
+  };
+  const key = `key-order-${id}`;
+  ledger.recordIntent({
+    key,
+    account: 'main',
+    operation: 'pack',
+    body: { pack_type: 'starter', category: 'pokemon', quantity: 1, risk_level: 'standard' },
+    model: { strategy: s, category: 'pokemon', packType: 'starter', riskLevel: 'standard', promise },
+  });
+  ledger.markIntentSent(key);
+  return ledger.confirmIntent(key, packResponse(`co-${id}`, [pull], 10, 1000)).pulls[0]!;
+}
+
+describe('ModelWatch settles an order as soon as its figures are final', () => {
+  it('a sold-back order is summed once and not read again; a listed one waits for the horizon', () => {
+    const { ledger, watch } = setup();
+    const s = lister('lister');
+    const p = book(ledger, s, 'sold', cardPull('sold', 10, '2026-01-01T12:05:00.000Z'));
+    ledger.recordDecision({ pullId: p.pullId, action: 'sell_back', reason: 'low' });
+    ledger.recordSellBack([{ pull_id: p.pullId, card_id: p.cardId, status: 'sold', payout_amount: 9 }]);
+    unsold(ledger, s, 1);
+    const spy = vi.spyOn(ledger, 'modelRows');
+    watch.refresh();
+    watch.refresh();
+    expect(spy.mock.calls[1]![0]!.skip).toEqual(['key-order-sold']);
+    expect(spy.mock.results[1]!.value.orders.map((o: { intentKey: string }) => o.intentKey)).toEqual([
+      'key-unsold-1',
+    ]);
+  });
+
+  // Random histories (seeds drawn anew each run, printed on failure): orders sold back at once or
+  // later, sealed packs, listings delisted and sold back; refreshes at random instants. Every
+  // snapshot equals a recomputation from the whole ledger.
+  for (const seed of [1, 2, ...Array.from({ length: 4 }, () => Math.floor(Math.random() * 2 ** 31))]) {
+    it(`equals the whole ledger's figures at every refresh (seed ${seed})`, () => {
+      const rng = new Rng(seed);
+      const { ledger, watch, clock } = setup();
+      const s = lister('lister');
+      const waiting: { pullId: string; cardId: string }[] = [];
+      const listed: { pullId: string; cardId: string; listingId: string }[] = [];
+      for (let i = 0; i < 60; i++) {
+        clock.advanceSync((1 + rng.int(600)) * 60_000);
+        const kind = rng.int(5);
+        const id = `s${seed}_n${i}`;
+        if (kind === 0 || kind === 1) {
+          const p = book(ledger, s, id, cardPull(id, 2 + rng.int(20), '2026-01-01T12:05:00.000Z'));
+          ledger.recordDecision({ pullId: p.pullId, action: 'sell_back', reason: 'low' });
+          if (kind === 0)
+            ledger.recordSellBack([
+              { pull_id: p.pullId, card_id: p.cardId, status: 'sold', payout_amount: 5 },
+            ]);
+          else waiting.push(p);
+        } else if (kind === 2) {
+          book(ledger, s, id, { ...sealedPull(id, 5 + rng.int(30)) } as never);
+        } else {
+          const p = book(ledger, s, id, cardPull(id, 30 + rng.int(40), '2026-01-01T12:05:00.000Z'));
+          ledger.recordDecision({ pullId: p.pullId, action: 'list', reason: 'high', priceCents: 6500 });
+          ledger.recordListing({
+            listingId: `l-${id}`,
+            cardId: p.cardId,
+            pullId: p.pullId,
+            priceCents: 6500,
+          });
+          listed.push({ ...p, listingId: `l-${id}` });
+        }
+        if (waiting.length > 0 && rng.int(3) === 0) {
+          const w = waiting.splice(rng.int(waiting.length), 1)[0]!;
+          ledger.recordSellBack([{ pull_id: w.pullId, card_id: w.cardId, status: 'sold', payout_amount: 4 }]);
+        }
+        if (listed.length > 0 && rng.int(4) === 0) {
+          const l = listed.splice(rng.int(listed.length), 1)[0]!;
+          ledger.recordListingUpdate(l.listingId, { delisted: true });
+          ledger.recordDecision({ pullId: l.pullId, action: 'sell_back', reason: 'deadline' });
+          ledger.recordSellBack([
+            { pull_id: l.pullId, card_id: l.cardId, status: 'sold', payout_amount: 30 },
+          ]);
+        }
+        if (rng.int(3) !== 0) continue;
+        const snap = watch.refresh();
+        const rows = ledger.modelRows({ account: 'main' });
+        const all = modelFromRows(rows, clock.now()).report;
+        // Sums of fractional listing marks, added in another order: equal to the last few bits.
+        expectSums(snap.figures.total, all.total, `seed ${seed} step ${i}`);
+        for (const part of MODEL_PARTS)
+          expectSums(snap.figures.parts[part], all.parts[part], `seed ${seed} step ${i} ${part}`);
+        expect(snap.figures.resolvedPacks, `seed ${seed} step ${i}`).toBe(all.resolvedPacks);
+        expect(snap.figures.openPulls, `seed ${seed} step ${i}`).toBe(all.openPulls);
+        expect(snap.resolvedExpectedCents, `seed ${seed} step ${i}`).toBe(
+          watchless(ledger, clock.now()).expected,
+        );
+        expect(snap.resolvedRealizedCents, `seed ${seed} step ${i}`).toBe(
+          watchless(ledger, clock.now()).realized,
+        );
+      }
+    });
+  }
+});
+
+function expectSums(got: object, want: object, what: string) {
+  const g = got as Record<string, number>;
+  expect(Object.keys(g).sort(), what).toEqual(Object.keys(want).sort());
+  for (const [k, v] of Object.entries(want) as [string, number][]) {
+    if (Number.isInteger(v)) expect(g[k], `${what} ${k}`).toBe(v);
+    else expect(Math.abs(g[k]! - v), `${what} ${k}`).toBeLessThanOrEqual(1e-9 * Math.abs(v));
+  }
+}
+
+/** The resolved orders' counters recomputed from the whole ledger. */
+function watchless(ledger: Ledger, now: number): { expected: number; realized: number } {
+  const { orders } = modelOrders(ledger.modelRows({ account: 'main' }), now);
+  let expected = 0;
+  let realized = 0;
+  for (const o of orders) {
+    if (!o.pulls.every((p) => p.state === 'resolved')) continue;
+    expected += o.promise.packs * o.promise.realizedEvCents;
+    realized += o.pulls.reduce((n, p) => n + p.cents, 0);
+  }
+  return { expected, realized };
+}
 
 describe('orderModel', () => {
   it("records the row with its pool's parts, or nothing when the pool is not at hand", () => {

@@ -6,8 +6,9 @@
  * The z gauges are the current strategy version's (its digest), so a fixed and reloaded strategy
  * starts a fresh comparison; the counters sum the resolved orders of every version of the
  * strategy's name, from the ledger, so they carry on across restarts. Orders that can no longer
- * change are summed once (`Settled`): a refresh reads about a week of orders, however old the
- * ledger (at 5000x in a soak, the reconcile loop runs every 60 ms of wall time).
+ * change are summed once (`Settled`): a refresh reads the orders still open and those with a
+ * listing younger than the listing horizon, however old the ledger (at 5000x in a soak, the
+ * reconcile loop runs every 60 ms of wall time).
  */
 import type { PackPool } from '../../api/schemas.js';
 import { MINUTE_MS } from '../../core/clock.js';
@@ -78,15 +79,19 @@ export interface ModelSnapshot {
 }
 
 /**
- * The orders whose figures can no longer change, summed once: every pull resolved and every
- * listing past the model's horizon. Each refresh then reads only the orders decided after them,
- * so its cost follows the last week of trading, not the ledger's age.
+ * The orders whose figures can no longer change, summed once: every pull resolved, and no pull
+ * listed or past the model's horizon if one was (a listing's spread grows with its age until
+ * then). Each refresh then reads only the orders decided after the settled prefix, less those
+ * settled early, so its cost follows the open orders and the listings of the last few days, not
+ * the ledger's age nor the number of orders of those days.
  */
 interface Settled {
   /** The strategy version (name and digest) the sums are for. */
   key: string;
   /** Orders decided before this instant are in the sums. */
   before: number;
+  /** Orders decided since `before` that are in the sums too (intent key → when decided). */
+  early: Map<string, number>;
   figures: ModelFigures;
   resolvedExpected: number;
   resolvedRealized: number;
@@ -116,10 +121,22 @@ export class ModelWatch {
     const digest = strategyDigest(strategy);
     const key = `${strategy.name}\u0000${digest}`;
     if (this.settled?.key !== key)
-      this.settled = { key, before: 0, figures: emptyFigures(), resolvedExpected: 0, resolvedRealized: 0 };
+      this.settled = {
+        key,
+        before: 0,
+        early: new Map(),
+        figures: emptyFigures(),
+        resolvedExpected: 0,
+        resolvedRealized: 0,
+      };
     const st = this.settled;
     const { orders, strategies } = modelOrders(
-      ledger.modelRows({ account, strategyName: strategy.name, decidedSince: st.before }),
+      ledger.modelRows({
+        account,
+        strategyName: strategy.name,
+        decidedSince: st.before,
+        skip: [...st.early.keys()],
+      }),
       now,
     );
     const curveOf = (d: string) => listingCurve(strategies.get(d) ?? strategy);
@@ -139,7 +156,8 @@ export class ModelWatch {
       const o = sorted[i]!;
       const f = o.digest === digest ? orderFigures(o, curveOf(o.digest), now) : null;
       const done = resolved(o);
-      const settling = i < settle;
+      const settling = i < settle || (done && !o.pulls.some((p) => p.part === 'listing'));
+      if (settling && i >= settle) st.early.set(o.key, o.at);
       if (done) {
         const e = o.promise.packs * o.promise.realizedEvCents;
         const r = o.pulls.reduce((n, p) => n + p.cents, 0);
@@ -154,8 +172,9 @@ export class ModelWatch {
         addFigures(figures, f);
         if (settling) addFigures(st.figures, f);
       }
-      if (settling) st.before = o.at + 1;
+      if (i < settle) st.before = o.at + 1;
     }
+    for (const [key, at] of st.early) if (at < st.before) st.early.delete(key);
     const snap: ModelSnapshot = {
       strategy: strategy.name,
       digest,
