@@ -75,7 +75,7 @@ function setup(s = lister('lister')) {
 /** A one-pack order of a 50 USD card, listed, then delisted and sold back at 0.8 (no buyer). */
 function unsold(ledger: Ledger, s: ReturnType<typeof lister>, i: number) {
   const curve = listingCurve(s);
-  const promise: OrderPromise = {
+  const p = book(ledger, s, `unsold-${i}`, cardPull(`u${i}`, 50, '2026-01-01T12:05:00.000Z'), {
     packs: 1,
     priceCents: 4000,
     evCents: 5000,
@@ -87,21 +87,7 @@ function unsold(ledger: Ledger, s: ReturnType<typeof lister>, i: number) {
       listing: { meanCents: Math.round(5000 * curve.mean), sdCents: 0 },
       held: { meanCents: 0, sdCents: 0 },
     },
-  };
-  const key = `key-unsold-${i}`;
-  ledger.recordIntent({
-    key,
-    account: 'main',
-    operation: 'pack',
-    body: { pack_type: 'starter', category: 'pokemon', quantity: 1, risk_level: 'standard' },
-    model: { strategy: s, category: 'pokemon', packType: 'starter', riskLevel: 'standard', promise },
   });
-  ledger.markIntentSent(key);
-  const { pulls } = ledger.confirmIntent(
-    key,
-    packResponse(`co-${i}`, [cardPull(`u${i}`, 50, '2026-01-01T12:05:00.000Z')], 40, 1000),
-  );
-  const p = pulls[0]!;
   ledger.recordDecision({ pullId: p.pullId, action: 'list', reason: 'high', priceCents: 6500 });
   ledger.recordListing({ listingId: `l-${i}`, cardId: p.cardId, pullId: p.pullId, priceCents: 6500 }, T0);
   // No buyer for max_days: delisted and sold back at 0.8.
@@ -223,10 +209,13 @@ describe('ModelWatch reads only what can still change', () => {
   });
 });
 
-/** The one-pack order `id` of one pull, booked now (the promise as `unsold`'s). */
-function book(ledger: Ledger, s: ReturnType<typeof lister>, id: string, pull: ReturnType<typeof cardPull>) {
-  const curve = listingCurve(s);
-  const promise: OrderPromise = {
+/** The one-pack order `id` of one pull, booked now with `promise` (a small one by default). */
+function book(
+  ledger: Ledger,
+  s: ReturnType<typeof lister>,
+  id: string,
+  pull: ReturnType<typeof cardPull>,
+  promise: OrderPromise = {
     packs: 1,
     priceCents: 1000,
     evCents: 1200,
@@ -235,10 +224,11 @@ function book(ledger: Ledger, s: ReturnType<typeof lister>, id: string, pull: Re
     pLoss: 0.4,
     parts: {
       sell_back: { meanCents: 800, sdCents: 500 },
-      listing: { meanCents: Math.round(300 * curve.mean), sdCents: 200 },
+      listing: { meanCents: 900, sdCents: 200 },
       held: { meanCents: 0, sdCents: 0 },
     },
-  };
+  },
+) {
   const key = `key-order-${id}`;
   ledger.recordIntent({
     key,
@@ -248,7 +238,8 @@ function book(ledger: Ledger, s: ReturnType<typeof lister>, id: string, pull: Re
     model: { strategy: s, category: 'pokemon', packType: 'starter', riskLevel: 'standard', promise },
   });
   ledger.markIntentSent(key);
-  return ledger.confirmIntent(key, packResponse(`co-${id}`, [pull], 10, 1000)).pulls[0]!;
+  return ledger.confirmIntent(key, packResponse(`co-${id}`, [pull], promise.priceCents / 100, 1000))
+    .pulls[0]!;
 }
 
 describe('ModelWatch settles an order as soon as its figures are final', () => {
@@ -264,7 +255,7 @@ describe('ModelWatch settles an order as soon as its figures are final', () => {
     watch.refresh();
     expect(spy.mock.calls[1]![0]!.skip).toEqual(['key-order-sold']);
     expect(spy.mock.results[1]!.value.orders.map((o: { intentKey: string }) => o.intentKey)).toEqual([
-      'key-unsold-1',
+      'key-order-unsold-1',
     ]);
   });
 
