@@ -93,13 +93,15 @@ export interface ModelRowsQuery {
   since?: number;
   until?: number;
   decidedSince?: number;
-  /** Orders (intent keys) to leave out: those a reader has summed for good already. */
-  skip?: readonly string[];
+  /** Orders to leave out, by `ModelOrderRow.modelRow`: those a reader has summed for good already. */
+  skip?: readonly number[];
 }
 
 /** An order with its recorded promise, as booked (only confirmed orders have one). */
 export interface ModelOrderRow {
   intentKey: string;
+  /** The promise's row: a short handle for the order while the process runs (`skip`). */
+  modelRow: number;
   account: string;
   digest: string;
   strategyName: string;
@@ -156,10 +158,10 @@ export function readModelRows(db: Database, q: ModelRowsQuery): ModelRows {
   if (q.account !== undefined) where.unshift('m.account = @account');
   if (q.strategyName !== undefined) where.push('s.name = @name');
   if (q.skip !== undefined && q.skip.length > 0)
-    where.push('m.intent_key NOT IN (SELECT value FROM json_each(@skip))');
+    where.push('m.rowid NOT IN (SELECT value FROM json_each(@skip))');
   // The orders in question, once, for every query below.
   const selected = `WITH sel AS (
-      SELECT m.*, s.name AS strategy_name, o.checkout_id, o.quantity AS booked, o.total_charged_cents,
+      SELECT m.*, m.rowid AS model_row, s.name AS strategy_name, o.checkout_id, o.quantity AS booked, o.total_charged_cents,
         o.created_at AS booked_at
       FROM order_models m CROSS JOIN orders o ON o.intent_key = m.intent_key
       CROSS JOIN model_strategies s ON s.digest = m.strategy_digest
@@ -215,6 +217,7 @@ function toOrder(r: Raw): ModelOrderRow {
   const n = (k: string) => r[k] as number;
   return {
     intentKey: r.intent_key as string,
+    modelRow: r.model_row as number,
     account: r.account as string,
     digest: r.strategy_digest as string,
     strategyName: r.strategy_name as string,

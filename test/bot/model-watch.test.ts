@@ -253,7 +253,10 @@ describe('ModelWatch settles an order as soon as its figures are final', () => {
     const spy = vi.spyOn(ledger, 'modelRows');
     watch.refresh();
     watch.refresh();
-    expect(spy.mock.calls[1]![0]!.skip).toEqual(['key-order-sold']);
+    const first = spy.mock.results[0]!.value.orders as { intentKey: string; modelRow: number }[];
+    expect(spy.mock.calls[1]![0]!.skip).toEqual([
+      first.find((o) => o.intentKey === 'key-order-sold')!.modelRow,
+    ]);
     expect(spy.mock.results[1]!.value.orders.map((o: { intentKey: string }) => o.intentKey)).toEqual([
       'key-order-unsold-1',
     ]);

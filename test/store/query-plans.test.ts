@@ -62,7 +62,7 @@ function preparedByLedger(): { db: Database.Database; sqls: string[] } {
   ledger.balanceQuietSince('main', T0);
   ledger.reportData(0, T0);
   ledger.modelRows({ account: 'main', strategyName: 's', decidedSince: 0 });
-  ledger.modelRows({ account: 'main', strategyName: 's', decidedSince: 0, skip: ['key-settled-1'] });
+  ledger.modelRows({ account: 'main', strategyName: 's', decidedSince: 0, skip: [1] });
   ledger.modelRows({});
   vi.restoreAllMocks();
   return { db: (ledger as unknown as { db: Database.Database }).db, sqls: [...sqls] };
@@ -98,7 +98,7 @@ describe('ledger query plans', () => {
       const history = edge || WHOLE_HISTORY.some(([re]) => re.test(flat));
       for (const { detail, parent } of plan)
         if (
-          // json_each reads a list the caller passes (the model watch's settled keys), not a table.
+          // json_each reads a list the caller passes (the model watch's settled rows), not a table.
           /^SCAN (?!CONSTANT ROW|json_each VIRTUAL TABLE)/.test(detail) ||
           (!history && UNBOUNDED_SEARCH.test(detail)) ||
           (lists.has(parent) && STATUS_SEARCH.test(detail))

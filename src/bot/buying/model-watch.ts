@@ -90,8 +90,12 @@ interface Settled {
   key: string;
   /** Orders decided before this instant are in the sums. */
   before: number;
-  /** Orders decided since `before` that are in the sums too (intent key → when decided). */
-  early: Map<string, number>;
+  /**
+   * Orders decided since `before` that are in the sums too: their promise rows (`modelRow`, the
+   * reads' `skip`) and when each was decided. Numbers in two arrays, not keys in a map: a few
+   * days of orders per account, a hundred accounts to a process.
+   */
+  early: { rows: number[]; at: number[] };
   figures: ModelFigures;
   resolvedExpected: number;
   resolvedRealized: number;
@@ -124,21 +128,20 @@ export class ModelWatch {
       this.settled = {
         key,
         before: 0,
-        early: new Map(),
+        early: { rows: [], at: [] },
         figures: emptyFigures(),
         resolvedExpected: 0,
         resolvedRealized: 0,
       };
     const st = this.settled;
-    const { orders, strategies } = modelOrders(
-      ledger.modelRows({
-        account,
-        strategyName: strategy.name,
-        decidedSince: st.before,
-        skip: [...st.early.keys()],
-      }),
-      now,
-    );
+    const rows = ledger.modelRows({
+      account,
+      strategyName: strategy.name,
+      decidedSince: st.before,
+      skip: st.early.rows,
+    });
+    const rowOf = new Map(rows.orders.map((o) => [o.intentKey, o.modelRow]));
+    const { orders, strategies } = modelOrders(rows, now);
     const curveOf = (d: string) => listingCurve(strategies.get(d) ?? strategy);
     const sorted = [...orders].sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
     const figures = emptyFigures();
@@ -157,7 +160,10 @@ export class ModelWatch {
       const f = o.digest === digest ? orderFigures(o, curveOf(o.digest), now) : null;
       const done = resolved(o);
       const settling = i < settle || (done && !o.pulls.some((p) => p.part === 'listing'));
-      if (settling && i >= settle) st.early.set(o.key, o.at);
+      if (settling && i >= settle) {
+        st.early.rows.push(rowOf.get(o.key)!);
+        st.early.at.push(o.at);
+      }
       if (done) {
         const e = o.promise.packs * o.promise.realizedEvCents;
         const r = o.pulls.reduce((n, p) => n + p.cents, 0);
@@ -174,7 +180,10 @@ export class ModelWatch {
       }
       if (i < settle) st.before = o.at + 1;
     }
-    for (const [key, at] of st.early) if (at < st.before) st.early.delete(key);
+    if (st.early.at.some((at) => at < st.before)) {
+      const keep = st.early.at.map((at) => at >= st.before);
+      st.early = { rows: st.early.rows.filter((_, i) => keep[i]), at: st.early.at.filter((_, i) => keep[i]) };
+    }
     const snap: ModelSnapshot = {
       strategy: strategy.name,
       digest,
