@@ -8,7 +8,7 @@ import { account, snapshot } from './helpers.js';
 const snap = snapshot([chaseOnTop, { ...singleBand, price: 2.6 }]);
 
 describe('determinism and limits', () => {
-  it('the same seed gives the same summary whatever the number of workers', async () => {
+  it('the same seed gives the same summary whatever the number of threads', async () => {
     const base = {
       snapshot: snap,
       strategy: strategy({}, { base: 'backtest' }),
@@ -21,9 +21,12 @@ describe('determinism and limits', () => {
     const a = await runBacktest({ ...base, workers: 1 });
     const b = await runBacktest({ ...base, workers: 2 });
     const c = await runBacktest({ ...base, workers: 0 });
+    // This thread and two workers, taking ranges from one counter.
+    const e = await runBacktest({ ...base, workers: 3 });
     const strip = (r: typeof a) => JSON.stringify({ ...r, elapsed_ms: 0 });
     expect(strip(a)).toBe(strip(b));
     expect(strip(a)).toBe(strip(c));
+    expect(strip(a)).toBe(strip(e));
     const d = await runBacktest({ ...base, workers: 0, seed: 43 });
     expect(d.summary.net_pnl_usd.mean).not.toBe(a.summary.net_pnl_usd.mean);
   });

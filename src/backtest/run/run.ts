@@ -1,14 +1,10 @@
 /**
- * `runBacktest`: spreads paths over worker threads in small ranges, merges results by path index
- * (so the summary does not depend on how many workers ran them), and stops cleanly on abort,
+ * `runBacktest`: spreads paths in small ranges over threads (threads.ts), merges results by path
+ * index (so the summary does not depend on how many threads ran them), and stops cleanly on abort,
  * marking the result partial.
  */
 
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { packageRoot } from '../../config/package-root.js';
 import { strategyDigest } from '../../strategy/strategy-digest.js';
 import { cardWidth, POOL_FIELDS, TOTALS } from '../path/path-io.js';
 import { MODEL_FIELDS, MODEL_POOL_FIELDS } from '../path/path-model.js';
@@ -18,7 +14,8 @@ import {
   type Collected,
   type ReportContext,
 } from '../report/backtest-report.js';
-import { type ChunkResult, Engine, type EngineSpec, runChunk } from './engine.js';
+import { type ChunkResult, Engine, type EngineSpec } from './engine.js';
+import { type Job, PathThreads } from './threads.js';
 
 /** Shard K of N (K from 1): the paths i with i % N = K − 1. */
 export interface Shard {
@@ -41,7 +38,10 @@ function shardPaths(total: number, shard?: Shard): PathSet {
 
 export interface BacktestOptions extends EngineSpec {
   paths: number;
-  /** Worker threads; 0 runs in this thread. Default: available cores. */
+  /**
+   * Threads that run paths: this one and `workers − 1` worker threads (0 or 1: this thread alone).
+   * Default: available cores.
+   */
   workers?: number;
   /** Names shown in the report (e.g. the file paths). */
   strategyLabel?: string;
@@ -54,13 +54,6 @@ export interface BacktestOptions extends EngineSpec {
   shard?: Shard;
   /** Injected for tests; elapsed time is reported, never asserted. */
   now?: () => number;
-}
-
-/** The compiled worker script (workers cannot run TypeScript sources). */
-function workerScript(): string {
-  const path = join(packageRoot(), 'dist', 'src', 'backtest', 'run', 'worker.js');
-  if (!existsSync(path)) throw new Error(`backtest worker not built: ${path} is missing (run npm run build)`);
-  return path;
 }
 
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestReport> {
@@ -87,11 +80,22 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
     ...(opts.balanceUsd !== undefined ? { balanceUsd: opts.balanceUsd } : {}),
     ...(opts.dynamics !== undefined ? { dynamics: opts.dynamics } : {}),
   };
-  const engine = new Engine(spec); // validates the inputs here, before any thread starts
-  const nPools = engine.model.pools.length;
-  const cw = cardWidth(engine.cards);
   const total = opts.paths;
   const set = shardPaths(total, opts.shard);
+  const jobs = chunkJobs(set, Math.max(1, opts.chunk ?? 25));
+  const threads = Math.max(1, Math.min(opts.workers ?? availableParallelism(), jobs.length));
+  // The workers start first: loading their modules and building their engines overlaps this
+  // thread's build, which also validates the inputs (a bad input ends them at once).
+  const pool = new PathThreads(spec, threads - 1, jobs);
+  let engine: Engine;
+  try {
+    engine = new Engine(spec);
+  } catch (e) {
+    pool.cancel();
+    throw e;
+  }
+  const nPools = engine.model.pools.length;
+  const cw = cardWidth(engine.cards);
   const col: Collected = {
     done: new Uint8Array(total),
     totals: new Float64Array(total * TOTALS),
@@ -121,11 +125,7 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
     finished += r.count;
     opts.onProgress?.(finished, set.count);
   };
-  const chunk = Math.max(1, opts.chunk ?? 25);
-  const workers = Math.max(0, Math.min(opts.workers ?? availableParallelism(), Math.ceil(set.count / chunk)));
-  const jobs = chunkJobs(set, chunk);
-  if (workers === 0) await runHere(engine, jobs, store, opts.signal);
-  else await runThreads(spec, workers, jobs, store, opts.signal);
+  await pool.run(engine, store, opts.signal);
   const context = reportContext(engine);
   const report = buildReport({
     context,
@@ -139,13 +139,6 @@ export async function runBacktestPaths(opts: BacktestOptions): Promise<BacktestR
   return { report, context, collected: col, paths: set };
 }
 
-/** A work unit: paths `from, from + step, …` below `to`. */
-interface Job {
-  from: number;
-  to: number;
-  step: number;
-}
-
 function chunkJobs(set: PathSet, chunk: number): Job[] {
   const jobs: Job[] = [];
   const end = set.start + set.count * set.step;
@@ -154,65 +147,6 @@ function chunkJobs(set: PathSet, chunk: number): Job[] {
     jobs.push({ from, to: Math.min(end, from + chunk * set.step), step: set.step });
   }
   return jobs;
-}
-
-async function runHere(
-  engine: Engine,
-  jobs: Job[],
-  store: (r: ChunkResult) => void,
-  signal?: AbortSignal,
-): Promise<void> {
-  for (const job of jobs) {
-    if (signal?.aborted) return;
-    store(runChunk(engine, job.from, job.to, () => signal?.aborted ?? false, job.step));
-    // Let signals and progress output through between ranges.
-    await new Promise<void>((r) => setImmediate(r));
-  }
-}
-
-function runThreads(
-  spec: EngineSpec,
-  count: number,
-  jobs: Job[],
-  store: (r: ChunkResult) => void,
-  signal?: AbortSignal,
-): Promise<void> {
-  const script = workerScript();
-  const stop = new SharedArrayBuffer(4);
-  const stopFlag = new Int32Array(stop);
-  let next = 0;
-  const take = (): Job | null => {
-    if (next >= jobs.length || Atomics.load(stopFlag, 0) !== 0) return null;
-    return jobs[next++]!;
-  };
-  const onAbort = () => Atomics.store(stopFlag, 0, 1);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  const runs = Array.from({ length: count }, () => {
-    return new Promise<void>((resolve, reject) => {
-      const w = new Worker(script, {
-        workerData: { spec, stop },
-        resourceLimits: { maxYoungGenerationSizeMb: 64 },
-      });
-      const feed = () => {
-        const job = take();
-        w.postMessage(job);
-        if (job === null) void w.terminate().then(() => resolve());
-      };
-      w.on('message', (r: ChunkResult) => {
-        store(r);
-        feed();
-      });
-      w.on('error', (e) => {
-        onAbort();
-        reject(e);
-      });
-      w.on('online', feed);
-    });
-  });
-  return Promise.all(runs)
-    .then(() => undefined)
-    .finally(() => signal?.removeEventListener('abort', onAbort));
 }
 
 /** What the report says about the run besides its paths: the spec, the strategy and the pools' scorer rows. */
