@@ -1,7 +1,7 @@
 /**
  * Backtest speed: simulated pulls per second of a full backtest (decisions, limits, listings),
  * static and dynamic, as a ratio to a raw alias-sampling loop over the same pool, same run; the
- * wall time of a whole static `runBacktest` of 10,000 paths × 30 days on 2 workers (the one path
+ * wall time of a whole static `runBacktest` of 10,000 paths × 30 days on 2 threads (the one path
  * loop on the static market); and the time of one balanced 30-day dynamic path on one thread on the realistic sim snapshot (beside
  * it, as its ratio, the same time in units of 100,000 draws of this run's raw alias loop, after a
  * warm-up as long as the measure); and the wall time of a whole dynamic `runBacktest` of 10,000
@@ -64,7 +64,7 @@ const bench: Benchmark = {
       return pulls;
     }, 2000);
     const dynRatio = dyn / raw;
-    // Realistic run: the sim snapshot with the balanced strategy, 10k paths x 30 d on 2 workers.
+    // Realistic run: the sim snapshot with the balanced strategy, 10k paths x 30 d on 2 threads (--workers 2).
     const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
     const real = JSON.parse(
       readFileSync(join(root, 'test', 'fixtures', 'sim-pokemon-snapshot.json'), 'utf8'),
@@ -84,7 +84,7 @@ const bench: Benchmark = {
       return (performance.now() - t0) / paths;
     };
     const balancedMs = perPathMs('dynamic', 200);
-    // The goal's run itself: 10,000 dynamic paths × 30 days on 2 workers, end to end (worker
+    // The goal's run itself: 10,000 dynamic paths × 30 days on 2 threads, end to end (worker
     // start-up, engines, merging), on the default world's snapshot.
     const clock = new VirtualClock('2026-03-02T10:00:00Z');
     const world = new Market(loadWorld(), { clock, seed: 1 });
@@ -131,7 +131,7 @@ const bench: Benchmark = {
         goal: 'info (world-bound)',
       },
       {
-        name: 'backtest static 10k x 30 d, 2 workers, balanced',
+        name: 'backtest static 10k x 30 d, 2 threads, balanced',
         value: `${staticS.toFixed(1)} s (sim snapshot, end to end)`,
         goal: '< 3 s',
         ok: staticS < 3,
@@ -146,13 +146,13 @@ const bench: Benchmark = {
         ok: balancedMs < 3.5,
       },
       {
-        name: 'backtest dynamic 10k x 30 d, 2 workers, balanced',
+        name: 'backtest dynamic 10k x 30 d, 2 threads, balanced',
         value: `${dynamicS.toFixed(1)} s (default world, end to end)`,
         goal: '< 15 s',
         ok: dynamicS < 15,
       },
       {
-        name: 'backtest dynamic 10k x 30 d, 2 workers, chase',
+        name: 'backtest dynamic 10k x 30 d, 2 threads, chase',
         value: `${chaseS.toFixed(1)} s (default world, end to end)`,
         goal: '< 15 s',
         ok: chaseS < 15,
