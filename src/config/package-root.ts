@@ -12,3 +12,13 @@ export function packageRoot(): string {
     dir = up;
   }
 }
+
+/**
+ * A worker thread's compiled script, `dist/src/<segments>` (workers cannot run TypeScript sources);
+ * `what` names it in the error when the package has not been built.
+ */
+export function builtWorkerScript(what: string, ...segments: string[]): string {
+  const path = join(packageRoot(), 'dist', 'src', ...segments);
+  if (!existsSync(path)) throw new Error(`${what} worker not built: ${path} is missing (run npm run build)`);
+  return path;
+}

@@ -7,10 +7,8 @@
  * Results are stored by the caller by (candidate, path index), so nothing depends on which worker
  * ran what, or when.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { packageRoot } from '../../config/package-root.js';
+import { builtWorkerScript } from '../../config/package-root.js';
 import type { Strategy } from '../../strategy/strategy-schema.js';
 import { EngineCache, type PathJob, type PathJobResult, type PoolSpec } from './engine-cache.js';
 import { BatchScheduler } from './scheduler.js';
@@ -24,12 +22,6 @@ export type ToWorker =
   | { type: 'job'; job: PathJob };
 
 const IN_FLIGHT = 2;
-
-function optimizeWorkerScript(): string {
-  const path = join(packageRoot(), 'dist', 'src', 'backtest', 'optimize', 'worker.js');
-  if (!existsSync(path)) throw new Error(`optimize worker not built: ${path} is missing (run npm run build)`);
-  return path;
-}
 
 export interface PoolOptions {
   spec: PoolSpec;
@@ -76,7 +68,7 @@ export class EvalPool {
     this.stopFlag = new Int32Array(stop);
     this.local = opts.workers === 0 ? new EngineCache(opts.spec) : null;
     if (opts.workers > 0) {
-      const script = optimizeWorkerScript();
+      const script = builtWorkerScript('optimize', 'backtest', 'optimize', 'worker.js');
       for (let i = 0; i < opts.workers; i++) {
         const worker = new Worker(script, {
           workerData: { spec: opts.spec, stop },

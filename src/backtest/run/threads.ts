@@ -10,10 +10,8 @@
  * thread has already built (and, for a second run in one process, compile again code this thread
  * has compiled).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { packageRoot } from '../../config/package-root.js';
+import { builtWorkerScript } from '../../config/package-root.js';
 import { type ChunkResult, type Engine, type EngineSpec, runChunk } from './engine.js';
 
 /** A work unit: paths `from, from + step, …` below `to`. */
@@ -44,13 +42,6 @@ export function takeJob(flags: Int32Array, jobs: Job[]): Job | null {
 
 export const isStopped = (flags: Int32Array): boolean => Atomics.load(flags, STOP) !== 0;
 
-/** The compiled worker script (workers cannot run TypeScript sources). */
-function workerScript(): string {
-  const path = join(packageRoot(), 'dist', 'src', 'backtest', 'run', 'worker.js');
-  if (!existsSync(path)) throw new Error(`backtest worker not built: ${path} is missing (run npm run build)`);
-  return path;
-}
-
 /**
  * A run's threads. Created before this thread builds its engine, so the workers' start (loading
  * the modules, building their engines) overlaps that build; `run` then runs jobs here until none
@@ -74,7 +65,7 @@ export class PathThreads {
     const shared = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
     this.flags = new Int32Array(shared);
     const init: WorkerInit = { spec, jobs, shared };
-    const script = workerCount > 0 ? workerScript() : '';
+    const script = workerCount > 0 ? builtWorkerScript('backtest', 'backtest', 'run', 'worker.js') : '';
     const ends: Promise<void>[] = [];
     for (let i = 0; i < workerCount; i++) {
       const w = new Worker(script, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
